@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { Code, codeFromString, codeToString, isServiceFailure, isTransient, TrestleError } from "./error.js";
+import { categorizeError } from "./events.js";
+
+describe("TrestleError", () => {
+  it("prefixes the message with the code name and keeps the raw message", () => {
+    const e = new TrestleError("no such tool", Code.NotFound);
+    expect(e.message).toBe("[not_found] no such tool");
+    expect(e.rawMessage).toBe("no such tool");
+    expect(e).toBeInstanceOf(Error);
+  });
+
+  it("from() keeps a TrestleError, maps aborts and timeouts, and wraps the rest", () => {
+    const original = new TrestleError("x", Code.Internal);
+    expect(TrestleError.from(original)).toBe(original);
+    expect(TrestleError.from(new DOMException("stop", "AbortError")).code).toBe(Code.Canceled);
+    expect(TrestleError.from(new DOMException("late", "TimeoutError")).code).toBe(Code.DeadlineExceeded);
+    const wrapped = TrestleError.from(new Error("boom"), Code.Unavailable);
+    expect(wrapped.code).toBe(Code.Unavailable);
+    expect(wrapped.rawMessage).toBe("boom");
+    expect(TrestleError.from("text").rawMessage).toBe("text");
+  });
+
+  it("round-trips code names", () => {
+    for (const code of [Code.Canceled, Code.Unavailable, Code.Unauthenticated]) {
+      expect(codeFromString(codeToString(code))).toBe(code);
+    }
+    expect(codeFromString("nope")).toBeUndefined();
+  });
+});
+
+describe("error classes", () => {
+  it("tells transient failures from permanent ones", () => {
+    expect(isTransient(new TrestleError("", Code.Unavailable))).toBe(true);
+    expect(isTransient(new TrestleError("", Code.FailedPrecondition))).toBe(true);
+    expect(isTransient(new TrestleError("", Code.InvalidArgument))).toBe(false);
+    expect(isTransient(new TrestleError("", Code.Internal))).toBe(false);
+    expect(isTransient(new Error("plain"))).toBe(false);
+  });
+
+  it("counts only failures to serve as service failures", () => {
+    expect(isServiceFailure(new TrestleError("", Code.DeadlineExceeded))).toBe(true);
+    expect(isServiceFailure(new TrestleError("", Code.NotFound))).toBe(false);
+  });
+
+  it.each([
+    [Code.Unavailable, "service_unavailable"],
+    [Code.DeadlineExceeded, "service_unavailable"],
+    [Code.InvalidArgument, "invalid_arguments"],
+    [Code.NotFound, "tool_definition_error"],
+    [Code.Internal, "execution_error"],
+    [Code.Unknown, "unknown"],
+  ] as const)("categorises code %s as %s", (code, category) => {
+    expect(categorizeError(new TrestleError("", code))).toBe(category);
+  });
+
+  it("categorises a non-Trestle error as unknown", () => {
+    expect(categorizeError(new Error("x"))).toBe("unknown");
+  });
+});

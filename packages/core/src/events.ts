@@ -1,0 +1,103 @@
+import { Code, TrestleError } from "./error.js";
+
+/** Why a routed call failed, as Wanaku's tool-call events classify it. */
+export type ErrorCategory =
+  | "none"
+  | "service_unavailable"
+  | "tool_definition_error"
+  | "invalid_arguments"
+  | "execution_error"
+  | "unknown";
+
+/**
+ * The category of a failure, from its code alone (never from message text):
+ * unreachable, deadline, starting, limits → `service_unavailable`; bad arguments → `invalid_arguments`;
+ * unknown tool, resource or service, unimplemented → `tool_definition_error`; an error the service reported
+ * (internal, …) → `execution_error`; anything that is not a `TrestleError` → `unknown`.
+ */
+export function categorizeError(error: unknown): ErrorCategory {
+  if (!(error instanceof TrestleError)) return "unknown";
+  switch (error.code) {
+    case Code.Unavailable:
+    case Code.DeadlineExceeded:
+    case Code.FailedPrecondition:
+    case Code.ResourceExhausted:
+      return "service_unavailable";
+    case Code.InvalidArgument:
+    case Code.OutOfRange:
+      return "invalid_arguments";
+    case Code.NotFound:
+    case Code.Unimplemented:
+      return "tool_definition_error";
+    case Code.Unknown:
+      return "unknown";
+    default:
+      return "execution_error";
+  }
+}
+
+/** What kind of routed call an event describes. */
+export type ToolCallKind = "tool" | "code-execution";
+
+interface ToolCallEventBase {
+  /** Shared by the STARTED event and its COMPLETED or FAILED event. */
+  eventId: string;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+  toolName: string;
+  /** The tool's type (the service name), or the engine type for code execution. */
+  toolType: string;
+  kind: ToolCallKind;
+  /** The namespace the call was made in ("" for the default). */
+  namespace?: string;
+  /** The MCP request id. */
+  requestId?: string;
+}
+
+/** A routed call started. Every field is already redacted. */
+export interface ToolCallStartedEvent extends ToolCallEventBase {
+  type: "started";
+  /** The MCP session or stdio connection the call came from. */
+  connectionId?: string;
+  serviceId?: string;
+  serviceAddress?: string;
+  /** Arguments after redaction: reserved names removed, secret-looking keys replaced. */
+  arguments: Record<string, string>;
+  /** Headers after redaction. */
+  headers: Record<string, string>;
+  body?: string;
+  configurationURI?: string;
+  /** Always `[REDACTED]` when the tool has secrets. */
+  secretsURI?: string;
+  /** Code execution only: always `[CODE]`. */
+  code?: string;
+  /** Code execution only: how many arguments were passed (their values are not recorded). */
+  argumentCount?: number;
+}
+
+/** A routed call completed; `isError` is false. */
+export interface ToolCallCompletedEvent extends ToolCallEventBase {
+  type: "completed";
+  isError: false;
+  content: string[];
+  /** Milliseconds from STARTED. */
+  duration: number;
+}
+
+/** A routed call failed. */
+export interface ToolCallFailedEvent extends ToolCallEventBase {
+  type: "failed";
+  isError: true;
+  content: string[];
+  duration: number;
+  errorCategory: ErrorCategory;
+  errorMessage: string;
+}
+
+/** Any tool-call event. */
+export type ToolCallEvent = ToolCallStartedEvent | ToolCallCompletedEvent | ToolCallFailedEvent;
+
+/** Receives tool-call events. Implementations must not throw and must not block the caller. */
+export interface ToolCallEventSink {
+  emit(event: ToolCallEvent): void;
+}

@@ -1,0 +1,88 @@
+/**
+ * The transport-abstraction core of Trestle: the contract that transports implement and that the bridge, the
+ * registry and the server are written against. It knows no transport library, no database and no HTTP
+ * framework.
+ *
+ * @packageDocumentation
+ */
+export {
+  type CallOptions,
+  DEFAULT_STREAM_TIMEOUT_MS,
+  DEFAULT_UNARY_TIMEOUT_MS,
+  REQUEST_ID_METADATA_KEY,
+} from "./call-options.js";
+export { type CallScope, createCallScope, raceAbort } from "./call-scope.js";
+export type {
+  CapabilityHandlers,
+  CodeExecutionReplyInit,
+  HandlerContext,
+  HealthProbeReplyInit,
+  ProvisionReplyInit,
+  ResourceReplyInit,
+  ToolInvokeReplyInit,
+} from "./capability-handlers.js";
+export {
+  Code,
+  codeFromString,
+  codeToString,
+  isServiceFailure,
+  isTransient,
+  isTrestleError,
+  TrestleError,
+  type TrestleErrorOptions,
+} from "./error.js";
+export {
+  categorizeError,
+  type ErrorCategory,
+  type ToolCallCompletedEvent,
+  type ToolCallEvent,
+  type ToolCallEventSink,
+  type ToolCallFailedEvent,
+  type ToolCallKind,
+  type ToolCallStartedEvent,
+} from "./events.js";
+export { healthFromProbeError, healthFromRuntimeStatus } from "./health.js";
+export {
+  createInMemoryNetwork,
+  createInMemoryTransport,
+  type InMemoryNetwork,
+  type InMemoryTransportOptions,
+  type ServedCapability,
+  type ServeOptions,
+} from "./in-memory-transport.js";
+export { buildProvisionRequest, provisioningReferenceFromReply } from "./provisioning.js";
+export {
+  AUTH_ARGUMENT_PREFIX,
+  BODY_ARGUMENT,
+  isSecretArgumentKey,
+  isSecretHeaderKey,
+  META_ARGUMENT_PREFIX,
+  REDACTED,
+  REDACTED_CODE,
+  redactArguments,
+  redactHeaders,
+  redactSecretsUri,
+  scrubSecrets,
+  stringifyArgument,
+} from "./redaction.js";
+export type { CallOutcomeListener, ServiceResolver } from "./resolver.js";
+export {
+  DEFAULT_PROTOCOL,
+  isServiceType,
+  SERVICE_TYPES,
+  type ServiceTarget,
+  type ServiceType,
+  targetAddress,
+} from "./service-target.js";
+export type {
+  BridgeTransport,
+  HealthState,
+  HealthStatus,
+  ProvisionedProperty,
+  ProvisioningReference,
+} from "./transport.js";
+export {
+  createTransportSelector,
+  type TransportSelector,
+  type TransportSelectorOptions,
+} from "./transport-selector.js";

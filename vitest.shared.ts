@@ -1,0 +1,23 @@
+import { basename } from "node:path";
+import { defineConfig } from "vitest/config";
+
+const conditions = ["@trestle/source", "module", "node", "import", "default"];
+
+/**
+ * Vitest settings shared by every package: workspace packages resolve to their TypeScript sources (the
+ * `@trestle/source` export condition), so unit tests never run against a stale build; each run also writes a
+ * JSON report to `test-results/vitest.json`, which `scripts/test.mjs` sums into the closing line.
+ */
+export const sharedConfig = defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions } },
+  test: {
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+    pool: "forks",
+    reporters: ["default", "json"],
+    outputFile: { json: "test-results/vitest.json" },
+    name: basename(process.cwd()),
+  },
+});
