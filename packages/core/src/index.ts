@@ -21,6 +21,22 @@ export type {
   ResourceReplyInit,
   ToolInvokeReplyInit,
 } from "./capability-handlers.js";
+export type {
+  InputSchema,
+  Labels,
+  Namespace,
+  PromptArgument,
+  PromptContent,
+  PromptMessage,
+  PromptReference,
+  PropertyDefinition,
+  PropertyTarget,
+  ResourceParam,
+  ResourcePayload,
+  ResourceReference,
+  ToolPayload,
+  ToolReference,
+} from "./catalog.js";
 export {
   Code,
   codeFromString,
