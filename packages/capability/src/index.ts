@@ -1,0 +1,14 @@
+/**
+ * The SDK for writing Trestle (and Wanaku) capability services in TypeScript: serve the five Wanaku v1
+ * services over gRPC, gRPC-Web and Connect on one port, store provisioned configuration and secrets in files,
+ * and stay registered with a router.
+ *
+ * @packageDocumentation
+ */
+export {
+  type CapabilityServer,
+  type CapabilityServerAddress,
+  type CapabilityServerOptions,
+  type CapabilityServerTlsOptions,
+  createCapabilityServer,
+} from "./capability-server.js";

@@ -1,0 +1,70 @@
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
+import {
+  createConnectTransport,
+  createGrpcTransport,
+  createGrpcWebTransport,
+} from "@connectrpc/connect-node";
+import { createReferenceCapability } from "@trestle/core/testing";
+import { CodeExecutor, ToolInvokeRequestSchema, ToolInvoker } from "@trestle/proto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CapabilityServer, createCapabilityServer } from "../src/index.js";
+
+describe("one port serves gRPC, gRPC-Web and Connect over HTTP/2 and HTTP/1.1", () => {
+  let server: CapabilityServer;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    server = createCapabilityServer(createReferenceCapability().handlers);
+    const { host, port } = await server.listen();
+    baseUrl = `http://${host}:${port}`;
+  });
+
+  afterAll(async () => {
+    await server.close();
+  });
+
+  const clients: [string, () => Transport][] = [
+    ["gRPC over HTTP/2", () => createGrpcTransport({ baseUrl })],
+    ["Connect binary over HTTP/2", () => createConnectTransport({ baseUrl, httpVersion: "2" })],
+    [
+      "Connect JSON over HTTP/1.1",
+      () => createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: false }),
+    ],
+    ["gRPC-Web over HTTP/1.1", () => createGrpcWebTransport({ baseUrl, httpVersion: "1.1" })],
+    ["gRPC-Web over HTTP/2", () => createGrpcWebTransport({ baseUrl, httpVersion: "2" })],
+  ];
+
+  it.each(clients)("answers a %s client, unary and streaming", async (_name, transport) => {
+    const t = transport();
+    const reply = await createClient(ToolInvoker, t).invokeTool(
+      create(ToolInvokeRequestSchema, { uri: "echo://one-port", body: "hi" }),
+      { headers: { "x-wanaku-request-id": "r-1" } },
+    );
+    const seen = JSON.parse(reply.content[0] ?? "{}");
+    expect(seen).toMatchObject({ uri: "echo://one-port", body: "hi", contextRequestId: "r-1" });
+
+    const lines: string[] = [];
+    for await (const r of createClient(CodeExecutor, t).executeCode({
+      uri: "code-execution-engine://kit/count",
+      arguments: { n: "2" },
+    })) {
+      lines.push(...r.content);
+    }
+    expect(lines).toEqual(["line 0\n", "line 1\n"]);
+  });
+
+  it("answers a service error with its code on every protocol", async () => {
+    for (const [name, transport] of clients) {
+      const error = await createClient(ToolInvoker, transport())
+        .invokeTool({ uri: "fail://NotFound/no%20such%20tool" })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(error, name).toBeInstanceOf(ConnectError);
+      expect((error as ConnectError).code, name).toBe(Code.NotFound);
+      expect((error as ConnectError).rawMessage, name).toBe("no such tool");
+    }
+  });
+});
