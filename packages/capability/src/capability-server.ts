@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import * as http from "node:http";
 import * as http2 from "node:http2";
 import * as net from "node:net";
@@ -81,6 +82,8 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
   const host = options.host ?? "127.0.0.1";
   const closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
   const shutdown = new AbortController();
+  // Connect links every call's signal to this one: many concurrent calls are expected, not a leak.
+  setMaxListeners(0, shutdown.signal);
   const rawSockets = new Set<net.Socket>();
   const http1Sockets = new Set<Duplex>();
   const sessions = new Set<http2.ServerHttp2Session>();

@@ -1,0 +1,210 @@
+import type { CallOptions as ConnectCallOptions } from "@connectrpc/connect";
+import {
+  type BridgeTransport,
+  buildProvisionRequest,
+  type CallOptions,
+  Code,
+  DEFAULT_STREAM_TIMEOUT_MS,
+  DEFAULT_UNARY_TIMEOUT_MS,
+  healthFromProbeError,
+  healthFromRuntimeStatus,
+  provisioningReferenceFromReply,
+  REQUEST_ID_METADATA_KEY,
+  type ServiceTarget,
+  TrestleError,
+  targetAddress,
+} from "@trestle/core";
+import type { CodeExecutionReply } from "@trestle/proto";
+import { trestleErrorFrom } from "./error-mapping.js";
+import { type ConnectTlsOptions, openTargetConnection, type TargetConnection } from "./target-connection.js";
+
+/** Deadlines for the calls to one service. */
+export interface ServiceTimeouts {
+  /** Deadline of unary calls, in milliseconds. */
+  unaryMs?: number;
+  /** Deadline of a whole code execution stream, in milliseconds. */
+  streamMs?: number;
+}
+
+/** Options for {@link createConnectTransport}. Every field is optional. */
+export interface ConnectTransportOptions {
+  /** Wire protocol: `"connect"` (default) or `"grpc-web"`. */
+  protocol?: "connect" | "grpc-web";
+  /** HTTP version: `"2"` (default; every call multiplexed on one connection per target) or `"1.1"`. */
+  httpVersion?: "1.1" | "2";
+  /** Protobuf binary (default, `true`) or JSON (`false`) messages. */
+  useBinaryFormat?: boolean;
+  /** Default deadline of unary calls. Default 10,000 ms, as in Wanaku. */
+  unaryTimeoutMs?: number;
+  /** Default deadline of code execution streams. Default 20,000 ms, as in Wanaku. */
+  streamTimeoutMs?: number;
+  /**
+   * Deadlines per service, over the defaults above; a call's own `timeoutMs` wins over both.
+   * @example `timeouts: (target) => (target.serviceName === "slow" ? { unaryMs: 60_000 } : undefined)`
+   */
+  timeouts?: (target: ServiceTarget) => ServiceTimeouts | undefined;
+  /**
+   * Reach services over TLS: one setting for every target, or a function choosing per target (`undefined` for
+   * cleartext).
+   */
+  tls?: ConnectTlsOptions | ((target: ServiceTarget) => ConnectTlsOptions | undefined);
+  /** Close an HTTP/2 connection after this long without calls (it reopens on the next call). Default 15 min. */
+  idleConnectionTimeoutMs?: number;
+}
+
+function headersFor(options: CallOptions | undefined): Headers {
+  const headers = new Headers();
+  try {
+    for (const [key, value] of Object.entries(options?.metadata ?? {})) headers.set(key.toLowerCase(), value);
+    if (options?.requestId) headers.set(REQUEST_ID_METADATA_KEY, options.requestId);
+  } catch (error) {
+    // The message names no value: metadata may carry credentials.
+    throw new TrestleError(
+      "Call metadata holds a key or value that is not a valid header",
+      Code.InvalidArgument,
+      {
+        cause: error,
+      },
+    );
+  }
+  return headers;
+}
+
+/**
+ * Creates a {@link BridgeTransport} that speaks the Connect protocol (binary or JSON) or gRPC-Web, over HTTP/2
+ * or HTTP/1.1, to capability services such as those built with `@trestle/capability`.
+ *
+ * One connection (HTTP/2) or keep-alive pool (HTTP/1.1) per target address is kept and reused by every call;
+ * `release(target)` and `close()` let it go. Deadlines default to 10 s (unary) and 20 s (streams), per service
+ * through `timeouts` and per call through `CallOptions.timeoutMs`. Failures reject with a `TrestleError` whose code
+ * is the service's status (contract §3); an unreachable service is `Unavailable`.
+ *
+ * @example
+ * ```ts
+ * const transport = createConnectTransport({ httpVersion: "1.1", useBinaryFormat: false });
+ * const reply = await transport.invokeTool(request, target, { requestId: "42", timeoutMs: 5_000 });
+ * ```
+ */
+export function createConnectTransport(options: ConnectTransportOptions = {}): BridgeTransport {
+  const connections = new Map<string, TargetConnection>();
+  let closed = false;
+
+  function tlsFor(target: ServiceTarget): ConnectTlsOptions | undefined {
+    return typeof options.tls === "function" ? options.tls(target) : options.tls;
+  }
+
+  function connectionFor(target: ServiceTarget): TargetConnection {
+    if (closed) throw new TrestleError("The Connect transport is closed", Code.Unavailable);
+    const tls = tlsFor(target);
+    const key = `${tls ? "https" : "http"}://${targetAddress(target)}`;
+    let connection = connections.get(key);
+    if (!connection) {
+      connection = openTargetConnection(target, {
+        protocol: options.protocol ?? "connect",
+        httpVersion: options.httpVersion ?? "2",
+        useBinaryFormat: options.useBinaryFormat ?? true,
+        tls,
+        idleConnectionTimeoutMs: options.idleConnectionTimeoutMs,
+      });
+      connections.set(key, connection);
+    }
+    return connection;
+  }
+
+  function callOptions(
+    target: ServiceTarget,
+    options_: CallOptions | undefined,
+    kind: "unary" | "stream",
+    signal: AbortSignal | undefined,
+  ): ConnectCallOptions {
+    const perService = options.timeouts?.(target);
+    const timeoutMs =
+      options_?.timeoutMs ??
+      (kind === "unary"
+        ? (perService?.unaryMs ?? options.unaryTimeoutMs ?? DEFAULT_UNARY_TIMEOUT_MS)
+        : (perService?.streamMs ?? options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS));
+    return { timeoutMs, headers: headersFor(options_), ...(signal ? { signal } : {}) };
+  }
+
+  async function unary<T>(
+    target: ServiceTarget,
+    options_: CallOptions | undefined,
+    call: (connection: TargetConnection, connectOptions: ConnectCallOptions) => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await call(connectionFor(target), callOptions(target, options_, "unary", options_?.signal));
+    } catch (error) {
+      throw trestleErrorFrom(error, options_?.signal);
+    }
+  }
+
+  async function* executeCode(
+    request: Parameters<BridgeTransport["executeCode"]>[0],
+    target: ServiceTarget,
+    options_: CallOptions | undefined,
+  ): AsyncGenerator<CodeExecutionReply> {
+    // Cancels the HTTP stream when the consumer stops early, so the engine stops too.
+    const stop = new AbortController();
+    const signal = options_?.signal ? AbortSignal.any([stop.signal, options_.signal]) : stop.signal;
+    try {
+      const connection = connectionFor(target);
+      const stream = connection.codeExecutor.executeCode(
+        request,
+        callOptions(target, options_, "stream", signal),
+      );
+      for await (const reply of stream) yield reply;
+    } catch (error) {
+      throw trestleErrorFrom(error, options_?.signal);
+    } finally {
+      stop.abort();
+    }
+  }
+
+  return {
+    provision(name, configData, secretsData, target, callOpts) {
+      return unary(target, callOpts, async (connection, connectOptions) =>
+        provisioningReferenceFromReply(
+          await connection.provisioner.provision(
+            buildProvisionRequest(name, configData, secretsData),
+            connectOptions,
+          ),
+        ),
+      );
+    },
+    invokeTool(request, target, callOpts) {
+      return unary(target, callOpts, (connection, connectOptions) =>
+        connection.toolInvoker.invokeTool(request, connectOptions),
+      );
+    },
+    acquireResource(request, target, callOpts) {
+      return unary(target, callOpts, (connection, connectOptions) =>
+        connection.resourceAcquirer.resourceAcquire(request, connectOptions),
+      );
+    },
+    executeCode(request, target, callOpts) {
+      return executeCode(request, target, callOpts);
+    },
+    async probeHealth(target, callOpts) {
+      try {
+        const reply = await unary(target, callOpts, (connection, connectOptions) =>
+          connection.healthProbe.getStatus({ id: target.id }, connectOptions),
+        );
+        return healthFromRuntimeStatus(reply.status);
+      } catch (error) {
+        return healthFromProbeError(error);
+      }
+    },
+    release(target) {
+      for (const scheme of ["http", "https"]) {
+        const key = `${scheme}://${targetAddress(target)}`;
+        connections.get(key)?.close();
+        connections.delete(key);
+      }
+    },
+    async close() {
+      closed = true;
+      for (const connection of connections.values()) connection.close();
+      connections.clear();
+    },
+  };
+}
