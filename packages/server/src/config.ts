@@ -1,0 +1,275 @@
+import { readFileSync } from "node:fs";
+import { Code, TrestleError } from "@trestle/core";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+
+const tokenSchema = z.object({
+  name: z.string().min(1).describe("A name for logs (never the token)"),
+  token: z.string().min(16, "a token must have at least 16 characters").describe("The bearer token"),
+  scopes: z
+    .array(z.enum(["mcp", "admin", "register"]))
+    .min(1)
+    .describe("What it allows: mcp, admin, register"),
+  namespaces: z.array(z.string()).optional().describe("Namespaces it may use over MCP (all when absent)"),
+});
+
+const serviceSchema = z.object({
+  protocol: z
+    .string()
+    .optional()
+    .describe("Transport for this service: grpc, connect (overrides the registration)"),
+  dialect: z.enum(["v1", "legacy"]).optional().describe("gRPC wire dialect: v1 or legacy (Wanaku <= 0.0.9)"),
+  unaryTimeoutMs: z.number().int().positive().optional().describe("Deadline of unary calls to this service"),
+  streamTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("Deadline of code execution streams on this service"),
+});
+
+/**
+ * The router's configuration: every key, with its default and meaning. The same schema validates a config file,
+ * and `docs/deploy.md`'s reference is generated from it.
+ */
+export const routerConfigSchema = z.object({
+  host: z.string().default("127.0.0.1").describe("Address to listen on"),
+  port: z.number().int().min(0).max(65_535).default(8080).describe("Port to listen on (0 = any free port)"),
+  dataDir: z.string().default(".trestle/data").describe("Directory of the embedded store (PGlite)"),
+  databaseUrl: z.string().optional().describe("PostgreSQL URL; when set, the embedded store is not used"),
+  memoryStore: z.boolean().default(false).describe("Keep the embedded store in memory only (tests, demos)"),
+  stateless: z
+    .boolean()
+    .default(false)
+    .describe("Serve MCP without sessions (no GET stream, no list_changed)"),
+  sessionSecret: z
+    .string()
+    .min(32, "the session secret must have at least 32 characters")
+    .optional()
+    .describe("Key sealing MCP session ids; replicas sharing it share sessions (default: from the store)"),
+  sessionIdleTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .default(30 * 60_000)
+    .describe("Idle sessions are forgotten after this"),
+  maxSessions: z.number().int().positive().default(100_000).describe("Most sessions kept in memory"),
+  maxBodyBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(4 * 1024 * 1024)
+    .describe("Largest request body accepted"),
+  allowedHosts: z
+    .array(z.string())
+    .default([])
+    .describe("Host names accepted in the Host header besides loopback ('*' = any)"),
+  allowedOrigins: z
+    .array(z.string())
+    .default([])
+    .describe("Browser origins allowed (CORS and Origin checks)"),
+  tokens: z.array(tokenSchema).default([]).describe("Bearer tokens; a scope with no token is open"),
+  forwardHeaders: z
+    .array(z.string().transform((h) => h.toLowerCase()))
+    .default([])
+    .describe("Request headers forwarded to capabilities as call metadata (e.g. authorization)"),
+  codeExecutionToolName: z.string().default("execute_code").describe("Name of the MCP tool that runs code"),
+  pageSize: z.number().int().min(1).max(100_000).default(1000).describe("Items per page of MCP list results"),
+  probeIntervalMs: z
+    .number()
+    .int()
+    .positive()
+    .default(5_000)
+    .describe("How often services are health-probed"),
+  registrationGraceMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(30_000)
+    .describe("How long a new service may stay pending"),
+  heartbeatTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .default(90_000)
+    .describe("A service silent this long is marked down"),
+  unaryTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .default(10_000)
+    .describe("Default deadline of unary capability calls"),
+  streamTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .default(20_000)
+    .describe("Default deadline of code execution streams"),
+  services: z
+    .record(z.string(), serviceSchema)
+    .default({})
+    .describe("Per-service overrides, by service name"),
+  tlsCaFile: z.string().optional().describe("CA certificate (PEM) trusted for TLS to capabilities"),
+  tlsCertFile: z.string().optional().describe("Client certificate (PEM) for mutual TLS to capabilities"),
+  tlsKeyFile: z.string().optional().describe("Client key (PEM) for mutual TLS to capabilities"),
+  eventHistorySize: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(1000)
+    .describe("Tool-call events kept for the history endpoint"),
+  drainTimeoutMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(10_000)
+    .describe("On shutdown, how long in-flight calls may finish"),
+  logLevel: z
+    .enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"])
+    .default("info")
+    .describe("Log level"),
+});
+
+/** The validated configuration. */
+export type RouterConfig = z.infer<typeof routerConfigSchema>;
+/** Configuration as written: every key optional. */
+export type RouterConfigInput = z.input<typeof routerConfigSchema>;
+
+/** How each top-level key is set from the environment and the command line. */
+export const configSources: Record<string, { env: string; flag?: string }> = {
+  host: { env: "TRESTLE_HOST", flag: "--host" },
+  port: { env: "TRESTLE_PORT", flag: "--port" },
+  dataDir: { env: "TRESTLE_DATA_DIR", flag: "--data-dir" },
+  databaseUrl: { env: "TRESTLE_DATABASE_URL", flag: "--database-url" },
+  memoryStore: { env: "TRESTLE_MEMORY_STORE", flag: "--memory-store" },
+  stateless: { env: "TRESTLE_STATELESS", flag: "--stateless" },
+  sessionSecret: { env: "TRESTLE_SESSION_SECRET" },
+  sessionIdleTimeoutMs: { env: "TRESTLE_SESSION_IDLE_TIMEOUT_MS" },
+  maxSessions: { env: "TRESTLE_MAX_SESSIONS" },
+  maxBodyBytes: { env: "TRESTLE_MAX_BODY_BYTES" },
+  allowedHosts: { env: "TRESTLE_ALLOWED_HOSTS", flag: "--allowed-host" },
+  allowedOrigins: { env: "TRESTLE_ALLOWED_ORIGINS", flag: "--allowed-origin" },
+  tokens: { env: "TRESTLE_TOKENS" },
+  forwardHeaders: { env: "TRESTLE_FORWARD_HEADERS", flag: "--forward-header" },
+  codeExecutionToolName: { env: "TRESTLE_CODE_EXECUTION_TOOL" },
+  pageSize: { env: "TRESTLE_PAGE_SIZE" },
+  probeIntervalMs: { env: "TRESTLE_PROBE_INTERVAL_MS" },
+  registrationGraceMs: { env: "TRESTLE_REGISTRATION_GRACE_MS" },
+  heartbeatTimeoutMs: { env: "TRESTLE_HEARTBEAT_TIMEOUT_MS" },
+  unaryTimeoutMs: { env: "TRESTLE_UNARY_TIMEOUT_MS" },
+  streamTimeoutMs: { env: "TRESTLE_STREAM_TIMEOUT_MS" },
+  services: { env: "TRESTLE_SERVICES" },
+  tlsCaFile: { env: "TRESTLE_TLS_CA_FILE", flag: "--tls-ca" },
+  tlsCertFile: { env: "TRESTLE_TLS_CERT_FILE", flag: "--tls-cert" },
+  tlsKeyFile: { env: "TRESTLE_TLS_KEY_FILE", flag: "--tls-key" },
+  eventHistorySize: { env: "TRESTLE_EVENT_HISTORY_SIZE" },
+  drainTimeoutMs: { env: "TRESTLE_DRAIN_TIMEOUT_MS" },
+  logLevel: { env: "TRESTLE_LOG_LEVEL", flag: "--log-level" },
+};
+
+/** The zod type under optional/default wrappers, to know how to parse a text value. */
+function baseKind(schema: z.ZodType): string {
+  let s: z.ZodType = schema;
+  for (;;) {
+    const def = (s as unknown as { def: { type: string; innerType?: z.ZodType; in?: z.ZodType } }).def;
+    if ((def.type === "optional" || def.type === "default") && def.innerType) s = def.innerType;
+    else if (def.type === "pipe" && def.in) s = def.in;
+    else return def.type;
+  }
+}
+
+/** Turns an environment or flag text into the value its key expects. */
+function fromText(key: string, text: string, where: string): unknown {
+  const shape = routerConfigSchema.shape as Record<string, z.ZodType>;
+  const kind = baseKind(shape[key] as z.ZodType);
+  switch (kind) {
+    case "number": {
+      const n = Number(text);
+      if (text.trim() === "" || !Number.isFinite(n))
+        throw new TrestleError(`${where}: '${text}' is not a number`, Code.InvalidArgument);
+      return n;
+    }
+    case "boolean":
+      if (/^(1|true|yes|on)$/i.test(text)) return true;
+      if (/^(0|false|no|off)$/i.test(text)) return false;
+      throw new TrestleError(`${where}: '${text}' is not a boolean (true or false)`, Code.InvalidArgument);
+    case "array":
+      if (key === "tokens") return parseJson(text, where);
+      return text
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+    case "record":
+      return parseJson(text, where);
+    default:
+      return text;
+  }
+}
+
+function parseJson(text: string, where: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new TrestleError(`${where}: not valid JSON`, Code.InvalidArgument);
+  }
+}
+
+/** Reads a YAML or JSON config file. @throws TrestleError InvalidArgument when it cannot be read or parsed. */
+export function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new TrestleError(
+      `Cannot read the config file ${path}: ${(error as Error).message}`,
+      Code.InvalidArgument,
+    );
+  }
+  try {
+    const value = path.endsWith(".json") ? JSON.parse(text) : parseYaml(text);
+    if (value !== null && typeof value === "object" && !Array.isArray(value))
+      return value as Record<string, unknown>;
+    if (value === null || value === undefined) return {};
+  } catch (error) {
+    throw new TrestleError(
+      `The config file ${path} is not valid YAML/JSON: ${(error as Error).message}`,
+      Code.InvalidArgument,
+    );
+  }
+  throw new TrestleError(`The config file ${path} must hold an object of settings`, Code.InvalidArgument);
+}
+
+/** Where configuration comes from, in increasing precedence. */
+export interface ConfigSources {
+  file?: Record<string, unknown>;
+  env?: Record<string, string | undefined>;
+  /** Flag values by key (already named after config keys). */
+  flags?: Record<string, unknown>;
+}
+
+/**
+ * Builds and validates the configuration: defaults, then the file, then environment variables, then flags.
+ * @throws TrestleError InvalidArgument naming every invalid or unknown key, with where it came from.
+ */
+export function resolveConfig(sources: ConfigSources): RouterConfig {
+  const merged: Record<string, unknown> = { ...(sources.file ?? {}) };
+  const unknown = Object.keys(merged).filter((k) => !(k in routerConfigSchema.shape));
+  if (unknown.length > 0) {
+    throw new TrestleError(`Unknown config key(s): ${unknown.join(", ")}`, Code.InvalidArgument);
+  }
+  for (const [key, source] of Object.entries(configSources)) {
+    const text = sources.env?.[source.env];
+    if (text !== undefined && text !== "")
+      merged[key] = fromText(key, text, `environment variable ${source.env}`);
+  }
+  for (const [key, value] of Object.entries(sources.flags ?? {})) {
+    if (value !== undefined)
+      merged[key] = typeof value === "string" ? fromText(key, value, `flag for ${key}`) : value;
+  }
+  const parsed = routerConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+    throw new TrestleError(`Invalid configuration: ${problems.join("; ")}`, Code.InvalidArgument);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,146 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { JsonApi } from "./json-api.js";
+import { sendData, sendError } from "./json-api.js";
+import type { OriginGuard, TokenAuthenticator } from "./security.js";
+
+/** A namespace name as it may appear in a path: a DNS label. Anything else is not a namespace. */
+const NAMESPACE_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** What the HTTP front door routes to. */
+export interface HttpAppDependencies {
+  guard: OriginGuard;
+  auth: TokenAuthenticator;
+  api: JsonApi;
+  /** Serves an MCP request for a namespace ("" = default). */
+  mcp(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void>;
+  /** True when the namespace exists. */
+  hasNamespace(name: string): boolean;
+  /** True once the router serves; false while it starts or drains. */
+  ready(): boolean;
+  /** Logs a request that failed inside the router. */
+  onError(error: unknown, req: IncomingMessage): void;
+}
+
+/** Management paths a capability service uses to register itself; a `register` token is enough for them. */
+function isDiscoveryPath(path: string): boolean {
+  return path.startsWith("/api/v1/management/discovery");
+}
+
+function mcpError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message } });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/**
+ * The router's HTTP front door: health endpoints (public), then Host/Origin checks, CORS, tokens, and the
+ * management API under `/api` or MCP at `/mcp` and `/{namespace}/mcp`.
+ */
+export function createHttpApp(deps: HttpAppDependencies) {
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      let url: URL;
+      try {
+        url = new URL(req.url ?? "/", "http://router.invalid");
+      } catch {
+        sendError(res, 400, "The request target is not a valid URL");
+        return;
+      }
+      const path = url.pathname;
+      if (path === "/healthz") {
+        sendData(res, 200, { status: "ok" });
+        return;
+      }
+      if (path === "/readyz") {
+        if (deps.ready()) sendData(res, 200, { status: "ready" });
+        else sendError(res, 503, "The router is not ready");
+        return;
+      }
+
+      const refusal = deps.guard.check(req);
+      if (refusal) {
+        if (path.endsWith("/mcp")) mcpError(res, 403, `Forbidden: ${refusal}`);
+        else sendError(res, 403, refusal);
+        return;
+      }
+      const origin = req.headers.origin;
+      if (deps.guard.allowsCors(origin)) {
+        res.setHeader("access-control-allow-origin", origin as string);
+        res.setHeader("vary", "Origin");
+        res.setHeader("access-control-expose-headers", "mcp-session-id, www-authenticate");
+      }
+      if (req.method === "OPTIONS") {
+        if (!deps.guard.allowsCors(origin)) {
+          sendError(res, 403, "CORS is not allowed for this origin");
+          return;
+        }
+        res.writeHead(204, {
+          "access-control-allow-methods": "GET, POST, PUT, DELETE, OPTIONS",
+          "access-control-allow-headers":
+            "authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id",
+          "access-control-max-age": "600",
+        });
+        res.end();
+        return;
+      }
+
+      if (path === "/api" || path.startsWith("/api/")) {
+        const scope = isDiscoveryPath(path) ? "register" : "admin";
+        const outcome = deps.auth.check(req, scope);
+        if (!outcome.ok) {
+          sendError(
+            res,
+            outcome.status,
+            outcome.message,
+            outcome.status === 401 ? { "www-authenticate": 'Bearer realm="trestle"' } : {},
+          );
+          return;
+        }
+        if (!(await deps.api.handle(req, res, url)))
+          sendError(res, 404, `No management endpoint at ${req.method ?? ""} ${path}`);
+        return;
+      }
+
+      const segments = path.split("/").filter(Boolean);
+      let namespace: string | undefined;
+      if (segments.length === 1 && segments[0] === "mcp") namespace = "";
+      else if (
+        segments.length === 2 &&
+        segments[1] === "mcp" &&
+        NAMESPACE_LABEL.test(segments[0] as string)
+      ) {
+        namespace = segments[0] as string;
+      }
+      if (namespace === undefined || (namespace !== "" && !deps.hasNamespace(namespace))) {
+        if (segments.at(-1) === "mcp") mcpError(res, 404, `No MCP endpoint at ${path}: unknown namespace`);
+        else sendError(res, 404, `Nothing at ${path}`);
+        return;
+      }
+      const outcome = deps.auth.check(req, "mcp", namespace);
+      if (!outcome.ok) {
+        mcpError(res, outcome.status, outcome.message, {
+          "www-authenticate": `Bearer realm="trestle"${outcome.status === 401 ? ', error="invalid_token"' : ', error="insufficient_scope"'}`,
+        });
+        return;
+      }
+      if (!deps.ready()) {
+        mcpError(res, 503, "The router is shutting down", { "retry-after": "1" });
+        return;
+      }
+      await deps.mcp(req, res, namespace);
+    } catch (error) {
+      deps.onError(error, req);
+      if (!res.headersSent) sendError(res, 500, "The router failed to handle the request");
+      else res.end();
+    }
+  };
+}

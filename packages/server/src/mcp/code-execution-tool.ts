@@ -1,0 +1,169 @@
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallContext, CodeExecutionBridge } from "@trestle/bridge";
+import { ExecutionStatus, OutputType } from "@trestle/proto";
+import type { EngineLanguage } from "./catalog-view.js";
+import { JsonRpcErrorCode } from "./json-rpc.js";
+import { ProtocolError } from "./protocol-error.js";
+
+/** Streams one piece of output to the client while the execution runs. */
+export type OutputListener = (chunk: {
+  stream: "stdout" | "stderr";
+  text: string;
+  sequence: number;
+}) => Promise<void>;
+
+/** The MCP tool that runs code on the registered engines, with the languages they offer in its schema. */
+export function codeExecutionTool(name: string, engines: readonly EngineLanguage[]): Tool {
+  const languages = [...new Set(engines.map((e) => e.language))].sort();
+  const engineTypes = [...new Set(engines.map((e) => e.engineType))].sort();
+  return {
+    name,
+    description:
+      `Runs code on a code execution engine and streams its output as it is produced. Languages: ${languages.join(", ")}.` +
+      " Returns stdout, stderr and the exit code.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        language: { type: "string", enum: languages, description: "The language of the code" },
+        code: { type: "string", description: "The program text (plain, or Base64)" },
+        engine: {
+          type: "string",
+          enum: engineTypes,
+          description: "The engine to run on; by default the first that runs the language",
+        },
+        arguments: { type: "array", items: { type: "string" }, description: "Command-line arguments" },
+        environment: {
+          type: "object",
+          additionalProperties: { type: "string" },
+          description: "Environment variables",
+        },
+        timeoutMs: { type: "integer", minimum: 1, description: "Time limit in milliseconds" },
+      },
+      required: ["language", "code"],
+    },
+    outputSchema: {
+      type: "object",
+      properties: {
+        exitCode: { type: ["integer", "null"] },
+        status: { type: "string" },
+        stdout: { type: "string" },
+        stderr: { type: "string" },
+      },
+      required: ["exitCode", "status", "stdout", "stderr"],
+    },
+  };
+}
+
+function stringRecord(value: unknown, field: string): Record<string, string> | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `'${field}' must be an object of strings`);
+  }
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)]));
+}
+
+const statusNames: Record<number, string> = {
+  [ExecutionStatus.PENDING]: "pending",
+  [ExecutionStatus.RUNNING]: "running",
+  [ExecutionStatus.COMPLETED]: "completed",
+  [ExecutionStatus.FAILED]: "failed",
+  [ExecutionStatus.CANCELLED]: "cancelled",
+  [ExecutionStatus.TIMEOUT]: "timeout",
+};
+
+/**
+ * Runs a call of the code execution tool: validates the arguments, picks the engine, streams each output chunk to
+ * `onOutput` as it arrives, and returns the whole result. Failures of the engine are a tool result with
+ * `isError: true`.
+ */
+export async function runCodeExecutionTool(
+  args: Record<string, unknown>,
+  engines: readonly EngineLanguage[],
+  bridge: CodeExecutionBridge,
+  context: CallContext,
+  onOutput: OutputListener,
+): Promise<CallToolResult> {
+  const { language, code, engine } = args;
+  if (typeof language !== "string" || typeof code !== "string") {
+    throw new ProtocolError(JsonRpcErrorCode.InvalidParams, "'language' and 'code' are required strings");
+  }
+  const candidates = engines.filter(
+    (e) => e.language === language && (engine === undefined || e.engineType === engine),
+  );
+  const chosen = candidates[0];
+  if (!chosen) {
+    const offered = engines.map((e) => `${e.engineType}/${e.language}`).join(", ") || "none";
+    return {
+      isError: true,
+      content: [
+        {
+          type: "text",
+          text: `No engine runs '${language}'${engine ? ` on '${String(engine)}'` : ""}; registered: ${offered}`,
+        },
+      ],
+    };
+  }
+  const argv = args.arguments;
+  if (argv !== undefined && (!Array.isArray(argv) || argv.some((a) => typeof a !== "string"))) {
+    throw new ProtocolError(JsonRpcErrorCode.InvalidParams, "'arguments' must be an array of strings");
+  }
+  const timeoutMs = args.timeoutMs;
+  if (
+    timeoutMs !== undefined &&
+    (typeof timeoutMs !== "number" || !Number.isInteger(timeoutMs) || timeoutMs < 1)
+  ) {
+    throw new ProtocolError(JsonRpcErrorCode.InvalidParams, "'timeoutMs' must be a positive integer");
+  }
+  const environment = stringRecord(args.environment, "environment");
+
+  let stdout = "";
+  let stderr = "";
+  let sequence = 0;
+  let exitCode: number | null = null;
+  let status = "completed";
+  try {
+    const stream = bridge.execute(
+      chosen.engineType,
+      chosen.language,
+      {
+        code,
+        ...(argv ? { arguments: argv as string[] } : {}),
+        ...(environment ? { environment } : {}),
+        ...(timeoutMs ? { timeoutMs: timeoutMs as number } : {}),
+      },
+      context,
+    );
+    for await (const reply of stream) {
+      const text = reply.content.join("");
+      if (reply.outputType === OutputType.STDOUT || reply.outputType === OutputType.STDERR) {
+        const which = reply.outputType === OutputType.STDOUT ? "stdout" : "stderr";
+        if (which === "stdout") stdout += text;
+        else stderr += text;
+        if (text) await onOutput({ stream: which, text, sequence: ++sequence });
+      }
+      if (reply.exitCode !== undefined) exitCode = reply.exitCode;
+      if (reply.status !== ExecutionStatus.UNSPECIFIED) status = statusNames[reply.status] ?? status;
+    }
+  } catch (error) {
+    const message =
+      error instanceof Error
+        ? ((error as { rawMessage?: string }).rawMessage ?? error.message)
+        : String(error);
+    return {
+      isError: true,
+      content: [{ type: "text", text: `Code execution failed: ${message}` }],
+      structuredContent: { exitCode, status: "failed", stdout, stderr },
+    };
+  }
+  const failed = status !== "completed" || (exitCode !== null && exitCode !== 0);
+  const summary = `[exit code ${exitCode ?? "unknown"}, ${status}]`;
+  return {
+    ...(failed ? { isError: true } : {}),
+    content: [
+      { type: "text", text: stdout },
+      ...(stderr ? [{ type: "text" as const, text: `[stderr]\n${stderr}` }] : []),
+      { type: "text", text: summary },
+    ],
+    structuredContent: { exitCode, status, stdout, stderr },
+  };
+}

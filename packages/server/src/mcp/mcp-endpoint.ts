@@ -1,0 +1,117 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { McpDispatcher } from "./mcp-dispatcher.js";
+import {
+  createNamespaceServer,
+  type McpBackend,
+  type McpSettings,
+  type RequestOrigin,
+} from "./namespace-server.js";
+import {
+  createSessionRegistry,
+  type McpSession,
+  type SessionRegistry,
+  type SessionRegistryOptions,
+} from "./session-registry.js";
+import { createStreamableHttpHandler, notifySession, type StreamableHttpOptions } from "./streamable-http.js";
+
+/** Options for {@link createMcpEndpoint}. */
+export interface McpEndpointOptions extends StreamableHttpOptions {
+  settings: Omit<McpSettings, "listChangedDelivered">;
+  sessions: SessionRegistryOptions;
+}
+
+/** The catalog lists that changed, to tell clients about. */
+export type ListKind = "tools" | "resources" | "prompts";
+
+/**
+ * MCP over Streamable HTTP for every namespace: one SDK `Server` and dispatcher per namespace (created on first
+ * use), the session registry, and list_changed delivery to sessions' streams.
+ */
+export interface McpEndpoint {
+  /** Handles an HTTP request to a namespace's MCP path. */
+  handle(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void>;
+  /** Tells every session of `namespace` (or every namespace, for `undefined`) that a list changed. */
+  listChanged(namespace: string | undefined, kind: ListKind): number;
+  /** Drops a namespace's Server (the namespace was deleted); its sessions end. */
+  dropNamespace(namespace: string): void;
+  /** Requests being handled now, across namespaces. */
+  inFlight(): number;
+  readonly sessions: SessionRegistry;
+  close(): Promise<void>;
+}
+
+/** Creates the MCP endpoint over `backend`. */
+export function createMcpEndpoint(backend: McpBackend, options: McpEndpointOptions): McpEndpoint {
+  const sessions = createSessionRegistry(options.sessions);
+  const namespaces = new Map<string, { server: Server; dispatcher: McpDispatcher }>();
+  const settings: McpSettings = { ...options.settings, listChangedDelivered: !options.stateless };
+  const sweeper = setInterval(() => sessions.sweep(), Math.min(options.sessions.idleTimeoutMs, 60_000));
+  sweeper.unref();
+
+  function dispatcherFor(namespace: string): McpDispatcher {
+    let entry = namespaces.get(namespace);
+    if (!entry) {
+      const dispatcher = new McpDispatcher();
+      const originOf = (requestId: RequestId): RequestOrigin | undefined => {
+        const context = dispatcher.contextOf(requestId);
+        if (!context) return undefined;
+        const session = context.session;
+        return {
+          requestId: context.originalId,
+          ...(session ? { connectionId: session.id } : {}),
+          headers: context.headers,
+          logLevel: () => session?.logLevel,
+          setLogLevel: (level) => {
+            if (session) session.logLevel = level;
+          },
+        };
+      };
+      const server = createNamespaceServer(namespace, backend, settings, originOf);
+      void server.connect(dispatcher);
+      entry = { server, dispatcher };
+      namespaces.set(namespace, entry);
+    }
+    return entry.dispatcher;
+  }
+
+  const http = createStreamableHttpHandler(options, {
+    sessions,
+    dispatcherFor,
+    onSessionEnded: (session: McpSession) =>
+      namespaces.get(session.namespace)?.dispatcher.forgetSession(session.id),
+  });
+
+  return {
+    handle: http,
+    sessions,
+    listChanged(namespace, kind) {
+      const message = { jsonrpc: "2.0", method: `notifications/${kind}/list_changed` } as JSONRPCMessage;
+      let delivered = 0;
+      for (const session of sessions.all()) {
+        if (namespace !== undefined && session.namespace !== namespace) continue;
+        if (notifySession(session, message)) delivered++;
+      }
+      return delivered;
+    },
+    dropNamespace(namespace) {
+      const entry = namespaces.get(namespace);
+      namespaces.delete(namespace);
+      for (const session of [...sessions.all()])
+        if (session.namespace === namespace) sessions.delete(session.id);
+      void entry?.server.close();
+    },
+    inFlight() {
+      let n = 0;
+      for (const { dispatcher } of namespaces.values()) n += dispatcher.inFlightCount;
+      return n;
+    },
+    async close() {
+      clearInterval(sweeper);
+      sessions.close();
+      await Promise.all([...namespaces.values()].map(({ server }) => server.close()));
+      namespaces.clear();
+    },
+  };
+}

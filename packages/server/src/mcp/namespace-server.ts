@@ -1,0 +1,283 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  GetPromptRequestSchema,
+  InitializeRequestSchema,
+  LATEST_PROTOCOL_VERSION,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  type LoggingLevel,
+  ReadResourceRequestSchema,
+  type RequestId,
+  type ServerCapabilities,
+  SetLevelRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { CallContext, CodeExecutionBridge, InvokerBridge, ResourceBridge } from "@trestle/bridge";
+import type { ResourceReference } from "@trestle/core";
+import type { CatalogView, EngineLanguage } from "./catalog-view.js";
+import { codeExecutionTool, runCodeExecutionTool } from "./code-execution-tool.js";
+import { JsonRpcErrorCode } from "./json-rpc.js";
+import { expandPrompt } from "./prompt-expansion.js";
+import { ProtocolError, RESOURCE_NOT_FOUND } from "./protocol-error.js";
+import { LOG_LEVELS, type LogLevel } from "./session-registry.js";
+import { decodeCursor, encodeCursor, toMcpTool } from "./tool-listing.js";
+
+/** What the MCP endpoint routes to. */
+export interface McpBackend {
+  catalog: CatalogView;
+  invoker: InvokerBridge;
+  resources: ResourceBridge;
+  codeExecution: CodeExecutionBridge;
+  /** Registered code execution engines and their languages. */
+  engines(): readonly EngineLanguage[];
+  /** True when some service could serve resources (a resource-provider or multi-capability service is registered). */
+  canServeResources(): boolean;
+}
+
+/** Settings of the MCP endpoint. */
+export interface McpSettings {
+  serverInfo: { name: string; version: string };
+  /** Name of the code execution tool; listed only while an engine is registered. */
+  codeExecutionToolName: string;
+  /** Items per page of tools/list, resources/list and prompts/list. */
+  pageSize: number;
+  /** True where list_changed notifications can reach the client (stateful HTTP, stdio). */
+  listChangedDelivered: boolean;
+  /** Request headers forwarded to capabilities as call metadata (lower-case names), e.g. `authorization`. */
+  forwardHeaders: readonly string[];
+}
+
+/** What the server knows of the client behind one request. */
+export interface RequestOrigin {
+  requestId: RequestId;
+  connectionId?: string;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The level the client set with logging/setLevel, if any. */
+  logLevel(): LogLevel | undefined;
+  setLogLevel(level: LogLevel): void;
+}
+
+/** Negotiates the protocol revision: the client's when supported, else the latest. */
+export function negotiateProtocolVersion(requested: unknown): string {
+  return typeof requested === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+    ? requested
+    : LATEST_PROTOCOL_VERSION;
+}
+
+function page<T>(
+  items: readonly T[],
+  cursor: string | undefined,
+  size: number,
+): { items: T[]; nextCursor?: string } {
+  let offset = 0;
+  if (cursor !== undefined) {
+    const decoded = decodeCursor(cursor);
+    if (decoded === undefined) throw new ProtocolError(JsonRpcErrorCode.InvalidParams, "Invalid cursor");
+    offset = decoded;
+  }
+  const slice = items.slice(offset, offset + size);
+  return offset + size < items.length
+    ? { items: slice, nextCursor: encodeCursor(offset + size) }
+    : { items: slice };
+}
+
+function isTemplate(resource: ResourceReference): boolean {
+  return /\{[^}]+\}/.test(resource.location);
+}
+
+/** Matches a concrete URI against a resource's URI template (`{var}` matches one or more non-`/` characters). */
+function matchesTemplate(template: string, uri: string): boolean {
+  const pattern = template
+    .split(/(\{[^}]+\})/)
+    .map((part) => (part.startsWith("{") ? "([^/]+)" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    .join("");
+  return new RegExp(`^${pattern}$`).test(uri);
+}
+
+/**
+ * Creates the SDK `Server` that serves one namespace: tools (catalog tools and the code execution tool),
+ * resources and templates, prompts, logging. The caller connects it to a transport and supplies `originOf`, which
+ * tells the handlers who sent a request.
+ */
+export function createNamespaceServer(
+  namespace: string,
+  backend: McpBackend,
+  settings: McpSettings,
+  originOf: (requestId: RequestId) => RequestOrigin | undefined,
+): Server {
+  const server = new Server(settings.serverInfo, {
+    capabilities: {
+      tools: { listChanged: true },
+      resources: { listChanged: true },
+      prompts: { listChanged: true },
+      logging: {},
+    },
+  });
+
+  const capabilities = (): ServerCapabilities => {
+    const listChanged = settings.listChangedDelivered;
+    const caps: ServerCapabilities = { tools: { listChanged }, logging: {} };
+    if (backend.catalog.listResources(namespace).length > 0 || backend.canServeResources()) {
+      caps.resources = { listChanged };
+    }
+    if (backend.catalog.listPrompts(namespace).length > 0) caps.prompts = { listChanged };
+    return caps;
+  };
+
+  // The SDK's own initialize handler advertises the constructor's capabilities; the router advertises what it can
+  // serve for this namespace now, and names itself.
+  server.setRequestHandler(InitializeRequestSchema, (request) => ({
+    protocolVersion: negotiateProtocolVersion(request.params.protocolVersion),
+    capabilities: capabilities(),
+    serverInfo: settings.serverInfo,
+    instructions:
+      `Trestle MCP router${namespace ? `, namespace '${namespace}'` : ""}: tools, resources and prompts here are served by ` +
+      "capability services behind the router.",
+  }));
+
+  server.setRequestHandler(SetLevelRequestSchema, (request, extra) => {
+    originOf(extra.requestId)?.setLogLevel(request.params.level as LogLevel);
+    return {};
+  });
+
+  let toolCache: { tools: readonly unknown[]; engines: readonly EngineLanguage[]; list: Tool[] } | undefined;
+  const listTools = (): Tool[] => {
+    const tools = backend.catalog.listTools(namespace);
+    const engines = backend.engines();
+    if (toolCache && toolCache.tools === tools && toolCache.engines === engines) return toolCache.list;
+    const list = tools.map(toMcpTool);
+    if (engines.length > 0 && !tools.some((t) => t.name === settings.codeExecutionToolName)) {
+      list.push(codeExecutionTool(settings.codeExecutionToolName, engines));
+    }
+    toolCache = { tools, engines, list };
+    return list;
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    const { items, nextCursor } = page(listTools(), request.params?.cursor, settings.pageSize);
+    return nextCursor ? { tools: items, nextCursor } : { tools: items };
+  });
+
+  const contextFor = (origin: RequestOrigin | undefined, signal: AbortSignal): CallContext => {
+    const metadata: Record<string, string> = {};
+    for (const name of settings.forwardHeaders) {
+      const value = origin?.headers[name];
+      if (typeof value === "string") metadata[name] = value;
+    }
+    const traceparent = origin?.headers.traceparent;
+    if (typeof traceparent === "string") metadata.traceparent = traceparent;
+    return {
+      ...(origin ? { requestId: String(origin.requestId) } : {}),
+      ...(origin?.connectionId ? { connectionId: origin.connectionId } : {}),
+      namespace,
+      signal,
+      metadata,
+    };
+  };
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const origin = originOf(extra.requestId);
+    const { name } = request.params;
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    const tool = backend.catalog.getTool(namespace, name);
+    if (tool)
+      return (await backend.invoker.execute(args, tool, contextFor(origin, extra.signal))) as CallToolResult;
+    if (name === settings.codeExecutionToolName && backend.engines().length > 0) {
+      const progressToken = request.params._meta?.progressToken;
+      return runCodeExecutionTool(
+        args,
+        backend.engines(),
+        backend.codeExecution,
+        contextFor(origin, extra.signal),
+        async (chunk) => {
+          if (progressToken !== undefined) {
+            await extra.sendNotification({
+              method: "notifications/progress",
+              params: { progressToken, progress: chunk.sequence, message: chunk.text },
+            });
+          }
+          const level: LoggingLevel = chunk.stream === "stderr" ? "warning" : "info";
+          const wanted = origin?.logLevel() ?? "info";
+          if (LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(wanted)) {
+            await extra.sendNotification({
+              method: "notifications/message",
+              params: { level, logger: "code-execution", data: { stream: chunk.stream, text: chunk.text } },
+            });
+          }
+        },
+      );
+    }
+    throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, (request) => {
+    const resources = backend.catalog
+      .listResources(namespace)
+      .filter((r) => !isTemplate(r))
+      .map((r) => ({
+        uri: r.location,
+        name: r.name,
+        ...(r.description ? { description: r.description } : {}),
+        ...(r.mimeType ? { mimeType: r.mimeType } : {}),
+      }));
+    const { items, nextCursor } = page(resources, request.params?.cursor, settings.pageSize);
+    return nextCursor ? { resources: items, nextCursor } : { resources: items };
+  });
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, (request) => {
+    const templates = backend.catalog
+      .listResources(namespace)
+      .filter(isTemplate)
+      .map((r) => ({
+        uriTemplate: r.location,
+        name: r.name,
+        ...(r.description ? { description: r.description } : {}),
+        ...(r.mimeType ? { mimeType: r.mimeType } : {}),
+      }));
+    const { items, nextCursor } = page(templates, request.params?.cursor, settings.pageSize);
+    return nextCursor ? { resourceTemplates: items, nextCursor } : { resourceTemplates: items };
+  });
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const { uri } = request.params;
+    const resource =
+      backend.catalog.getResource(namespace, uri) ??
+      backend.catalog.listResources(namespace).find((r) => isTemplate(r) && matchesTemplate(r.location, uri));
+    if (!resource) throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    try {
+      const contents = await backend.resources.read(
+        resource,
+        uri,
+        contextFor(originOf(extra.requestId), extra.signal),
+      );
+      return { contents };
+    } catch (error) {
+      const message = (error as { rawMessage?: string }).rawMessage ?? (error as Error).message;
+      throw new ProtocolError(JsonRpcErrorCode.InternalError, `Reading ${uri} failed: ${message}`, { uri });
+    }
+  });
+
+  server.setRequestHandler(ListPromptsRequestSchema, (request) => {
+    const prompts = backend.catalog.listPrompts(namespace).map((p) => ({
+      name: p.name,
+      ...(p.description ? { description: p.description } : {}),
+      ...(p.arguments ? { arguments: p.arguments } : {}),
+    }));
+    const { items, nextCursor } = page(prompts, request.params?.cursor, settings.pageSize);
+    return nextCursor ? { prompts: items, nextCursor } : { prompts: items };
+  });
+
+  server.setRequestHandler(GetPromptRequestSchema, (request) => {
+    const prompt = backend.catalog.getPrompt(namespace, request.params.name);
+    if (!prompt)
+      throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+    return expandPrompt(prompt, request.params.arguments ?? {});
+  });
+
+  return server;
+}

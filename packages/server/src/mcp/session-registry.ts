@@ -1,0 +1,177 @@
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import type { SseStream } from "../http/sse.js";
+
+/** Log levels of MCP's logging/setLevel, most verbose first. */
+export const LOG_LEVELS = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+] as const;
+/** One MCP log level. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** One MCP session: what a client negotiated, where its server-initiated messages go. */
+export interface McpSession {
+  readonly id: string;
+  readonly namespace: string;
+  readonly protocolVersion: string;
+  /** The minimum level of log messages the client asked for; undefined until it sets one. */
+  logLevel: LogLevel | undefined;
+  /** The GET stream for messages not tied to a request (list_changed), if the client opened one. */
+  stream: SseStream | undefined;
+  lastSeen: number;
+}
+
+/** Options for {@link createSessionRegistry}. */
+export interface SessionRegistryOptions {
+  /**
+   * Key that seals session ids. Replicas sharing it accept each other's sessions, so a client can land on any
+   * replica and carry on. A random key (the default) limits sessions to this process.
+   */
+  secret?: Buffer;
+  /** Sessions idle longer than this are forgotten (their id stays valid where sealed). */
+  idleTimeoutMs: number;
+  /** Upper bound on sessions held in memory; the least recently seen one goes first. */
+  maxSessions: number;
+  clock?: () => number;
+}
+
+/** The sessions of one router process. */
+export interface SessionRegistry {
+  /** Creates a session and its sealed id. */
+  create(namespace: string, protocolVersion: string): McpSession;
+  /**
+   * The session with this id: known here, or restored from its sealed id (it was created by another replica or
+   * before a restart). `undefined` when the id is unknown, forged or for another namespace.
+   */
+  get(id: string, namespace: string): McpSession | undefined;
+  /** Ends a session: its stream closes. */
+  delete(id: string): boolean;
+  /** Every session held in memory. */
+  all(): IterableIterator<McpSession>;
+  /** How many sessions are held in memory. */
+  readonly size: number;
+  /** Forgets idle sessions; returns how many. */
+  sweep(): number;
+  close(): void;
+}
+
+interface SealedClaims {
+  /** namespace */
+  n: string;
+  /** protocol version */
+  v: string;
+  /** random part, so two sessions never share an id */
+  r: string;
+}
+
+/** Creates the session registry. */
+export function createSessionRegistry(options: SessionRegistryOptions): SessionRegistry {
+  const secret = options.secret ?? randomBytes(32);
+  const clock = options.clock ?? Date.now;
+  const sessions = new Map<string, McpSession>();
+  const ended = new Set<string>();
+
+  const sign = (payload: string) =>
+    createHmac("sha256", secret).update(payload).digest("base64url").slice(0, 32);
+
+  function seal(claims: SealedClaims): string {
+    const payload = Buffer.from(JSON.stringify(claims)).toString("base64url");
+    return `${payload}.${sign(payload)}`;
+  }
+
+  function unseal(id: string): SealedClaims | undefined {
+    const dot = id.indexOf(".");
+    if (dot <= 0 || id.length > 1024) return undefined;
+    const payload = id.slice(0, dot);
+    const given = Buffer.from(id.slice(dot + 1));
+    const expected = Buffer.from(sign(payload));
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    try {
+      const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as SealedClaims;
+      return typeof claims.n === "string" && typeof claims.v === "string" ? claims : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  function remember(session: McpSession): McpSession {
+    if (sessions.size >= options.maxSessions) {
+      const oldest = sessions.keys().next().value;
+      if (oldest !== undefined) registry.delete(oldest);
+    }
+    sessions.set(session.id, session);
+    return session;
+  }
+
+  const registry: SessionRegistry = {
+    create(namespace, protocolVersion) {
+      const id = seal({ n: namespace, v: protocolVersion, r: randomUUID() });
+      return remember({
+        id,
+        namespace,
+        protocolVersion,
+        logLevel: undefined,
+        stream: undefined,
+        lastSeen: clock(),
+      });
+    },
+    get(id, namespace) {
+      let session = sessions.get(id);
+      if (!session) {
+        if (ended.has(id)) return undefined;
+        const claims = unseal(id);
+        if (!claims) return undefined;
+        session = remember({
+          id,
+          namespace: claims.n,
+          protocolVersion: claims.v,
+          logLevel: undefined,
+          stream: undefined,
+          lastSeen: clock(),
+        });
+      } else {
+        // Keep the map in least-recently-seen order for eviction.
+        sessions.delete(id);
+        sessions.set(id, session);
+      }
+      if (session.namespace !== namespace) return undefined;
+      session.lastSeen = clock();
+      return session;
+    },
+    delete(id) {
+      const session = sessions.get(id);
+      ended.add(id);
+      if (ended.size > 10_000) ended.delete(ended.values().next().value as string);
+      if (!session) return false;
+      sessions.delete(id);
+      session.stream?.close();
+      return true;
+    },
+    all: () => sessions.values(),
+    get size() {
+      return sessions.size;
+    },
+    sweep() {
+      const cutoff = clock() - options.idleTimeoutMs;
+      let n = 0;
+      for (const session of [...sessions.values()]) {
+        if (session.lastSeen < cutoff && !session.stream) {
+          sessions.delete(session.id);
+          n++;
+        }
+      }
+      return n;
+    },
+    close() {
+      for (const session of sessions.values()) session.stream?.close();
+      sessions.clear();
+    },
+  };
+  return registry;
+}

@@ -1,0 +1,303 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { readBody } from "../http/body.js";
+import { openSseStream, type SseStream } from "../http/sse.js";
+import { type ClassifiedMessage, classifyMessage, JsonRpcErrorCode, jsonRpcError } from "./json-rpc.js";
+import type { Exchange, McpDispatcher } from "./mcp-dispatcher.js";
+import { negotiateProtocolVersion } from "./namespace-server.js";
+import type { McpSession, SessionRegistry } from "./session-registry.js";
+
+/** Settings of the Streamable HTTP endpoint. */
+export interface StreamableHttpOptions {
+  /** No sessions: every POST stands alone, GET and DELETE answer 405. */
+  stateless: boolean;
+  /** Largest request body accepted, in bytes. */
+  maxBodyBytes: number;
+}
+
+/** What the endpoint needs from the router. */
+export interface StreamableHttpDependencies {
+  sessions: SessionRegistry;
+  /** The dispatcher of a namespace's Server. */
+  dispatcherFor(namespace: string): McpDispatcher;
+  /** Called when a session ends (DELETE). */
+  onSessionEnded?(session: McpSession): void;
+}
+
+const SESSION_HEADER = "mcp-session-id";
+const VERSION_HEADER = "mcp-protocol-version";
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+function refuse(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+) {
+  sendJson(res, status, jsonRpcError(code, message), headers);
+}
+
+function accepts(req: IncomingMessage, type: string): boolean {
+  const accept = req.headers.accept ?? "";
+  return accept.includes(type) || accept.includes("*/*");
+}
+
+/**
+ * The reply side of one POST: JSON when every request is answered without a notification on the way; switches to
+ * an SSE stream as soon as a notification tied to one of the requests (progress, log) arrives, so that output can
+ * stream while a call runs.
+ */
+class HttpExchange implements Exchange {
+  private readonly responses: JSONRPCMessage[] = [];
+  private sse: SseStream | undefined;
+  finished = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly batch: boolean,
+    private readonly headers: Record<string, string>,
+  ) {}
+
+  respond(message: JSONRPCMessage): void {
+    if (this.sse) this.sse.send(JSON.stringify(message), { event: "message" });
+    else this.responses.push(message);
+  }
+
+  notify(message: JSONRPCMessage): void {
+    if (!this.sse) {
+      if (this.res.headersSent || this.finished) return;
+      this.sse = openSseStream(this.res, { headers: this.headers });
+      for (const r of this.responses.splice(0)) this.sse.send(JSON.stringify(r), { event: "message" });
+    }
+    this.sse.send(JSON.stringify(message), { event: "message" });
+  }
+
+  finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (this.sse) {
+      this.sse.close();
+      return;
+    }
+    if (this.res.writableEnded || this.res.destroyed) return;
+    if (this.responses.length === 0) {
+      this.res.writeHead(202, this.headers).end();
+      return;
+    }
+    sendJson(this.res, 200, this.batch ? this.responses : this.responses[0], this.headers);
+  }
+}
+
+/**
+ * Serves MCP's Streamable HTTP transport on node:http for one namespace path: POST carries JSON-RPC messages, GET
+ * opens the session's stream for server-initiated notifications, DELETE ends the session. Host, Origin and token
+ * checks happen before this handler; this one checks the protocol's own headers and shapes.
+ */
+export function createStreamableHttpHandler(
+  options: StreamableHttpOptions,
+  deps: StreamableHttpDependencies,
+) {
+  function sessionOf(
+    req: IncomingMessage,
+    res: ServerResponse,
+    namespace: string,
+  ): McpSession | undefined | null {
+    const id = req.headers[SESSION_HEADER];
+    if (typeof id !== "string" || id.length === 0) {
+      refuse(res, 400, JsonRpcErrorCode.ServerError, "Bad Request: the Mcp-Session-Id header is required");
+      return null;
+    }
+    const session = deps.sessions.get(id, namespace);
+    if (!session) {
+      refuse(res, 404, JsonRpcErrorCode.ServerError, "Session not found: initialize a new session");
+      return null;
+    }
+    return session;
+  }
+
+  function checkVersionHeader(req: IncomingMessage, res: ServerResponse): boolean {
+    const version = req.headers[VERSION_HEADER];
+    if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      refuse(
+        res,
+        400,
+        JsonRpcErrorCode.ServerError,
+        `Bad Request: unsupported protocol version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
+      );
+      return false;
+    }
+    return true;
+  }
+
+  async function post(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void> {
+    if (!(accepts(req, "application/json") && accepts(req, "text/event-stream"))) {
+      refuse(
+        res,
+        406,
+        JsonRpcErrorCode.ServerError,
+        "Not Acceptable: Accept must list application/json and text/event-stream",
+      );
+      return;
+    }
+    const contentType = req.headers["content-type"] ?? "";
+    if (!contentType.includes("application/json")) {
+      refuse(
+        res,
+        415,
+        JsonRpcErrorCode.ServerError,
+        "Unsupported Media Type: Content-Type must be application/json",
+      );
+      return;
+    }
+    const body = await readBody(req, options.maxBodyBytes);
+    if (body.tooLarge) {
+      refuse(
+        res,
+        413,
+        JsonRpcErrorCode.InvalidRequest,
+        `Request body larger than ${options.maxBodyBytes} bytes`,
+        {
+          connection: "close",
+        },
+      );
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.text);
+    } catch {
+      refuse(res, 400, JsonRpcErrorCode.ParseError, "Parse error: the body is not valid JSON");
+      return;
+    }
+    const batch = Array.isArray(parsed);
+    const raw = batch ? (parsed as unknown[]) : [parsed];
+    if (raw.length === 0) {
+      refuse(res, 400, JsonRpcErrorCode.InvalidRequest, "Invalid Request: empty batch");
+      return;
+    }
+    const messages: ClassifiedMessage[] = [];
+    for (const value of raw) {
+      const c = classifyMessage(value);
+      if ("error" in c) {
+        const id = (value as { id?: unknown })?.id;
+        sendJson(
+          res,
+          400,
+          jsonRpcError(
+            JsonRpcErrorCode.InvalidRequest,
+            `Invalid Request: ${c.error}`,
+            typeof id === "string" || typeof id === "number" ? id : null,
+          ),
+        );
+        return;
+      }
+      messages.push({ kind: c.kind, message: value as ClassifiedMessage["message"] });
+    }
+
+    const initialize = messages.find((m) => m.kind === "request" && m.message.method === "initialize");
+    let session: McpSession | undefined;
+    const headers: Record<string, string> = {};
+    if (initialize) {
+      if (messages.length > 1) {
+        refuse(res, 400, JsonRpcErrorCode.InvalidRequest, "Invalid Request: initialize must not be batched");
+        return;
+      }
+      if (!options.stateless) {
+        const params = (initialize.message.params ?? {}) as { protocolVersion?: unknown };
+        session = deps.sessions.create(namespace, negotiateProtocolVersion(params.protocolVersion));
+        headers[SESSION_HEADER] = session.id;
+      }
+    } else {
+      if (!checkVersionHeader(req, res)) return;
+      if (!options.stateless) {
+        const found = sessionOf(req, res, namespace);
+        if (found === null) return;
+        session = found;
+      }
+    }
+
+    const exchange = new HttpExchange(res, batch, headers);
+    const state = deps
+      .dispatcherFor(namespace)
+      .dispatch(messages, { namespace, session, headers: req.headers }, exchange);
+    res.on("close", () => {
+      if (!exchange.finished) deps.dispatcherFor(namespace).abandon(state);
+    });
+  }
+
+  function get(req: IncomingMessage, res: ServerResponse, namespace: string): void {
+    if (options.stateless) {
+      refuse(res, 405, JsonRpcErrorCode.ServerError, "Method Not Allowed: this endpoint is stateless", {
+        allow: "POST",
+      });
+      return;
+    }
+    if (!accepts(req, "text/event-stream")) {
+      refuse(res, 406, JsonRpcErrorCode.ServerError, "Not Acceptable: Accept must list text/event-stream");
+      return;
+    }
+    if (!checkVersionHeader(req, res)) return;
+    const session = sessionOf(req, res, namespace);
+    if (!session) return;
+    if (session.stream && !session.stream.closed) {
+      refuse(res, 409, JsonRpcErrorCode.ServerError, "Conflict: this session already has an open stream");
+      return;
+    }
+    const stream = openSseStream(res, { headers: { [SESSION_HEADER]: session.id } });
+    session.stream = stream;
+    void stream.done.then(() => {
+      if (session.stream === stream) session.stream = undefined;
+    });
+  }
+
+  function remove(req: IncomingMessage, res: ServerResponse, namespace: string): void {
+    if (options.stateless) {
+      refuse(res, 405, JsonRpcErrorCode.ServerError, "Method Not Allowed: this endpoint is stateless", {
+        allow: "POST",
+      });
+      return;
+    }
+    const session = sessionOf(req, res, namespace);
+    if (!session) return;
+    deps.sessions.delete(session.id);
+    deps.onSessionEnded?.(session);
+    res.writeHead(200).end();
+  }
+
+  /** Handles one request to the namespace's MCP path. */
+  return async function handle(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void> {
+    switch (req.method) {
+      case "POST":
+        return post(req, res, namespace);
+      case "GET":
+        return get(req, res, namespace);
+      case "DELETE":
+        return remove(req, res, namespace);
+      default:
+        refuse(res, 405, JsonRpcErrorCode.ServerError, `Method Not Allowed: ${req.method ?? ""}`, {
+          allow: options.stateless ? "POST" : "GET, POST, DELETE",
+        });
+    }
+  };
+}
+
+/** Sends a notification to a session's GET stream; false when the session has no open stream. */
+export function notifySession(session: McpSession, message: JSONRPCMessage): boolean {
+  return session.stream?.send(JSON.stringify(message), { event: "message" }) ?? false;
+}

@@ -1,0 +1,45 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { InputSchema, ToolReference } from "@trestle/core";
+
+/** Wanaku's routing keywords: they steer the router, and are not JSON Schema a client should see. */
+const ROUTING_KEYWORDS = new Set(["target", "scope", "value"]);
+
+/**
+ * The JSON Schema a client sees for a tool: Wanaku's routing keywords removed from each property, a property's
+ * `value` offered as its `default`.
+ */
+export function clientInputSchema(schema: InputSchema | undefined): Tool["inputSchema"] {
+  if (!schema) return { type: "object", properties: {} };
+  const properties: Record<string, object> = {};
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    const visible: Record<string, unknown> = {};
+    for (const [keyword, v] of Object.entries(property))
+      if (!ROUTING_KEYWORDS.has(keyword)) visible[keyword] = v;
+    if (property.value !== undefined && visible.default === undefined) visible.default = property.value;
+    properties[name] = visible;
+  }
+  const { properties: _p, ...rest } = schema;
+  return { ...rest, type: "object", properties } as Tool["inputSchema"];
+}
+
+/** A catalog tool as an MCP `Tool`. */
+export function toMcpTool(tool: ToolReference): Tool {
+  return {
+    name: tool.name,
+    ...(tool.description ? { description: tool.description } : {}),
+    inputSchema: clientInputSchema(tool.inputSchema),
+  };
+}
+
+/** Encodes a list offset as an opaque cursor. */
+export function encodeCursor(offset: number): string {
+  return Buffer.from(`o:${offset}`).toString("base64url");
+}
+
+/** Decodes a cursor from {@link encodeCursor}; `undefined` when it is not one. */
+export function decodeCursor(cursor: string): number | undefined {
+  const text = Buffer.from(cursor, "base64url").toString("utf8");
+  if (!text.startsWith("o:")) return undefined;
+  const offset = Number(text.slice(2));
+  return Number.isSafeInteger(offset) && offset >= 0 ? offset : undefined;
+}

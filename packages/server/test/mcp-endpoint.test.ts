@@ -1,0 +1,349 @@
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  CallToolResultSchema,
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { Code, TrestleError } from "@trestle/core";
+import { ExecutionStatus, OutputType } from "@trestle/proto";
+import { afterEach, describe, expect, it } from "vitest";
+import { FixtureCatalog, type McpFixture, startMcpFixture } from "./mcp-fixture.js";
+
+const fixtures: McpFixture[] = [];
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
+  await Promise.all(fixtures.splice(0).map((f) => f.close()));
+});
+
+let gate: () => void = () => undefined;
+const seen: { aborted: string[]; headers: Record<string, string>[] } = { aborted: [], headers: [] };
+
+const handlers = {
+  toolInvoker: async (
+    req: { uri: string; arguments: Record<string, string>; headers: Record<string, string> },
+    ctx: { signal: AbortSignal; metadata: Readonly<Record<string, string>> },
+  ) => {
+    seen.headers.push({ ...ctx.metadata });
+    if (req.uri === "fail://")
+      throw new TrestleError("the weather service is down for maintenance", Code.Internal);
+    if (req.uri === "slow://") {
+      await new Promise((resolve, reject) => {
+        const t = setTimeout(resolve, 10_000);
+        ctx.signal.addEventListener("abort", () => {
+          clearTimeout(t);
+          seen.aborted.push(req.uri);
+          reject(ctx.signal.reason);
+        });
+      });
+    }
+    return { content: [`echo ${JSON.stringify(req.arguments)}`] };
+  },
+  resourceAcquirer: (req: { location: string; params: Record<string, string> }) => ({
+    content: [`read ${req.location} ${JSON.stringify(req.params)}`],
+  }),
+  async *codeExecutor() {
+    yield {
+      content: ["first\n"],
+      outputType: OutputType.STDOUT,
+      status: ExecutionStatus.RUNNING,
+      timestamp: timestampFromMs(Date.now()),
+    };
+    await new Promise<void>((resolve) => {
+      gate = resolve;
+    });
+    yield { content: ["second\n"], outputType: OutputType.STDOUT, status: ExecutionStatus.RUNNING };
+    yield { content: [], outputType: OutputType.COMPLETION, status: ExecutionStatus.COMPLETED, exitCode: 0 };
+  },
+};
+
+function catalogWithTools(): FixtureCatalog {
+  const catalog = new FixtureCatalog();
+  catalog.tools.push(
+    {
+      name: "echo",
+      description: "Echoes",
+      uri: "echo://",
+      type: "fixture",
+      inputSchema: {
+        type: "object",
+        properties: {
+          city: { type: "string" },
+          apiVersion: { type: "string", target: "header", scope: "service", value: "v2" },
+        },
+        required: ["city"],
+      },
+    },
+    { name: "broken", uri: "fail://", type: "fixture", inputSchema: { type: "object" } },
+    { name: "slow", uri: "slow://", type: "fixture", inputSchema: { type: "object" } },
+  );
+  return catalog;
+}
+
+async function connect(
+  fixture: McpFixture,
+  path = "/mcp",
+  headers: Record<string, string> = {},
+): Promise<Client> {
+  const client = new Client({ name: "test-client", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${fixture.url}${path}`), { requestInit: { headers } }),
+  );
+  clients.push(client);
+  return client;
+}
+
+async function start(options: Parameters<typeof startMcpFixture>[1] = {}): Promise<McpFixture> {
+  const fixture = await startMcpFixture(handlers as never, { catalog: catalogWithTools(), ...options });
+  fixtures.push(fixture);
+  return fixture;
+}
+
+describe("MCP endpoint over Streamable HTTP", () => {
+  it("initializes a session, names the router, and advertises only what it can serve", async () => {
+    const fixture = await start();
+    const client = await connect(fixture);
+    expect(client.getServerVersion()?.name).toBe("trestle");
+    const caps = client.getServerCapabilities();
+    expect(caps?.tools).toEqual({ listChanged: true });
+    expect(caps?.resources).toBeUndefined();
+    expect(caps?.prompts).toBeUndefined();
+  });
+
+  it("lists tools page by page with routing keywords hidden", async () => {
+    const fixture = await start();
+    const client = await connect(fixture);
+    const first = await client.listTools();
+    expect(first.tools.map((t) => t.name)).toEqual(["echo", "broken"]);
+    expect(first.nextCursor).toBeDefined();
+    const second = await client.listTools({ cursor: first.nextCursor as string });
+    expect(second.tools.map((t) => t.name)).toEqual(["slow"]);
+    expect(second.nextCursor).toBeUndefined();
+    expect(first.tools[0]?.inputSchema.properties?.apiVersion).toEqual({ type: "string", default: "v2" });
+  });
+
+  it("routes tools/call to the capability and returns its content", async () => {
+    const fixture = await start();
+    const client = await connect(fixture, "/mcp", { authorization: "Bearer forwarded" });
+    const result = await client.callTool({ name: "echo", arguments: { city: "Oslo", days: 3 } });
+    expect(result.content).toEqual([{ type: "text", text: 'echo {"city":"Oslo","days":"3"}' }]);
+    expect(result.isError).toBeFalsy();
+    expect(seen.headers.at(-1)?.authorization).toBe("Bearer forwarded");
+  });
+
+  it("returns a capability failure as a tool error with the service's message", async () => {
+    const fixture = await start();
+    const client = await connect(fixture);
+    const result = await client.callTool({ name: "broken", arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain("the weather service is down for maintenance");
+  });
+
+  it("returns missing required arguments as a tool error naming them", async () => {
+    const fixture = await start();
+    const client = await connect(fixture);
+    const result = await client.callTool({ name: "echo", arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain("city");
+  });
+
+  it("answers an unknown tool with a protocol error", async () => {
+    const fixture = await start();
+    const client = await connect(fixture);
+    await expect(client.callTool({ name: "nope", arguments: {} })).rejects.toThrow(/Unknown tool: nope/);
+  });
+
+  it("delivers list_changed to a connected client", async () => {
+    const fixture = await start();
+    const client = await connect(fixture);
+    const received = new Promise<void>((resolve) =>
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
+    // The client opens its GET stream after initialization; retry until it is there.
+    const deadline = Date.now() + 5_000;
+    while (fixture.endpoint.listChanged("", "tools") === 0) {
+      if (Date.now() > deadline) throw new Error("the client never opened its stream");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await received;
+  });
+
+  it("cancels the capability call when the client cancels", async () => {
+    const fixture = await start();
+    const client = await connect(fixture);
+    const controller = new AbortController();
+    const call = client.callTool({ name: "slow", arguments: {} }, undefined, { signal: controller.signal });
+    setTimeout(() => controller.abort("user pressed stop"), 200);
+    await expect(call).rejects.toThrow();
+    const deadline = Date.now() + 3_000;
+    while (!seen.aborted.includes("slow://")) {
+      if (Date.now() > deadline) throw new Error("the capability never saw the cancellation");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  });
+
+  it("streams code execution output to the client before the engine finishes", async () => {
+    const fixture = await start();
+    fixture.engines.push({ engineType: "fixture", language: "python" });
+    const client = await connect(fixture);
+    const tools = await client.listTools({ cursor: Buffer.from("o:2").toString("base64url") });
+    const exec = tools.tools.find((t) => t.name === "execute_code");
+    expect(exec?.inputSchema.properties?.language).toMatchObject({ enum: ["python"] });
+    const progress: string[] = [];
+    const logs: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      logs.push(n.params.data);
+    });
+    const result = client.callTool(
+      { name: "execute_code", arguments: { language: "python", code: "print(1)" } },
+      CallToolResultSchema,
+      {
+        onprogress: (p) => {
+          progress.push(p.message ?? "");
+          if (progress.length === 1) gate();
+        },
+      },
+    );
+    const final = await result;
+    expect(progress).toEqual(["first\n", "second\n"]);
+    expect(logs).toContainEqual({ stream: "stdout", text: "first\n" });
+    expect(final.structuredContent).toEqual({
+      exitCode: 0,
+      status: "completed",
+      stdout: "first\nsecond\n",
+      stderr: "",
+    });
+  });
+
+  it("lets a session continue on another replica that shares the session key", async () => {
+    const secret = Buffer.alloc(32, 7);
+    const a = await start({ secret });
+    const b = await start({ secret });
+    const client = await connect(a);
+    const transport = (client as unknown as { _transport: StreamableHTTPClientTransport })._transport;
+    const sessionId = transport.sessionId as string;
+    const response = await fetch(`${b.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": sessionId,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 9,
+        method: "tools/call",
+        params: { name: "echo", arguments: { city: "Rome" } },
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      id: 9,
+      result: { content: [{ type: "text", text: 'echo {"city":"Rome"}' }] },
+    });
+  });
+
+  it("serves without sessions in stateless mode", async () => {
+    const fixture = await start({ stateless: true });
+    const client = await connect(fixture);
+    expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
+    const result = await client.callTool({ name: "echo", arguments: { city: "Lima" } });
+    expect(result.isError).toBeFalsy();
+    const get = await fetch(`${fixture.url}/mcp`, { headers: { accept: "text/event-stream" } });
+    expect(get.status).toBe(405);
+  });
+});
+
+describe("MCP endpoint refusals", () => {
+  const post = (url: string, body: string, headers: Record<string, string> = {}) =>
+    fetch(`${url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...headers,
+      },
+      body,
+    });
+  const init = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  });
+
+  it("answers malformed JSON with a parse error and keeps serving", async () => {
+    const fixture = await start();
+    const response = await post(fixture.url, "{not json");
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.code).toBe(-32700);
+    expect((await post(fixture.url, init)).status).toBe(200);
+  });
+
+  it("answers a message that is not JSON-RPC with an invalid request error", async () => {
+    const fixture = await start();
+    for (const body of [
+      '{"jsonrpc":"1.0","id":1,"method":"ping"}',
+      "[]",
+      '{"id":1}',
+      '{"jsonrpc":"2.0","id":{},"method":"x"}',
+    ]) {
+      const response = await post(fixture.url, body);
+      expect(response.status).toBe(400);
+      expect((await response.json()).error.code).toBe(-32600);
+    }
+  });
+
+  it("requires a known session after initialization", async () => {
+    const fixture = await start();
+    const ping = '{"jsonrpc":"2.0","id":2,"method":"ping"}';
+    expect((await post(fixture.url, ping)).status).toBe(400);
+    expect((await post(fixture.url, ping, { "mcp-session-id": "forged.session" })).status).toBe(404);
+    const session = (await post(fixture.url, init)).headers.get("mcp-session-id") as string;
+    const ok = await post(fixture.url, ping, { "mcp-session-id": session });
+    expect(await ok.json()).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
+    const del = await fetch(`${fixture.url}/mcp`, {
+      method: "DELETE",
+      headers: { "mcp-session-id": session },
+    });
+    expect(del.status).toBe(200);
+    expect((await post(fixture.url, ping, { "mcp-session-id": session })).status).toBe(404);
+  });
+
+  it("refuses an oversized body with 413", async () => {
+    const fixture = await start({ maxBodyBytes: 1000 });
+    const response = await post(
+      fixture.url,
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { x: "y".repeat(5000) } }),
+    );
+    expect(response.status).toBe(413);
+  });
+
+  it("refuses a client that does not accept both JSON and SSE, and a wrong content type", async () => {
+    const fixture = await start();
+    expect((await post(fixture.url, init, { accept: "application/json" })).status).toBe(406);
+    expect((await post(fixture.url, init, { "content-type": "text/plain" })).status).toBe(415);
+  });
+
+  it("answers notifications alone with 202 and a batch with an array", async () => {
+    const fixture = await start();
+    const session = (await post(fixture.url, init)).headers.get("mcp-session-id") as string;
+    const h = { "mcp-session-id": session };
+    expect(
+      (await post(fixture.url, '{"jsonrpc":"2.0","method":"notifications/initialized"}', h)).status,
+    ).toBe(202);
+    const batch = await post(
+      fixture.url,
+      JSON.stringify([
+        { jsonrpc: "2.0", id: "a", method: "ping" },
+        { jsonrpc: "2.0", id: "b", method: "no/such/method" },
+      ]),
+      h,
+    );
+    const body = (await batch.json()) as { id: string; error?: { code: number } }[];
+    expect(body.map((m) => m.id).sort()).toEqual(["a", "b"]);
+    expect(body.find((m) => m.id === "b")?.error?.code).toBe(-32601);
+  });
+});

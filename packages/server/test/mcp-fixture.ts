@@ -1,0 +1,114 @@
+import { createServer, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  createCodeExecutionBridge,
+  createEventHub,
+  createInvokerBridge,
+  createResourceBridge,
+  type EventHub,
+} from "@trestle/bridge";
+import {
+  type CapabilityHandlers,
+  createInMemoryNetwork,
+  createInMemoryTransport,
+  createTransportSelector,
+  type PromptReference,
+  type ResourceReference,
+  type ServiceResolver,
+  type ServiceTarget,
+  type ToolReference,
+} from "@trestle/core";
+import type { CatalogView, EngineLanguage } from "../src/mcp/catalog-view.js";
+import { createMcpEndpoint, type McpEndpoint } from "../src/mcp/mcp-endpoint.js";
+
+/** A catalog in plain arrays, for tests of the MCP layer. */
+export class FixtureCatalog implements CatalogView {
+  tools: ToolReference[] = [];
+  resources: ResourceReference[] = [];
+  prompts: PromptReference[] = [];
+  namespaces = new Set<string>([""]);
+  listTools = (ns: string) => this.tools.filter((t) => (t.namespace ?? "") === ns);
+  getTool = (ns: string, name: string) => this.listTools(ns).find((t) => t.name === name);
+  listResources = (ns: string) => this.resources.filter((r) => (r.namespace ?? "") === ns);
+  getResource = (ns: string, location: string) => this.listResources(ns).find((r) => r.location === location);
+  listPrompts = (ns: string) => this.prompts.filter((p) => (p.namespace ?? "") === ns);
+  getPrompt = (ns: string, name: string) => this.listPrompts(ns).find((p) => p.name === name);
+  getNamespace = (name: string) => (this.namespaces.has(name) ? { name } : undefined);
+}
+
+export interface McpFixture {
+  url: string;
+  endpoint: McpEndpoint;
+  catalog: FixtureCatalog;
+  events: EventHub;
+  engines: EngineLanguage[];
+  close(): Promise<void>;
+}
+
+/**
+ * An MCP endpoint on a loopback port, routing to `handlers` served in memory as every service type. The secret
+ * lets two fixtures share sessions, as replicas do.
+ */
+export async function startMcpFixture(
+  handlers: CapabilityHandlers,
+  options: { stateless?: boolean; secret?: Buffer; maxBodyBytes?: number; catalog?: FixtureCatalog } = {},
+): Promise<McpFixture> {
+  const network = createInMemoryNetwork();
+  const served = network.serve(handlers, { serviceName: "fixture" });
+  const target: ServiceTarget = served.target;
+  const resolver: ServiceResolver = {
+    resolve: async () => target,
+    resolveCodeExecution: async () => target,
+  };
+  const transports = createTransportSelector({ byProtocol: { grpc: createInMemoryTransport({ network }) } });
+  const events = createEventHub();
+  const deps = { resolver, transports, events };
+  const catalog = options.catalog ?? new FixtureCatalog();
+  const engines: EngineLanguage[] = [];
+  const endpoint = createMcpEndpoint(
+    {
+      catalog,
+      invoker: createInvokerBridge(deps),
+      resources: createResourceBridge(deps),
+      codeExecution: createCodeExecutionBridge(deps),
+      engines: () => engines,
+      canServeResources: () => false,
+    },
+    {
+      stateless: options.stateless ?? false,
+      maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+      settings: {
+        serverInfo: { name: "trestle", version: "0.0.0-test" },
+        codeExecutionToolName: "execute_code",
+        pageSize: 2,
+        forwardHeaders: ["authorization"],
+      },
+      sessions: {
+        idleTimeoutMs: 60_000,
+        maxSessions: 100,
+        ...(options.secret ? { secret: options.secret } : {}),
+      },
+    },
+  );
+  const http: HttpServer = createServer((req, res) => {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const ns = path === "/mcp" ? "" : (path.split("/")[1] ?? "");
+    void endpoint.handle(req, res, ns);
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    endpoint,
+    catalog,
+    events,
+    engines,
+    async close() {
+      await endpoint.close();
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+      await transports.close();
+      await served.close();
+    },
+  };
+}
