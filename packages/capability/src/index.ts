@@ -12,3 +12,20 @@ export {
   type CapabilityServerTlsOptions,
   createCapabilityServer,
 } from "./capability-server.js";
+export {
+  createFileProvisioner,
+  type FileProvisionerOptions,
+  type ProvisionedPropertySchema,
+  type ProvisionerHandler,
+  parseProperties,
+  readProvisionedConfiguration,
+  readProvisionedText,
+} from "./file-provisioner.js";
+export {
+  createRegistrationClient,
+  type RegistrationClient,
+  type RegistrationClientOptions,
+  type RegistrationEvent,
+  type RegistrationTarget,
+} from "./registration-client.js";
+export { type StopOnSignalsOptions, stopOnSignals } from "./stop-on-signals.js";
