@@ -1,0 +1,133 @@
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { create } from "@bufbuild/protobuf";
+import { Code, type HandlerContext, TrestleError } from "@trestle/core";
+import { PayloadType, ProvisionRequestSchema } from "@trestle/proto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  createFileProvisioner,
+  parseProperties,
+  readProvisionedConfiguration,
+  readProvisionedText,
+} from "../src/index.js";
+
+const context: HandlerContext = { signal: new AbortController().signal, requestId: "", metadata: {} };
+
+function request(name: string, configuration: string, secret: string, type = PayloadType.BUILTIN) {
+  return create(ProvisionRequestSchema, {
+    configuration: { type, name, payload: configuration },
+    secret: { type, name, payload: secret },
+  });
+}
+
+describe("file provisioner", () => {
+  let home: string;
+
+  beforeEach(() => {
+    home = join(mkdtempSync(join(tmpdir(), "trestle-home-")), "service");
+  });
+
+  afterEach(() => {
+    rmSync(join(home, ".."), { recursive: true, force: true });
+  });
+
+  it("stores configuration and secrets as files in the home and answers their file:// URIs and properties", async () => {
+    const properties = { region: { type: "string", description: "Where to run", required: true } };
+    const provision = createFileProvisioner({ home, properties });
+    const reply = await provision(
+      request("weather", "units=metric\nlang = de\n", "apiKey=s3cr3t=="),
+      context,
+    );
+    expect(reply.properties).toEqual(properties);
+    expect(reply.configurationUri).toMatch(/^file:\/\//);
+    expect(reply.secretUri).toMatch(/^file:\/\//);
+    expect(await readProvisionedConfiguration(reply.configurationUri ?? "")).toEqual({
+      units: "metric",
+      lang: "de",
+    });
+    expect(await readProvisionedConfiguration(reply.secretUri ?? "")).toEqual({ apiKey: "s3cr3t==" });
+    expect(await readProvisionedText(reply.secretUri ?? "")).toBe("apiKey=s3cr3t==");
+    const secretsPath = fileURLToPath(reply.secretUri ?? "");
+    expect(secretsPath.startsWith(home)).toBe(true);
+    expect(statSync(secretsPath).mode & 0o777).toBe(0o600);
+    expect(statSync(home).mode & 0o777).toBe(0o700);
+  });
+
+  it("replaces the files when the same name is provisioned again, leaving no temporary files", async () => {
+    const provision = createFileProvisioner({ home });
+    await provision(request("weather", "units=metric", "k=1"), context);
+    const reply = await provision(request("weather", "units=imperial", "k=2"), context);
+    expect(await readProvisionedConfiguration(reply.configurationUri ?? "")).toEqual({ units: "imperial" });
+    expect(readdirSync(home).sort()).toEqual([
+      "weather.configuration.properties",
+      "weather.secrets.properties",
+    ]);
+  });
+
+  it("keeps every file inside the home whatever the name, and different names in different files", async () => {
+    const provision = createFileProvisioner({ home });
+    const climbing = await provision(request("../../etc/passwd", "a=1", "b=2"), context);
+    const similar = await provision(request("__.._etc_passwd", "a=3", "b=4"), context);
+    for (const uri of [climbing.configurationUri, climbing.secretUri, similar.configurationUri]) {
+      expect(fileURLToPath(uri ?? "").startsWith(`${home}/`)).toBe(true);
+    }
+    expect(climbing.configurationUri).not.toBe(similar.configurationUri);
+    expect(await readProvisionedConfiguration(climbing.configurationUri ?? "")).toEqual({ a: "1" });
+  });
+
+  it("answers a REFERENCE payload with the reference itself, writing nothing", async () => {
+    const provision = createFileProvisioner({ home });
+    const reply = await provision(
+      request("weather", "file:///etc/weather.properties", "vault://weather", PayloadType.REFERENCE),
+      context,
+    );
+    expect(reply.configurationUri).toBe("file:///etc/weather.properties");
+    expect(reply.secretUri).toBe("vault://weather");
+  });
+
+  it("answers an empty URI for a payload that was not sent", async () => {
+    const provision = createFileProvisioner({ home });
+    const reply = await provision(
+      create(ProvisionRequestSchema, {
+        configuration: { type: PayloadType.BUILTIN, name: "t", payload: "a=1" },
+      }),
+      context,
+    );
+    expect(reply.secretUri).toBe("");
+    expect(await readProvisionedConfiguration(reply.secretUri ?? "")).toEqual({});
+  });
+
+  it("refuses a request that names nothing, and reports a home it cannot write without the payload", async () => {
+    const provision = createFileProvisioner({ home });
+    await expect(provision(request("", "a=1", "b=2"), context)).rejects.toMatchObject({
+      code: Code.InvalidArgument,
+    });
+    // A home below a regular file can never be created.
+    const aFile = join(home, "..", "a-file");
+    writeFileSync(aFile, "");
+    const blocked = createFileProvisioner({ home: join(aFile, "home") });
+    const error = await blocked(request("x", "c=1", "topsecret"), context).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TrestleError);
+    expect((error as TrestleError).code).toBe(Code.Internal);
+    expect((error as TrestleError).message).not.toContain("topsecret");
+  });
+
+  it("reads back only file:// URIs and says when the file is gone", async () => {
+    await expect(readProvisionedText("https://example.invalid/x")).rejects.toMatchObject({
+      code: Code.InvalidArgument,
+    });
+    await expect(readProvisionedText(`file://${home}/missing.properties`)).rejects.toMatchObject({
+      code: Code.NotFound,
+    });
+  });
+
+  it("parses key=value lines, skipping comments and blank lines", () => {
+    expect(parseProperties("# comment\n! also\n\n a = 1 \nb=x=y\r\nflag\n")).toEqual({
+      a: "1",
+      b: "x=y",
+      flag: "",
+    });
+  });
+});
