@@ -95,12 +95,17 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
   let closing: Promise<void> | undefined;
 
   let inFlightCalls = 0;
+  // A call ends in two steps that may come in either order: its handler returns, its HTTP response closes.
+  function notifyIfDrained() {
+    if (activeResponses === 0 && inFlightCalls === 0) onResponsesDrained?.();
+  }
   const adapter = connectNodeAdapter({
     routes: capabilityRoutes(options, {
       enter() {
         inFlightCalls++;
         return () => {
           inFlightCalls--;
+          notifyIfDrained();
         };
       },
     }),
@@ -115,7 +120,7 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
     if (request.httpVersionMajor === 1) http1Sockets.add(request.socket);
     (response as NodeJS.EventEmitter).once("close", () => {
       activeResponses--;
-      if (activeResponses === 0 && inFlightCalls === 0) onResponsesDrained?.();
+      notifyIfDrained();
     });
   }
 

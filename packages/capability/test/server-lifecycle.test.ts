@@ -100,6 +100,25 @@ describe("capability server lifecycle", () => {
     expect(Date.now() - began).toBeLessThan(1_000);
   });
 
+  it("closes promptly after a call that the client's deadline ended", async () => {
+    const { server, baseUrl } = await start({
+      toolInvoker: (_request, context) =>
+        new Promise((_resolve, reject) =>
+          context.signal.addEventListener("abort", () => reject(context.signal.reason)),
+        ),
+    });
+    const outcome = await createClient(ToolInvoker, createGrpcTransport({ baseUrl }))
+      .invokeTool({}, { timeoutMs: 100 })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect((outcome as ConnectError).code).toBe(Code.DeadlineExceeded);
+    const began = Date.now();
+    await server.close();
+    expect(Date.now() - began).toBeLessThan(2_000);
+  });
+
   it("refuses to listen twice, reports a port in use, and closes before listening", async () => {
     const { server, port } = await start({});
     await expect(server.listen()).rejects.toThrow(/already started/);
