@@ -1,0 +1,61 @@
+import type {
+  CallOptions,
+  CallOutcomeListener,
+  ServiceResolver,
+  ToolCallEventSink,
+  TransportSelector,
+} from "@trestle/core";
+
+/** What the caller knows about one MCP request. */
+export interface CallContext {
+  /** The MCP JSON-RPC id as a string: sent as `request_id` and as `x-wanaku-request-id` metadata. */
+  requestId?: string;
+  /** The MCP session (or stdio connection) id, recorded in events. */
+  connectionId?: string;
+  /** The namespace the call was made in, recorded in events. */
+  namespace?: string;
+  /** MCP cancellation: aborting it cancels the call on the capability service. */
+  signal?: AbortSignal;
+  /** Extra call metadata sent to the capability (e.g. `traceparent`, forwarded headers). */
+  metadata?: Record<string, string>;
+  /** Deadline of the call on the wire, in milliseconds; the transport's default when absent. */
+  timeoutMs?: number;
+  /**
+   * The name recorded in events for a call that has no catalog tool behind it (code execution). Defaults to
+   * `{engineType}/{language}`.
+   */
+  toolName?: string;
+}
+
+/** An MCP `CallToolResult`-shaped value (no MCP SDK dependency here). */
+export interface ToolCallResult {
+  content: { type: "text"; text: string }[];
+  isError?: boolean;
+}
+
+/** The collaborators every bridge needs; the composition root passes them in. */
+export interface BridgeDependencies {
+  /** Chooses the capability service instance for each call. */
+  resolver: ServiceResolver;
+  /** Chooses the transport that reaches a service. */
+  transports: TransportSelector;
+  /** Receives STARTED, COMPLETED and FAILED events, already redacted. */
+  events: ToolCallEventSink;
+  /** Told when each call to a service starts and ends, so a resolver can track load and failures. */
+  outcomes?: CallOutcomeListener;
+  /** Milliseconds since the epoch; `Date.now` by default. */
+  clock?: () => number;
+  /** New event ids; `crypto.randomUUID` by default. */
+  newId?: () => string;
+}
+
+/** The transport call options a call context means. */
+export function callOptionsFor(context: CallContext | undefined, timeoutMs?: number): CallOptions {
+  const options: CallOptions = {};
+  if (context?.signal) options.signal = context.signal;
+  const deadline = context?.timeoutMs ?? timeoutMs;
+  if (deadline !== undefined) options.timeoutMs = deadline;
+  if (context?.requestId) options.requestId = context.requestId;
+  if (context?.metadata) options.metadata = { ...context.metadata };
+  return options;
+}

@@ -1,0 +1,169 @@
+import {
+  Code,
+  isServiceFailure,
+  REDACTED,
+  redactArguments,
+  redactHeaders,
+  redactSecretsUri,
+  type ServiceTarget,
+  type ToolPayload,
+  type ToolReference,
+  TrestleError,
+} from "@trestle/core";
+import type { BridgeDependencies, CallContext, ToolCallResult } from "./call-context.js";
+import { callOptionsFor } from "./call-context.js";
+import { type CallRecording, createCallRecorder } from "./call-recorder.js";
+import { categorizeFailure, describeFailure } from "./failure.js";
+import { applyToolProvisioning, provisionOnService } from "./provisioning.js";
+import { createSecretValues, type SecretValues } from "./secret-values.js";
+import { resolveToolService } from "./service-resolution.js";
+import {
+  type BuiltToolInvokeRequest,
+  buildToolInvokeRequest,
+  validateRequiredArguments,
+} from "./tool-invoke-request.js";
+
+/** Routes `tools/call` to capability services and provisions tools on them. */
+export interface InvokerBridge {
+  /**
+   * Calls `tool` with `args` on the service that executes tools of its type, and records the call as a
+   * STARTED event followed by one COMPLETED or FAILED event.
+   *
+   * Never rejects: every failure (missing arguments, no service, service down, an error the service reported,
+   * cancellation) comes back as an `isError: true` result whose text a user can act on. Secret values sent in
+   * the call (`wanaku_auth_*` values, secret-looking arguments, credential headers) are scrubbed from the
+   * result and the events, even when the service echoes them back.
+   */
+  execute(args: Record<string, unknown>, tool: ToolReference, context?: CallContext): Promise<ToolCallResult>;
+  /**
+   * Provisions the tool's configuration and secrets on the service that executes it and returns a copy of the
+   * tool with the returned URIs and properties.
+   *
+   * @throws TrestleError `NotFound` when no service serves the tool's type; the service's code otherwise. The
+   * payloads never appear in the error.
+   */
+  provision(payload: ToolPayload, context?: CallContext): Promise<ToolReference>;
+}
+
+function textResult(texts: string[], isError: boolean): ToolCallResult {
+  const result: ToolCallResult = { content: texts.map((text) => ({ type: "text", text })) };
+  if (isError) result.isError = true;
+  return result;
+}
+
+/** Redacted arguments, or none when a value cannot be turned into text (the call then fails on that). */
+function safeRedactArguments(args: Record<string, unknown>): Record<string, string> {
+  try {
+    return redactArguments(args);
+  } catch {
+    return {};
+  }
+}
+
+function redactedHeaders(built: BuiltToolInvokeRequest): Record<string, string> {
+  const headers = redactHeaders(built.request.headers);
+  for (const name of built.authHeaders) headers[name] = REDACTED;
+  return headers;
+}
+
+/**
+ * Creates the {@link InvokerBridge}.
+ *
+ * @example
+ * ```ts
+ * const bridge = createInvokerBridge({ resolver, transports, events: hub });
+ * const result = await bridge.execute({ city: "Oslo" }, tool, { requestId: "7", signal });
+ * ```
+ */
+export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
+  const record = createCallRecorder(deps);
+
+  async function invoke(
+    args: Record<string, unknown>,
+    tool: ToolReference,
+    context: CallContext | undefined,
+    recording: CallRecording,
+    secrets: SecretValues,
+  ): Promise<ToolCallResult> {
+    let target: ServiceTarget | undefined;
+    let started = false;
+    const startOnce = (built?: BuiltToolInvokeRequest) => {
+      if (started) return;
+      started = true;
+      recording.started({
+        arguments: safeRedactArguments(args),
+        headers: built ? redactedHeaders(built) : {},
+        body: built?.request.body ?? "",
+        configurationURI: tool.configurationURI ?? "",
+        secretsURI: redactSecretsUri(tool.secretsURI),
+      });
+    };
+    try {
+      const built = buildToolInvokeRequest(args, tool, context?.requestId ?? "", secrets);
+      validateRequiredArguments(args, tool);
+      target = await resolveToolService(deps.resolver, tool.type);
+      recording.setTarget(target);
+      const transport = deps.transports.transportFor(target);
+      startOnce(built);
+      recording.dispatched(target);
+      const reply = await transport.invokeTool(built.request, target, callOptionsFor(context));
+      const content = reply.content.map((text) => secrets.scrub(text));
+      recording.end({ ok: true, content }, false);
+      return textResult(content, false);
+    } catch (thrown) {
+      startOnce();
+      const error = TrestleError.from(thrown);
+      const message = secrets.scrub(
+        describeFailure(error, {
+          ...(target ? { target } : {}),
+          what: `tool '${tool.name}'`,
+          operation: "tool invocation",
+        }),
+      );
+      recording.end(
+        { ok: false, content: [message], errorCategory: categorizeFailure(error), errorMessage: message },
+        isServiceFailure(error),
+      );
+      return textResult([message], true);
+    }
+  }
+
+  return {
+    async execute(args, tool, context) {
+      const secrets = createSecretValues();
+      const recording = record({
+        toolName: tool.name,
+        toolType: tool.type,
+        kind: "tool",
+        namespace: tool.namespace,
+        context,
+        secrets,
+      });
+      try {
+        return await invoke(args ?? {}, tool, context, recording, secrets);
+      } catch (thrown) {
+        // Only a defect can get here (invoke catches everything it awaits); keep the promise of never rejecting.
+        const message = secrets.scrub(TrestleError.from(thrown, Code.Internal).rawMessage);
+        return textResult(
+          [`Internal error in the router while calling tool '${tool.name}': ${message}`],
+          true,
+        );
+      }
+    },
+
+    async provision(payload, context) {
+      const tool = payload.payload;
+      const target = await resolveToolService(deps.resolver, tool.type);
+      const reference = await provisionOnService({
+        transport: deps.transports.transportFor(target),
+        target,
+        name: tool.name,
+        what: `tool '${tool.name}'`,
+        configurationData: payload.configurationData,
+        secretsData: payload.secretsData,
+        context,
+      });
+      return applyToolProvisioning(tool, reference);
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import { create } from "@bufbuild/protobuf";
+import {
+  AUTH_ARGUMENT_PREFIX,
+  BODY_ARGUMENT,
+  Code,
+  isSecretArgumentKey,
+  isSecretHeaderKey,
+  META_ARGUMENT_PREFIX,
+  stringifyArgument,
+  type ToolReference,
+  TrestleError,
+} from "@trestle/core";
+import { type ToolInvokeRequest, ToolInvokeRequestSchema } from "@trestle/proto";
+import { createSecretValues, type SecretValues } from "./secret-values.js";
+
+/** A `ToolInvokeRequest` with what the bridge must know to record and scrub it. */
+export interface BuiltToolInvokeRequest {
+  request: ToolInvokeRequest;
+  /** Secret values the request carries: `wanaku_auth_*` values, secret-looking arguments, credential headers. */
+  secrets: SecretValues;
+  /** Headers filled from `wanaku_auth_*` arguments: always redacted in events, whatever their name. */
+  authHeaders: Set<string>;
+}
+
+function isPresent(value: unknown): boolean {
+  return value !== null && value !== undefined;
+}
+
+function toText(name: string, value: unknown): string {
+  try {
+    return stringifyArgument(value);
+  } catch (error) {
+    throw new TrestleError(
+      `Argument '${name}' cannot be sent as text: ${error instanceof Error ? error.message : String(error)}`,
+      Code.InvalidArgument,
+    );
+  }
+}
+
+/**
+ * Contract §4.1: every name in the tool's `inputSchema.required` must be present (a `null` value counts as
+ * absent, since it would be dropped).
+ *
+ * @throws TrestleError `InvalidArgument` with "Missing required parameter(s): a, b".
+ */
+export function validateRequiredArguments(
+  args: Readonly<Record<string, unknown>>,
+  tool: ToolReference,
+): void {
+  const missing = (tool.inputSchema?.required ?? []).filter(
+    (name) => !Object.hasOwn(args, name) || !isPresent(args[name]),
+  );
+  if (missing.length > 0) {
+    throw new TrestleError(`Missing required parameter(s): ${missing.join(", ")}`, Code.InvalidArgument);
+  }
+}
+
+/**
+ * Builds the `ToolInvokeRequest` for a call, exactly as contract §4 prescribes:
+ * - `uri`: the tool's uri, verbatim (the capability expands any template in it);
+ * - `arguments`: every argument except `wanaku_meta_*` and `wanaku_auth_*`, nulls dropped, values as strings;
+ * - `headers`, later wins: `wanaku_meta_X` → `X`; each `target: "header"`, `scope: "service"` property →
+ *   a header of its name, valued by the argument of that name or else the property's default `value`;
+ *   `wanaku_auth_X` → `X`;
+ * - `body`: the `wanaku_body` argument, only where the input schema declares `wanaku_body`;
+ * - `configuration_uri`, `secrets_uri`: the tool's, or "";
+ * - `request_id`: the MCP request id.
+ *
+ * It does not validate required arguments: see {@link validateRequiredArguments}. Secret values found on the
+ * way are added to `secrets`.
+ *
+ * @throws TrestleError `InvalidArgument` when an argument value cannot be turned into text (a cycle, a bigint
+ * inside an object).
+ */
+export function buildToolInvokeRequest(
+  args: Readonly<Record<string, unknown>>,
+  tool: ToolReference,
+  requestId = "",
+  secrets: SecretValues = createSecretValues(),
+): BuiltToolInvokeRequest {
+  const authHeaders = new Set<string>();
+  const properties = tool.inputSchema?.properties ?? {};
+
+  const argumentsOut: Record<string, string> = {};
+  const metaHeaders: Record<string, string> = {};
+  const authValues: Record<string, string> = {};
+  for (const [name, value] of Object.entries(args)) {
+    if (!isPresent(value)) continue;
+    const text = toText(name, value);
+    if (isSecretArgumentKey(name)) secrets.add(text);
+    if (name.startsWith(META_ARGUMENT_PREFIX)) {
+      const header = name.slice(META_ARGUMENT_PREFIX.length);
+      if (header) metaHeaders[header] = text;
+    } else if (name.startsWith(AUTH_ARGUMENT_PREFIX)) {
+      const header = name.slice(AUTH_ARGUMENT_PREFIX.length);
+      if (header) authValues[header] = text;
+    } else {
+      argumentsOut[name] = text;
+    }
+  }
+
+  const propertyHeaders: Record<string, string> = {};
+  for (const [name, property] of Object.entries(properties)) {
+    if (property.target !== "header" || property.scope !== "service") continue;
+    const fromArgument = args[name];
+    const value = isPresent(fromArgument) ? toText(name, fromArgument) : property.value;
+    if (value === undefined || value === null) continue;
+    propertyHeaders[name] = String(value);
+    if (isSecretArgumentKey(name)) secrets.add(String(value));
+  }
+
+  const headers: Record<string, string> = { ...metaHeaders, ...propertyHeaders, ...authValues };
+  for (const header of Object.keys(authValues)) authHeaders.add(header);
+  for (const [name, value] of Object.entries(headers)) {
+    if (isSecretHeaderKey(name) || authHeaders.has(name)) secrets.add(value);
+  }
+
+  const bodyValue = Object.hasOwn(properties, BODY_ARGUMENT) ? args[BODY_ARGUMENT] : undefined;
+  const request = create(ToolInvokeRequestSchema, {
+    uri: tool.uri,
+    body: isPresent(bodyValue) ? toText(BODY_ARGUMENT, bodyValue) : "",
+    arguments: argumentsOut,
+    headers,
+    configurationUri: tool.configurationURI ?? "",
+    secretsUri: tool.secretsURI ?? "",
+    requestId,
+  });
+  return { request, secrets, authHeaders };
+}

@@ -1,0 +1,211 @@
+import type { ToolCallEvent } from "@trestle/core";
+import { describe, expect, it } from "vitest";
+import { createEventHub } from "../src/index.js";
+
+let seq = 0;
+function event(extra: Partial<ToolCallEvent> = {}): ToolCallEvent {
+  seq++;
+  return {
+    type: "started",
+    eventId: `e${seq}`,
+    timestamp: seq,
+    toolName: "forecast",
+    toolType: "weather",
+    kind: "tool",
+    arguments: {},
+    headers: {},
+    ...extra,
+  } as ToolCallEvent;
+}
+
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe("fan-out", () => {
+  it("delivers every event to every subscriber, in order", async () => {
+    const hub = createEventHub();
+    const a: string[] = [];
+    const b: string[] = [];
+    hub.subscribe((e) => void a.push(e.eventId));
+    hub.subscribe((e) => void b.push(e.eventId));
+    const first = event();
+    const second = event();
+    hub.emit(first);
+    hub.emit(second);
+    expect(a).toEqual([first.eventId, second.eventId]);
+    expect(b).toEqual(a);
+  });
+
+  it("never throws from emit: a throwing or rejecting listener keeps its subscription and harms no other", async () => {
+    const hub = createEventHub();
+    const seen: string[] = [];
+    const others: string[] = [];
+    hub.subscribe((e) => {
+      seen.push(e.eventId);
+      throw new Error("listener bug");
+    });
+    const rejected: string[] = [];
+    hub.subscribe(async (e) => {
+      rejected.push(e.eventId);
+      throw new Error("async listener bug");
+    });
+    hub.subscribe((e) => void others.push(e.eventId));
+    expect(() => hub.emit(event())).not.toThrow();
+    expect(() => hub.emit(event())).not.toThrow();
+    await tick();
+    expect(seen).toHaveLength(2);
+    expect(rejected).toHaveLength(2);
+    expect(others).toHaveLength(2);
+  });
+
+  it("a slow subscriber loses its oldest events, counts them, and never slows the others", async () => {
+    const hub = createEventHub({ subscriberBuffer: 2 });
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow: string[] = [];
+    const fast: string[] = [];
+    const slowSubscription = hub.subscribe(async (e) => {
+      slow.push(e.eventId);
+      await gate;
+    });
+    const fastSubscription = hub.subscribe((e) => void fast.push(e.eventId));
+    const events = Array.from({ length: 5 }, () => event());
+    hub.emit(events[0] as ToolCallEvent);
+    await tick();
+    expect(slow).toEqual([events[0]?.eventId]);
+    for (const e of events.slice(1)) hub.emit(e);
+    await tick();
+    expect(fast).toEqual(events.map((e) => e.eventId));
+    expect(slowSubscription.dropped).toBe(2);
+    expect(fastSubscription.dropped).toBe(0);
+    release();
+    await tick();
+    expect(slow).toEqual([events[0], events[3], events[4]].map((e) => e?.eventId));
+  });
+
+  it("stops delivering after unsubscribe", async () => {
+    const hub = createEventHub();
+    const seen: string[] = [];
+    const subscription = hub.subscribe((e) => void seen.push(e.eventId));
+    hub.emit(event());
+    await tick();
+    subscription.unsubscribe();
+    hub.emit(event());
+    await tick();
+    expect(seen).toHaveLength(1);
+  });
+
+  it("delivers only what a subscriber's filter accepts", async () => {
+    const hub = createEventHub();
+    const seen: string[] = [];
+    hub.subscribe((e) => void seen.push(e.type), { filter: (e) => e.type !== "started" });
+    hub.emit(event());
+    hub.emit(event({ type: "completed", isError: false, content: [], duration: 1 }));
+    await tick();
+    expect(seen).toEqual(["completed"]);
+  });
+});
+
+describe("stream", () => {
+  it("yields events as they are emitted and ends when its signal aborts", async () => {
+    const hub = createEventHub();
+    const controller = new AbortController();
+    const stream = hub.stream({ signal: controller.signal });
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const e of stream) {
+        seen.push(e.eventId);
+        if (seen.length === 2) controller.abort();
+      }
+    })();
+    const emitted = [event(), event(), event()];
+    for (const e of emitted) hub.emit(e);
+    await reading;
+    expect(seen).toEqual([emitted[0]?.eventId, emitted[1]?.eventId]);
+  });
+
+  it("buffers for a slow reader up to its size, dropping the oldest and counting them", async () => {
+    const hub = createEventHub();
+    const stream = hub.stream({ bufferSize: 3 });
+    const emitted = Array.from({ length: 5 }, () => event());
+    for (const e of emitted) hub.emit(e);
+    expect(stream.dropped).toBe(2);
+    const seen: string[] = [];
+    for await (const e of stream) {
+      seen.push(e.eventId);
+      if (seen.length === 3) break;
+    }
+    expect(seen).toEqual(emitted.slice(2).map((e) => e.eventId));
+  });
+
+  it("ends at once when its signal is already aborted", async () => {
+    const hub = createEventHub();
+    const seen: ToolCallEvent[] = [];
+    for await (const e of hub.stream({ signal: AbortSignal.abort() })) seen.push(e);
+    hub.emit(event());
+    expect(seen).toEqual([]);
+  });
+
+  it("stops receiving when the reader leaves the loop", async () => {
+    const hub = createEventHub();
+    const stream = hub.stream({ bufferSize: 1 });
+    hub.emit(event());
+    for await (const _ of stream) break;
+    hub.emit(event());
+    hub.emit(event());
+    expect(stream.dropped).toBe(0);
+  });
+});
+
+describe("history", () => {
+  it("keeps the most recent events up to its size, oldest first", () => {
+    const hub = createEventHub({ historySize: 3 });
+    const emitted = Array.from({ length: 5 }, () => event());
+    for (const e of emitted) hub.emit(e);
+    expect(hub.history()).toEqual(emitted.slice(2));
+  });
+
+  it("forgets events older than its maximum age", () => {
+    let now = 0;
+    const hub = createEventHub({ historyMaxAgeMs: 1_000, clock: () => now });
+    const old = event();
+    hub.emit(old);
+    now = 600;
+    const recent = event();
+    hub.emit(recent);
+    now = 1_500;
+    expect(hub.history()).toEqual([recent]);
+    now = 1_601;
+    expect(hub.history()).toEqual([]);
+  });
+
+  it("filters by tool name, type and namespace, and limits to the most recent", () => {
+    const hub = createEventHub();
+    const a = event({ toolName: "a", namespace: "x" });
+    const b = event({ toolName: "b" });
+    const c = event({
+      toolName: "a",
+      type: "completed",
+      isError: false,
+      content: [],
+      duration: 1,
+    } as Partial<ToolCallEvent>);
+    for (const e of [a, b, c]) hub.emit(e);
+    expect(hub.history({ toolName: "a" })).toEqual([a, c]);
+    expect(hub.history({ type: "completed" })).toEqual([c]);
+    expect(hub.history({ namespace: "x" })).toEqual([a]);
+    expect(hub.history({ limit: 2 })).toEqual([b, c]);
+    expect(hub.history({ limit: 0 })).toEqual([]);
+  });
+
+  it("keeps nothing when its size is 0, yet still fans out", async () => {
+    const hub = createEventHub({ historySize: 0 });
+    const seen: ToolCallEvent[] = [];
+    hub.subscribe((e) => void seen.push(e));
+    hub.emit(event());
+    await tick();
+    expect(hub.history()).toEqual([]);
+    expect(seen).toHaveLength(1);
+  });
+});

@@ -1,0 +1,94 @@
+import type { ToolCallStartedEvent, ToolReference } from "@trestle/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createInvokerBridge, type InvokerBridge } from "../src/index.js";
+import { createHarness, type Harness } from "./harness.js";
+
+let harness: Harness;
+let bridge: InvokerBridge;
+
+beforeEach(() => {
+  harness = createHarness();
+  harness.serve(
+    { toolInvoker: () => ({ content: ["ok"] }) },
+    { serviceName: "svc", serviceType: "tool-invoker" },
+  );
+  bridge = createInvokerBridge(harness.deps);
+});
+
+afterEach(async () => {
+  await harness.close();
+});
+
+async function startedFor(args: Record<string, unknown>, extra: Partial<ToolReference> = {}) {
+  await bridge.execute(args, { name: "t", type: "svc", uri: "x://y", ...extra });
+  const started = harness.events.find((e) => e.type === "started");
+  expect(started).toBeDefined();
+  return started as ToolCallStartedEvent;
+}
+
+// Values shorter than 4 characters escape the value scrubber (core's scrubSecrets leaves them alone), so
+// these tests prove each key-based rule on its own.
+describe("contract §8: redaction in events", () => {
+  it("removes wanaku_auth_* and wanaku_meta_* arguments", async () => {
+    const started = await startedFor({ city: "Oslo", wanaku_auth_X: "a1", wanaku_meta_Y: "m1" });
+    expect(started.arguments).toEqual({ city: "Oslo" });
+  });
+
+  it.each([
+    "password",
+    "dbPassword",
+    "secret",
+    "client_SECRET",
+    "token",
+    "refreshToken",
+    "apikey",
+    "ApiKey",
+    "api_key",
+    "credentials",
+  ])("replaces the value of the argument '%s' with [REDACTED]", async (key) => {
+    const started = await startedFor({ [key]: "pw1", city: "Oslo" });
+    expect(started.arguments).toEqual({ [key]: "[REDACTED]", city: "Oslo" });
+  });
+
+  it.each(["Authorization", "x-api-key", "Api-Key", "X-Auth-Token", "X-Bearer", "Cookie", "X-Session-Id"])(
+    "replaces the value of the header '%s' with [REDACTED]",
+    async (header) => {
+      const started = await startedFor({ [`wanaku_meta_${header}`]: "h1", wanaku_meta_Accept: "json" });
+      expect(started.headers).toEqual({ [header]: "[REDACTED]", Accept: "json" });
+    },
+  );
+
+  it("redacts a header filled from wanaku_auth_*, whatever its name", async () => {
+    const started = await startedFor({ "wanaku_auth_X-Custom": "a1" });
+    expect(started.headers).toEqual({ "X-Custom": "[REDACTED]" });
+  });
+
+  it("keeps ordinary headers, including header properties with their default values", async () => {
+    const started = await startedFor(
+      {},
+      {
+        inputSchema: {
+          type: "object",
+          properties: { "X-Tenant": { target: "header", scope: "service", value: "acme" } },
+        },
+      },
+    );
+    expect(started.headers).toEqual({ "X-Tenant": "acme" });
+  });
+
+  it("redacts the secrets URI, and records none when the tool has none", async () => {
+    expect((await startedFor({}, { secretsURI: "file:///run/secrets/db" })).secretsURI).toBe("[REDACTED]");
+    harness.events.length = 0;
+    expect((await startedFor({})).secretsURI).toBe("");
+  });
+
+  it("scrubs a secret value wherever else it appears in the event (a header named after a secret argument)", async () => {
+    const started = await startedFor(
+      { password: "hunter2-hunter2", note: "my password is hunter2-hunter2" },
+      { inputSchema: { type: "object", properties: { password: { target: "header", scope: "service" } } } },
+    );
+    expect(JSON.stringify(harness.events)).not.toContain("hunter2-hunter2");
+    expect(started.arguments.note).toBe("my password is [REDACTED]");
+    expect(started.headers.password).toBe("[REDACTED]");
+  });
+});

@@ -1,0 +1,141 @@
+import {
+  type BridgeTransport,
+  type CallOutcomeListener,
+  type CapabilityHandlers,
+  createInMemoryNetwork,
+  createInMemoryTransport,
+  createTransportSelector,
+  type ServiceResolver,
+  type ServiceTarget,
+  type ServiceType,
+  type ToolCallEvent,
+} from "@trestle/core";
+import type { BridgeDependencies } from "../src/index.js";
+
+/** A resolver over a fixed list of targets, recording what it was asked. */
+export interface ListResolver extends ServiceResolver {
+  targets: ServiceTarget[];
+  asked: string[];
+}
+
+/** Matches the way the registry resolves: by name and type, `multi-capability` serving every type. */
+export function createListResolver(targets: ServiceTarget[] = []): ListResolver {
+  const asked: string[] = [];
+  return {
+    targets,
+    asked,
+    async resolve(serviceName, serviceType) {
+      asked.push(`${serviceName}/${serviceType}`);
+      return targets.find(
+        (t) =>
+          t.serviceName === serviceName &&
+          (t.serviceType === serviceType || t.serviceType === "multi-capability"),
+      );
+    },
+    async resolveCodeExecution(engineType, language) {
+      asked.push(`code-execution-engine/${engineType}/${language}`);
+      return targets.find(
+        (t) =>
+          t.serviceType === "code-execution-engine" &&
+          t.serviceSubType === engineType &&
+          t.languageName === language,
+      );
+    },
+  };
+}
+
+/** Records outcome notifications as `started:<id>` and `ended:<id>:<serviceFailure>`. */
+export function createOutcomeLog(): CallOutcomeListener & { log: string[] } {
+  const log: string[] = [];
+  return {
+    log,
+    callStarted(target) {
+      log.push(`started:${target.id}`);
+    },
+    callEnded(target, serviceFailure) {
+      log.push(`ended:${target.id}:${serviceFailure}`);
+    },
+  };
+}
+
+/** In-memory capabilities, a list resolver, an event log and a fake clock, wired as bridge dependencies. */
+export interface Harness {
+  deps: BridgeDependencies;
+  events: ToolCallEvent[];
+  resolver: ListResolver;
+  outcomes: ReturnType<typeof createOutcomeLog>;
+  transport: BridgeTransport;
+  /** Advances the fake clock. */
+  advance(ms: number): void;
+  /** Serves `handlers` and registers the target with the resolver. */
+  serve(
+    handlers: CapabilityHandlers,
+    target: { serviceName: string; serviceType: ServiceType } & Partial<ServiceTarget>,
+  ): ServiceTarget;
+  /** A registered target on which nothing is served. */
+  registerDead(serviceName: string, serviceType: ServiceType): ServiceTarget;
+  close(): Promise<void>;
+}
+
+export function createHarness(): Harness {
+  const network = createInMemoryNetwork();
+  const transport = createInMemoryTransport({ network });
+  const transports = createTransportSelector({ byProtocol: { grpc: transport } });
+  const resolver = createListResolver();
+  const outcomes = createOutcomeLog();
+  const events: ToolCallEvent[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  let now = 1_000_000;
+  let nextId = 0;
+  return {
+    events,
+    resolver,
+    outcomes,
+    transport,
+    deps: {
+      resolver,
+      transports,
+      events: { emit: (event) => events.push(event) },
+      outcomes,
+      clock: () => now,
+      newId: () => `event-${++nextId}`,
+    },
+    advance(ms) {
+      now += ms;
+    },
+    serve(handlers, target) {
+      const served = network.serve(handlers, {
+        serviceName: target.serviceName,
+        serviceType: target.serviceType,
+      });
+      closers.push(() => served.close());
+      const full = { ...served.target, ...target };
+      resolver.targets.push(full);
+      return full;
+    },
+    registerDead(serviceName, serviceType) {
+      const dead: ServiceTarget = {
+        id: `dead-${serviceName}`,
+        serviceName,
+        host: "nowhere",
+        port: 9,
+        serviceType,
+      };
+      resolver.targets.push(dead);
+      return dead;
+    },
+    async close() {
+      await Promise.all(closers.map((c) => c()));
+      await transports.close();
+    },
+  };
+}
+
+/** Parses the JSON the reference capability's `echo://` tool answers with. */
+export function echoed(text: string | undefined): Record<string, unknown> & {
+  arguments: Record<string, string>;
+  headers: Record<string, string>;
+  metadata: Record<string, string>;
+} {
+  return JSON.parse(text ?? "{}");
+}
