@@ -15,19 +15,25 @@ if (options === "help") {
   process.exit(0);
 }
 
-const service = await startHttpService({
-  ...options,
-  onRegistrationEvent(event) {
-    const { error, ...rest } = event as typeof event & { error?: Error };
-    const line = {
-      event: "registration",
-      service: "http",
-      ...rest,
-      ...(error ? { error: error.message } : {}),
-    };
-    process.stderr.write(`${JSON.stringify(line)}\n`);
-  },
-});
+let service: Awaited<ReturnType<typeof startHttpService>>;
+try {
+  service = await startHttpService({
+    ...options,
+    onRegistrationEvent(event) {
+      const { error, ...rest } = event as typeof event & { error?: Error };
+      const line = {
+        event: "registration",
+        service: "http",
+        ...rest,
+        ...(error ? { error: error.message } : {}),
+      };
+      process.stderr.write(`${JSON.stringify(line)}\n`);
+    },
+  });
+} catch (error) {
+  process.stderr.write(`trestle-http: could not start: ${(error as Error).message}\n`);
+  process.exit(1);
+}
 // One JSON line on stdout, read by tests and by the router's launcher to learn the port.
 process.stdout.write(
   `${JSON.stringify({ event: "ready", service: "http", host: service.host, port: service.port })}\n`,
