@@ -1,0 +1,79 @@
+import type * as grpc from "@grpc/grpc-js";
+import type { ServiceTarget } from "@trestle/core";
+
+/** The wire dialect a capability service speaks: Wanaku v1 (>= 0.1.0) or the seed-era legacy packages. */
+export type GrpcDialect = "v1" | "legacy";
+
+/**
+ * TLS settings for the channel to a service. PEM text or bytes. With none of `ca`, `cert`, `key` the
+ * system's trusted roots verify the server; `cert` and `key` together turn on mutual TLS.
+ */
+export interface GrpcTlsOptions {
+  /** Certificate(s) of the authority that signed the server's certificate. */
+  ca?: string | Buffer;
+  /** The client's certificate chain, for mutual TLS. */
+  cert?: string | Buffer;
+  /** The client's private key, for mutual TLS. */
+  key?: string | Buffer;
+  /** The name to verify the server's certificate against (and send as `:authority`) instead of the host. */
+  serverNameOverride?: string;
+}
+
+/** HTTP/2 keepalive of each channel. */
+export interface GrpcKeepaliveOptions {
+  /** Interval between keepalive pings. Default 30 s. */
+  timeMs?: number;
+  /** How long to wait for a ping's answer before the connection counts as dead. Default 10 s. */
+  timeoutMs?: number;
+  /** Ping also while no call is running. Default false (many servers refuse idle pings). */
+  permitWithoutCalls?: boolean;
+}
+
+/** Deadlines for one service; either may be left out to keep the transport's default. */
+export interface ServiceTimeouts {
+  /** Deadline of a unary call. */
+  unaryMs?: number;
+  /** Deadline of a whole code execution stream. */
+  streamMs?: number;
+}
+
+/** Options for {@link createGrpcTransport}. Every field has a default. */
+export interface GrpcTransportOptions {
+  /** Deadline of a unary call when neither the call nor `timeouts` sets one. Default 10 s. */
+  unaryTimeoutMs?: number;
+  /** Deadline of a code execution stream when neither the call nor `timeouts` sets one. Default 20 s. */
+  streamTimeoutMs?: number;
+  /** Per-service deadlines; `CallOptions.timeoutMs` still wins over them. */
+  timeouts?: (target: ServiceTarget) => ServiceTimeouts | undefined;
+  /** A channel with no call for this long is closed (its connection too). Default 5 min. */
+  idleTimeoutMs?: number;
+  /** HTTP/2 keepalive. */
+  keepalive?: GrpcKeepaliveOptions;
+  /** Largest reply accepted, in bytes. Default 16 MiB. */
+  maxReceiveMessageBytes?: number;
+  /** Largest request sent, in bytes. Default: no limit. */
+  maxSendMessageBytes?: number;
+  /** TLS for every target. Default: plaintext. */
+  tls?: GrpcTlsOptions;
+  /**
+   * TLS for one target, over `tls`: settings, `false` for plaintext, or `undefined` to use `tls`.
+   * Called for every call: return the same object for the same target so that it keeps its channel cheaply.
+   */
+  tlsFor?: (target: ServiceTarget) => GrpcTlsOptions | false | undefined;
+  /**
+   * The dialect of one target; `undefined` keeps `target.dialect`, and a target that names none speaks
+   * `"v1"`.
+   */
+  dialectFor?: (target: ServiceTarget) => GrpcDialect | undefined;
+  /**
+   * More grpc-js channel options, applied last (e.g. `"grpc.max_reconnect_backoff_ms"`, default here 10 s so
+   * a restarted service is reached again soon).
+   */
+  channelOptions?: grpc.ChannelOptions;
+}
+
+/** Default idle time after which a channel is closed. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 5 * 60_000;
+
+/** Default largest reply accepted. */
+export const DEFAULT_MAX_RECEIVE_MESSAGE_BYTES = 16 * 1024 * 1024;

@@ -1,0 +1,254 @@
+import { create } from "@bufbuild/protobuf";
+import type * as grpc from "@grpc/grpc-js";
+import {
+  type BridgeTransport,
+  buildProvisionRequest,
+  type CallOptions,
+  Code,
+  DEFAULT_STREAM_TIMEOUT_MS,
+  DEFAULT_UNARY_TIMEOUT_MS,
+  healthFromProbeError,
+  healthFromRuntimeStatus,
+  provisioningReferenceFromReply,
+  type ServiceTarget,
+  TrestleError,
+  targetAddress,
+} from "@trestle/core";
+import {
+  type CodeExecutionReply,
+  CodeExecutor,
+  HealthProbe,
+  HealthProbeRequestSchema,
+  Provisioner,
+  ResourceAcquirer,
+  ToolInvoker,
+} from "@trestle/proto";
+import { legacyCodeExecution, legacyProvision, legacyResource, legacyTool } from "@trestle/proto/legacy";
+import { callMetadata } from "./call-metadata.js";
+import { createChannelPool } from "./channel-pool.js";
+import { channelSecurity } from "./channel-security.js";
+import { type CallPlan, serverStreamCall, unaryCall } from "./grpc-calls.js";
+import {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
+  type GrpcDialect,
+  type GrpcTransportOptions,
+} from "./grpc-transport-options.js";
+import {
+  fromLegacyCodeReply,
+  fromLegacyProvisionReply,
+  fromLegacyResourceReply,
+  fromLegacyToolReply,
+  toLegacyCodeRequest,
+  toLegacyProvisionRequest,
+  toLegacyResourceRequest,
+  toLegacyToolRequest,
+} from "./legacy-dialect.js";
+import { grpcServiceDefinition } from "./service-definition.js";
+
+const v1 = {
+  invokeTool: grpcServiceDefinition(ToolInvoker).invokeTool,
+  resourceAcquire: grpcServiceDefinition(ResourceAcquirer).resourceAcquire,
+  provision: grpcServiceDefinition(Provisioner).provision,
+  executeCode: grpcServiceDefinition(CodeExecutor).executeCode,
+  getStatus: grpcServiceDefinition(HealthProbe).getStatus,
+};
+
+const legacy = {
+  invokeTool: grpcServiceDefinition(legacyTool.ToolInvoker).invokeTool,
+  resourceAcquire: grpcServiceDefinition(legacyResource.ResourceAcquirer).resourceAcquire,
+  provision: grpcServiceDefinition(legacyProvision.Provisioner).provision,
+  executeCode: grpcServiceDefinition(legacyCodeExecution.CodeExecutor).executeCode,
+};
+
+/** Channel options every channel gets unless `channelOptions` says otherwise. */
+function baseChannelOptions(options: GrpcTransportOptions): grpc.ChannelOptions {
+  const keepalive = options.keepalive ?? {};
+  const channelOptions: grpc.ChannelOptions = {
+    "grpc.keepalive_time_ms": keepalive.timeMs ?? 30_000,
+    "grpc.keepalive_timeout_ms": keepalive.timeoutMs ?? 10_000,
+    "grpc.keepalive_permit_without_calls": keepalive.permitWithoutCalls ? 1 : 0,
+    "grpc.max_receive_message_length": options.maxReceiveMessageBytes ?? DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
+    // grpc-js backs off up to 2 min between reconnects; a router wants a restarted service back sooner.
+    "grpc.max_reconnect_backoff_ms": 10_000,
+  };
+  if (options.maxSendMessageBytes !== undefined) {
+    channelOptions["grpc.max_send_message_length"] = options.maxSendMessageBytes;
+  }
+  return { ...channelOptions, ...options.channelOptions };
+}
+
+/**
+ * Creates a {@link BridgeTransport} that reaches capability services over gRPC with @grpc/grpc-js.
+ *
+ * - One channel (one HTTP/2 connection) per target address and TLS identity, shared by all calls and
+ *   services there; closed by `release(target)`, by `close()`, and after `idleTimeoutMs` without a call.
+ * - Deadlines: `CallOptions.timeoutMs`, else `options.timeouts(target)`, else 10 s unary / 20 s streaming.
+ *   The caller's `signal` cancels the call on the wire, a running `ExecuteCode` stream included; so does
+ *   breaking out of the stream's iteration.
+ * - Metadata: `x-wanaku-request-id` (from `CallOptions.requestId`, else the request's `request_id`) and
+ *   every `CallOptions.metadata` entry.
+ * - A gRPC status becomes a {@link TrestleError} with the same code and the status details as
+ *   `rawMessage`. A dead port fails at once with `Unavailable` (calls do not wait for the channel to
+ *   become ready).
+ * - Dialect per target (`options.dialectFor`, else `target.dialect`, else `"v1"`). The legacy dialect speaks
+ *   the seed-era packages `tool`, `resource` and `codeexecution` and maps at the edge: a legacy tool or
+ *   resource reply with `isError` rejects with `Internal` and the reply's content as message. A legacy code
+ *   execution stream yields every reply, error replies included, and then, if any reply had `isError`,
+ *   fails with `Internal` carrying their content instead of ending normally: the engine's output is never
+ *   lost, and the execution still counts as failed. Legacy services have no `HealthProbe`: the probe is
+ *   sent anyway, and the `UNIMPLEMENTED` a live legacy service answers means healthy.
+ *
+ * @example
+ * ```ts
+ * const transport = createGrpcTransport({
+ *   timeouts: (target) => (target.serviceName === "slow" ? { unaryMs: 60_000 } : undefined),
+ *   tls: { ca: readFileSync("ca.pem") },
+ * });
+ * const reply = await transport.invokeTool(request, target, { requestId: "42", signal });
+ * ```
+ */
+export function createGrpcTransport(options: GrpcTransportOptions = {}): BridgeTransport {
+  const unaryTimeoutMs = options.unaryTimeoutMs ?? DEFAULT_UNARY_TIMEOUT_MS;
+  const streamTimeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
+  const pool = createChannelPool({
+    channelOptions: baseChannelOptions(options),
+    idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+  });
+  let closed = false;
+
+  function dialectOf(target: ServiceTarget): GrpcDialect {
+    return options.dialectFor?.(target) ?? target.dialect ?? "v1";
+  }
+
+  function securityOf(target: ServiceTarget) {
+    const perTarget = options.tlsFor?.(target);
+    return channelSecurity(perTarget === undefined ? options.tls : perTarget);
+  }
+
+  /** Everything a call needs; throws (synchronously) when the transport is closed or the call is unusable. */
+  function plan(
+    target: ServiceTarget,
+    callOptions: CallOptions | undefined,
+    kind: "unary" | "stream",
+    requestId: string,
+  ): CallPlan {
+    if (closed) throw new TrestleError("The gRPC transport is closed", Code.Unavailable);
+    const service = options.timeouts?.(target);
+    const timeoutMs =
+      callOptions?.timeoutMs ??
+      (kind === "unary" ? service?.unaryMs : service?.streamMs) ??
+      (kind === "unary" ? unaryTimeoutMs : streamTimeoutMs);
+    const metadata = callMetadata(callOptions, requestId);
+    const lease = pool.lease(targetAddress(target), securityOf(target));
+    return { lease, metadata, timeoutMs, signal: callOptions?.signal };
+  }
+
+  function unary<I, O>(
+    method: grpc.MethodDefinition<I, O>,
+    request: I,
+    target: ServiceTarget,
+    callOptions: CallOptions | undefined,
+    requestId = "",
+  ): Promise<O> {
+    try {
+      return unaryCall(method, request, plan(target, callOptions, "unary", requestId));
+    } catch (error) {
+      return Promise.reject(TrestleError.from(error, Code.Internal));
+    }
+  }
+
+  async function* legacyCodeStream(
+    replies: AsyncIterable<legacyCodeExecution.CodeExecutionReply>,
+  ): AsyncGenerator<CodeExecutionReply> {
+    const errors: string[] = [];
+    for await (const reply of replies) {
+      if (reply.isError) errors.push(reply.content.join("\n"));
+      yield fromLegacyCodeReply(reply);
+    }
+    if (errors.length > 0) {
+      const text = errors.filter((e) => e !== "").join("\n");
+      throw new TrestleError(text || "The engine reported an error", Code.Internal);
+    }
+  }
+
+  return {
+    async provision(name, configData, secretsData, target, callOptions) {
+      const request = buildProvisionRequest(name, configData, secretsData);
+      const reply =
+        dialectOf(target) === "legacy"
+          ? fromLegacyProvisionReply(
+              await unary(legacy.provision, toLegacyProvisionRequest(request), target, callOptions),
+            )
+          : await unary(v1.provision, request, target, callOptions);
+      return provisioningReferenceFromReply(reply);
+    },
+
+    async invokeTool(request, target, callOptions) {
+      if (dialectOf(target) === "legacy") {
+        const reply = await unary(
+          legacy.invokeTool,
+          toLegacyToolRequest(request),
+          target,
+          callOptions,
+          request.requestId,
+        );
+        return fromLegacyToolReply(reply);
+      }
+      return unary(v1.invokeTool, request, target, callOptions, request.requestId);
+    },
+
+    async acquireResource(request, target, callOptions) {
+      if (dialectOf(target) === "legacy") {
+        const reply = await unary(
+          legacy.resourceAcquire,
+          toLegacyResourceRequest(request),
+          target,
+          callOptions,
+          request.requestId,
+        );
+        return fromLegacyResourceReply(reply);
+      }
+      return unary(v1.resourceAcquire, request, target, callOptions, request.requestId);
+    },
+
+    async *executeCode(request, target, callOptions) {
+      // Planned on first read, not when executeCode is called: an iterable never read opens no call.
+      let callPlan: CallPlan;
+      try {
+        callPlan = plan(target, callOptions, "stream", request.requestId);
+      } catch (error) {
+        throw TrestleError.from(error, Code.Internal);
+      }
+      if (dialectOf(target) === "legacy") {
+        yield* legacyCodeStream(serverStreamCall(legacy.executeCode, toLegacyCodeRequest(request), callPlan));
+      } else {
+        yield* serverStreamCall(v1.executeCode, request, callPlan);
+      }
+    },
+
+    async probeHealth(target, callOptions) {
+      try {
+        const reply = await unary(
+          v1.getStatus,
+          create(HealthProbeRequestSchema, { id: target.id }),
+          target,
+          callOptions,
+        );
+        return healthFromRuntimeStatus(reply.status);
+      } catch (error) {
+        return healthFromProbeError(error);
+      }
+    },
+
+    release(target) {
+      pool.release(targetAddress(target), securityOf(target));
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      pool.close(new TrestleError("The gRPC transport was closed during the call", Code.Unavailable));
+    },
+  };
+}

@@ -1,0 +1,17 @@
+/**
+ * The gRPC transport of Trestle: a `BridgeTransport` over @grpc/grpc-js that reaches Wanaku capability
+ * services in the v1 or the legacy dialect, with pooled channels, deadlines, cancellation, metadata, status
+ * mapping and TLS.
+ *
+ * @packageDocumentation
+ */
+export { createGrpcTransport } from "./grpc-transport.js";
+export {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
+  type GrpcDialect,
+  type GrpcKeepaliveOptions,
+  type GrpcTlsOptions,
+  type GrpcTransportOptions,
+  type ServiceTimeouts,
+} from "./grpc-transport-options.js";
