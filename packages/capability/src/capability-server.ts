@@ -167,7 +167,7 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
     // Long code execution streams must not be cut by Node's default five-minute request timeout.
     const h1 = http.createServer({ requestTimeout: 0 }, adapter);
     h1.on("request", trackResponse);
-    listener = net.createServer((socket) => {
+    listener = net.createServer({ noDelay: true }, (socket) => {
       trackSocket(socket);
       sniffHttpVersion(socket, (handed, version) => {
         if (version === "2") h2.emit("connection", handed);
