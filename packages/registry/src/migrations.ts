@@ -1,0 +1,114 @@
+import type { SqlClient } from "./sql-client.js";
+
+/** One step of the schema. Steps are applied in order, each once, and never edited once released. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * Serialises migrations across replicas that start at once: the second waits on this lock (held until the
+ * first one's transaction ends) and then finds the steps applied.
+ */
+const MIGRATION_LOCK_KEY = 7_246_413_001;
+
+/** The schema, step by step. Times are epoch milliseconds written by the registry's clock. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "catalog and service registry",
+    sql: `
+      CREATE SEQUENCE trestle_change_version;
+
+      CREATE TABLE trestle_namespaces (
+        name text PRIMARY KEY,
+        id text NOT NULL UNIQUE,
+        document jsonb NOT NULL,
+        version bigint NOT NULL,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL
+      );
+      INSERT INTO trestle_namespaces (name, id, document, version, created_at, updated_at)
+        VALUES ('', 'default', '{}'::jsonb, nextval('trestle_change_version'), 0, 0);
+
+      CREATE TABLE trestle_catalog_entries (
+        kind text NOT NULL CHECK (kind IN ('tool', 'resource', 'prompt')),
+        namespace text NOT NULL REFERENCES trestle_namespaces (name),
+        key text NOT NULL,
+        name text NOT NULL,
+        id text NOT NULL,
+        document jsonb NOT NULL,
+        version bigint NOT NULL,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        CONSTRAINT trestle_catalog_entries_key PRIMARY KEY (kind, namespace, key),
+        CONSTRAINT trestle_catalog_entries_name UNIQUE (kind, namespace, name),
+        CONSTRAINT trestle_catalog_entries_id UNIQUE (kind, id)
+      );
+
+      CREATE TABLE trestle_services (
+        id text PRIMARY KEY,
+        endpoint text NOT NULL CONSTRAINT trestle_services_endpoint UNIQUE,
+        target jsonb NOT NULL,
+        health text NOT NULL CHECK (health IN ('healthy', 'pending', 'unhealthy', 'down')),
+        health_message text,
+        health_changed_at bigint NOT NULL,
+        registered_at bigint NOT NULL,
+        last_seen_at bigint NOT NULL,
+        last_heartbeat_at bigint,
+        version bigint NOT NULL
+      );
+
+      CREATE TABLE trestle_service_health_history (
+        service_id text NOT NULL REFERENCES trestle_services (id) ON DELETE CASCADE,
+        seq bigint NOT NULL,
+        at bigint NOT NULL,
+        state text NOT NULL,
+        message text,
+        PRIMARY KEY (service_id, seq)
+      );
+
+      CREATE TABLE trestle_leases (
+        name text PRIMARY KEY,
+        owner text NOT NULL,
+        expires_at bigint NOT NULL
+      );
+    `,
+  },
+];
+
+/**
+ * Brings the schema up to date: applies every step newer than the database's, in one transaction, under an
+ * advisory lock so that replicas starting together apply each step exactly once.
+ *
+ * @returns the versions applied now (empty when the schema was current).
+ */
+export async function applyMigrations(
+  client: SqlClient,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<number[]> {
+  return client.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
+    await tx.exec(`
+      CREATE TABLE IF NOT EXISTS trestle_schema_migrations (
+        version integer PRIMARY KEY,
+        name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )
+    `);
+    const rows = await tx.query<{ version: number }>("SELECT version FROM trestle_schema_migrations");
+    const applied = new Set(rows.map((r) => Number(r.version)));
+    const newlyApplied: number[] = [];
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (applied.has(migration.version)) continue;
+      await tx.exec(migration.sql);
+      await tx.query("INSERT INTO trestle_schema_migrations (version, name) VALUES ($1, $2)", [
+        migration.version,
+        migration.name,
+      ]);
+      newlyApplied.push(migration.version);
+    }
+    return newlyApplied;
+  });
+}

@@ -1,0 +1,92 @@
+import { mkdir } from "node:fs/promises";
+import { resolve } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { Code, TrestleError } from "@trestle/core";
+import { type RegistryLogger, silentLogger } from "./logger.js";
+import { applyMigrations } from "./migrations.js";
+import { createPgliteClient } from "./pglite-client.js";
+import { createPostgresClient } from "./postgres-client.js";
+import type { SqlClient } from "./sql-client.js";
+import { createSqlStore } from "./sql-store.js";
+import type { Store } from "./store.js";
+
+/** Where the embedded database lives when no other place is given: under the working directory. */
+export const DEFAULT_DATA_DIR = ".trestle/data";
+
+/** Options for {@link openStore}. Give at most one of `databaseUrl`, `memory` and `dataDir`. */
+export interface StoreOptions {
+  /**
+   * Directory of the embedded PGlite database; created when missing. The default when neither `databaseUrl`
+   * nor `memory` is given: {@link DEFAULT_DATA_DIR}. One process at a time may open it.
+   */
+  dataDir?: string;
+  /**
+   * A PostgreSQL server, `postgres://user:password@host:port/database`: for several replicas sharing one
+   * catalog. Never logged.
+   */
+  databaseUrl?: string;
+  /** An embedded PGlite database in memory, gone when closed: for tests. */
+  memory?: boolean;
+  /** Most pooled PostgreSQL connections (default 10). */
+  maxConnections?: number;
+  logger?: RegistryLogger;
+}
+
+/**
+ * Opens the store: embedded PGlite in a data directory (the default), PGlite in memory, or a PostgreSQL
+ * server. Applies the schema migrations before it returns; replicas that start at once wait for each other.
+ *
+ * @example
+ * ```ts
+ * const store = await openStore({ databaseUrl: process.env.DATABASE_URL });
+ * const registry = await createRegistry({ store, transports });
+ * ```
+ * @throws TrestleError `InvalidArgument` for contradictory options; `Unavailable` when the database cannot
+ * be opened or reached.
+ */
+export async function openStore(options: StoreOptions = {}): Promise<Store> {
+  const logger = options.logger ?? silentLogger;
+  const chosen = [options.databaseUrl !== undefined, options.memory === true, options.dataDir !== undefined];
+  if (chosen.filter(Boolean).length > 1) {
+    throw new TrestleError(
+      "Give only one of databaseUrl, memory and dataDir when opening the store",
+      Code.InvalidArgument,
+    );
+  }
+  let client: SqlClient;
+  try {
+    if (options.databaseUrl !== undefined) {
+      client = createPostgresClient({
+        connectionString: options.databaseUrl,
+        logger,
+        ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
+      });
+    } else if (options.memory) {
+      client = createPgliteClient(await PGlite.create());
+    } else {
+      const dataDir = resolve(options.dataDir ?? DEFAULT_DATA_DIR);
+      await mkdir(dataDir, { recursive: true });
+      client = createPgliteClient(await PGlite.create({ dataDir }));
+    }
+  } catch (error) {
+    throw new TrestleError(`The store could not be opened: ${(error as Error).message}`, Code.Unavailable, {
+      cause: error,
+    });
+  }
+  try {
+    const applied = await applyMigrations(client);
+    if (applied.length > 0)
+      logger.info({ versions: applied, backend: client.backend }, "applied schema migrations");
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    // A connection error names host and port at most; pg never puts the password in its messages.
+    throw new TrestleError(
+      `The store's database could not be prepared: ${(error as Error).message}`,
+      Code.Unavailable,
+      {
+        cause: error,
+      },
+    );
+  }
+  return createSqlStore(client);
+}

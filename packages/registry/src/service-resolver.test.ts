@@ -1,0 +1,150 @@
+import type { HealthState, ServiceTarget, ServiceType } from "@trestle/core";
+import { beforeEach, describe, expect, it } from "vitest";
+import { createCircuitBreaker } from "./circuit-breaker.js";
+import { createServiceResolver, type HealthAwareResolver } from "./service-resolver.js";
+import { createServiceView, type ServiceView } from "./service-view.js";
+
+/** The resolver alone, over a view filled by hand and a clock moved by hand: no database, no timers. */
+describe("the health-aware resolver", () => {
+  let now: number;
+  let version: number;
+  let view: ServiceView;
+  let resolver: HealthAwareResolver;
+
+  function put(
+    id: string,
+    health: HealthState,
+    fields: Partial<ServiceTarget> & { serviceType?: ServiceType } = {},
+    healthChangedAt = now,
+  ): ServiceTarget {
+    const target: ServiceTarget = {
+      id,
+      serviceName: "weather",
+      host: "10.0.0.1",
+      port: 9000,
+      serviceType: "tool-invoker",
+      ...fields,
+    };
+    view.apply(
+      { id, target, health, healthChangedAt, registeredAt: now, lastSeenAt: now, version: ++version },
+      "local",
+    );
+    return target;
+  }
+
+  async function picks(n: number, name = "weather", type: ServiceType = "tool-invoker"): Promise<string[]> {
+    const out: string[] = [];
+    for (let i = 0; i < n; i++) out.push((await resolver.resolve(name, type))?.id ?? "none");
+    return out;
+  }
+
+  beforeEach(() => {
+    now = 1_000_000;
+    version = 0;
+    view = createServiceView();
+    const clock = { now: () => now };
+    resolver = createServiceResolver({
+      view,
+      clock,
+      registrationGraceMs: 30_000,
+      circuits: createCircuitBreaker({ clock, failureThreshold: 3, cooldownMs: 10_000 }),
+    });
+  });
+
+  it("matches tool-invoker and multi-capability for tools, resource-provider and multi-capability for resources", async () => {
+    put("invoker", "healthy");
+    put("multi", "healthy", { serviceType: "multi-capability" });
+    put("provider", "healthy", { serviceType: "resource-provider" });
+    put("engine", "healthy", { serviceType: "code-execution-engine" });
+    put("other-name", "healthy", { serviceName: "maps" });
+    expect(new Set(await picks(4))).toEqual(new Set(["invoker", "multi"]));
+    expect(new Set(await picks(4, "weather", "resource-provider"))).toEqual(new Set(["provider", "multi"]));
+    expect(await picks(2, "weather", "code-execution-engine")).toEqual(["engine", "engine"]);
+    expect(await picks(1, "nothing")).toEqual(["none"]);
+  });
+
+  it("resolves code execution by engine type and language, case-insensitively", async () => {
+    put("py", "healthy", {
+      serviceType: "code-execution-engine",
+      serviceSubType: "jvm",
+      languageName: "python",
+    });
+    put("js", "healthy", {
+      serviceType: "code-execution-engine",
+      serviceSubType: "jvm",
+      languageName: "javascript",
+    });
+    expect((await resolver.resolveCodeExecution("jvm", "Python"))?.id).toBe("py");
+    expect((await resolver.resolveCodeExecution("JVM", "javascript"))?.id).toBe("js");
+    expect(await resolver.resolveCodeExecution("jvm", "ruby")).toBeUndefined();
+  });
+
+  it("spreads calls round robin across healthy equals", async () => {
+    put("a", "healthy");
+    put("b", "healthy", { port: 9001 });
+    const chosen = await picks(10);
+    expect(chosen.filter((id) => id === "a")).toHaveLength(5);
+    expect(chosen.filter((id) => id === "b")).toHaveLength(5);
+  });
+
+  it("prefers the target with fewer calls in flight", async () => {
+    const a = put("a", "healthy");
+    put("b", "healthy", { port: 9001 });
+    resolver.callStarted?.(a);
+    resolver.callStarted?.(a);
+    expect(await picks(3)).toEqual(["b", "b", "b"]);
+    resolver.callEnded?.(a, false);
+    resolver.callEnded?.(a, false);
+    expect(new Set(await picks(2))).toEqual(new Set(["a", "b"]));
+  });
+
+  it("prefers healthy to pending, routes to pending only within the grace period, never to down or unhealthy", async () => {
+    put("pending", "pending");
+    expect(await picks(2)).toEqual(["pending", "pending"]);
+    put("healthy", "healthy", { port: 9001 });
+    expect(await picks(3)).toEqual(["healthy", "healthy", "healthy"]);
+    put("healthy", "down", { port: 9001 });
+    put("sick", "unhealthy", { port: 9002 });
+    expect(await picks(1)).toEqual(["pending"]);
+    now += 30_000;
+    expect(await picks(1)).toEqual(["none"]);
+  });
+
+  it("opens a target's circuit after consecutive service failures, tries it again after the cool-down", async () => {
+    const a = put("a", "healthy");
+    put("b", "healthy", { port: 9001 });
+    resolver.callEnded?.(a, true);
+    resolver.callEnded?.(a, false);
+    resolver.callEnded?.(a, true);
+    resolver.callEnded?.(a, true);
+    expect(resolver.circuitState("a")).toBe("closed");
+    resolver.callEnded?.(a, true);
+    expect(resolver.circuitState("a")).toBe("open");
+    expect(await picks(4)).toEqual(["b", "b", "b", "b"]);
+
+    now += 10_000;
+    expect(resolver.circuitState("a")).toBe("half-open");
+    // One trial call goes to `a`; until it reports, `a` gets no more.
+    const chosen = await picks(4);
+    expect(chosen.filter((id) => id === "a")).toHaveLength(1);
+    resolver.callEnded?.(a, true);
+    expect(resolver.circuitState("a")).toBe("open");
+    expect(await picks(2)).toEqual(["b", "b"]);
+
+    now += 10_000;
+    expect((await picks(4)).filter((id) => id === "a")).toHaveLength(1);
+    resolver.callEnded?.(a, false);
+    expect(resolver.circuitState("a")).toBe("closed");
+    expect((await picks(4)).filter((id) => id === "a")).toHaveLength(2);
+  });
+
+  it("returns nothing when the only target's circuit is open, and forgets a removed target", async () => {
+    const a = put("a", "healthy");
+    for (let i = 0; i < 3; i++) resolver.callEnded?.(a, true);
+    expect(await picks(1)).toEqual(["none"]);
+    view.remove("a", ++version, "local");
+    resolver.forget("a");
+    expect(resolver.circuitState("a")).toBe("closed");
+    expect(await picks(1)).toEqual(["none"]);
+  });
+});

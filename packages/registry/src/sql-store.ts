@@ -1,0 +1,600 @@
+import { Code, type HealthState, type ServiceTarget, TrestleError } from "@trestle/core";
+import { DEFAULT_NAMESPACE, describeNamespace } from "./namespace-name.js";
+import type { SqlClient, SqlExecutor } from "./sql-client.js";
+import { databaseErrorOf, FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION } from "./sql-errors.js";
+import type {
+  EntryKind,
+  HealthRecord,
+  RegisteredService,
+  RegistrationResult,
+  Store,
+  StoreChange,
+  StoredEntry,
+  StoredNamespace,
+} from "./store.js";
+
+/** The NOTIFY channel that carries {@link StoreChange}s. */
+export const CHANGE_CHANNEL = "trestle_changes";
+/** Serialises registrations, so two registrations of one endpoint cannot both insert. */
+const REGISTRATION_LOCK_KEY = 7_246_413_002;
+const HEALTH_HISTORY_LENGTH = 20;
+
+const ENTRY_COLUMNS = "kind, namespace, key, name, id, document, version, created_at, updated_at";
+const NAMESPACE_COLUMNS = "name, id, document, version, created_at, updated_at";
+const SERVICE_COLUMNS =
+  "id, target, health, health_message, health_changed_at, registered_at, last_seen_at, last_heartbeat_at, version";
+
+const NEXT_VERSION = "nextval('trestle_change_version')";
+
+interface EntryRow {
+  kind: EntryKind;
+  namespace: string;
+  key: string;
+  name: string;
+  id: string;
+  document: Record<string, unknown>;
+  version: number | string;
+  created_at: number | string;
+  updated_at: number | string;
+}
+
+interface NamespaceRow {
+  name: string;
+  id: string;
+  document: Record<string, unknown>;
+  version: number | string;
+  created_at: number | string;
+  updated_at: number | string;
+}
+
+interface ServiceRow {
+  id: string;
+  target: ServiceTarget;
+  health: HealthState;
+  health_message: string | null;
+  health_changed_at: number | string;
+  registered_at: number | string;
+  last_seen_at: number | string;
+  last_heartbeat_at: number | string | null;
+  version: number | string;
+}
+
+function toEntry(row: EntryRow): StoredEntry {
+  return {
+    kind: row.kind,
+    namespace: row.namespace,
+    key: row.key,
+    name: row.name,
+    id: row.id,
+    document: row.document,
+    version: Number(row.version),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+function toNamespace(row: NamespaceRow): StoredNamespace {
+  return {
+    name: row.name,
+    id: row.id,
+    document: row.document,
+    version: Number(row.version),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+function toService(row: ServiceRow): RegisteredService {
+  const service: RegisteredService = {
+    id: row.id,
+    target: { ...row.target, id: row.id },
+    health: row.health,
+    healthChangedAt: Number(row.health_changed_at),
+    registeredAt: Number(row.registered_at),
+    lastSeenAt: Number(row.last_seen_at),
+    version: Number(row.version),
+  };
+  if (row.health_message !== null) service.healthMessage = row.health_message;
+  if (row.last_heartbeat_at !== null) service.lastHeartbeatAt = Number(row.last_heartbeat_at);
+  return service;
+}
+
+const KEY_LABEL: Record<EntryKind, string> = { tool: "named", resource: "at location", prompt: "named" };
+
+function entryWriteError(
+  error: unknown,
+  entry: { kind: EntryKind; namespace: string; key: string; name: string; id: string },
+): unknown {
+  const db = databaseErrorOf(error);
+  if (db?.code === UNIQUE_VIOLATION) {
+    const where = describeNamespace(entry.namespace);
+    if (db.constraint === "trestle_catalog_entries_name") {
+      return new TrestleError(
+        `A ${entry.kind} named '${entry.name}' already exists in ${where}`,
+        Code.AlreadyExists,
+      );
+    }
+    if (db.constraint === "trestle_catalog_entries_id") {
+      return new TrestleError(`A ${entry.kind} with id '${entry.id}' already exists`, Code.AlreadyExists);
+    }
+    return new TrestleError(
+      `A ${entry.kind} ${KEY_LABEL[entry.kind]} '${entry.key}' already exists in ${where}`,
+      Code.AlreadyExists,
+    );
+  }
+  if (db?.code === FOREIGN_KEY_VIOLATION) {
+    return new TrestleError(`Namespace '${entry.namespace}' does not exist`, Code.NotFound);
+  }
+  return error;
+}
+
+function notFound(kind: EntryKind, namespace: string, key: string): TrestleError {
+  return new TrestleError(
+    `No ${kind} ${KEY_LABEL[kind]} '${key}' exists in ${describeNamespace(namespace)}`,
+    Code.NotFound,
+  );
+}
+
+async function publish(tx: SqlExecutor, change: StoreChange): Promise<void> {
+  await tx.query("SELECT pg_notify($1, $2)", [CHANGE_CHANNEL, JSON.stringify(change)]);
+}
+
+function entryChange(entry: StoredEntry, op: "upsert" | "delete", version = entry.version): StoreChange {
+  return { kind: entry.kind, op, namespace: entry.namespace, key: entry.key, id: entry.id, version };
+}
+
+async function nextVersion(tx: SqlExecutor): Promise<number> {
+  const [row] = await tx.query<{ v: number | string }>(`SELECT ${NEXT_VERSION} AS v`);
+  return Number(row?.v);
+}
+
+async function appendHealthHistory(tx: SqlExecutor, service: RegisteredService): Promise<void> {
+  await tx.query(
+    `INSERT INTO trestle_service_health_history (service_id, seq, at, state, message) VALUES ($1, $2, $3, $4, $5)`,
+    [service.id, service.version, service.healthChangedAt, service.health, service.healthMessage ?? null],
+  );
+  await tx.query(
+    `DELETE FROM trestle_service_health_history WHERE service_id = $1 AND seq NOT IN (
+       SELECT seq FROM trestle_service_health_history WHERE service_id = $1 ORDER BY seq DESC LIMIT $2)`,
+    [service.id, HEALTH_HISTORY_LENGTH],
+  );
+}
+
+/**
+ * Creates the {@link Store} on a {@link SqlClient}, whose schema {@link applyMigrations} has brought up to
+ * date. The SQL is the same for PGlite and PostgreSQL.
+ */
+export function createSqlStore(client: SqlClient): Store {
+  async function recordHealthIn(
+    tx: SqlExecutor,
+    id: string,
+    state: HealthState,
+    message: string | undefined,
+    now: number,
+  ): Promise<RegisteredService | undefined> {
+    const rows = await tx.query<ServiceRow>(
+      `UPDATE trestle_services
+          SET health = $2, health_message = $3, health_changed_at = $4, version = ${NEXT_VERSION},
+              last_seen_at = CASE WHEN $2 = 'down' THEN last_seen_at ELSE GREATEST(last_seen_at, $4) END
+        WHERE id = $1 AND health <> $2
+        RETURNING ${SERVICE_COLUMNS}`,
+      [id, state, message ?? null, now],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const service = toService(row);
+    await appendHealthHistory(tx, service);
+    await publish(tx, { kind: "service", op: "upsert", id, version: service.version });
+    return service;
+  }
+
+  return {
+    backend: client.backend,
+
+    loadSnapshot() {
+      return client.transaction(async (tx) => {
+        // One snapshot for all three reads, so the views start from a consistent state.
+        await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+        const namespaces = await tx.query<NamespaceRow>(
+          `SELECT ${NAMESPACE_COLUMNS} FROM trestle_namespaces`,
+        );
+        const entries = await tx.query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM trestle_catalog_entries`);
+        const services = await tx.query<ServiceRow>(`SELECT ${SERVICE_COLUMNS} FROM trestle_services`);
+        return {
+          namespaces: namespaces.map(toNamespace),
+          entries: entries.map(toEntry),
+          services: services.map(toService),
+        };
+      });
+    },
+
+    async fetchEntries(kind, ids) {
+      if (ids.length === 0) return [];
+      const rows = await client.query<EntryRow>(
+        `SELECT ${ENTRY_COLUMNS} FROM trestle_catalog_entries WHERE kind = $1 AND id = ANY($2::text[])`,
+        [kind, [...ids]],
+      );
+      return rows.map(toEntry);
+    },
+
+    async fetchNamespaces(names) {
+      if (names.length === 0) return [];
+      const rows = await client.query<NamespaceRow>(
+        `SELECT ${NAMESPACE_COLUMNS} FROM trestle_namespaces WHERE name = ANY($1::text[])`,
+        [[...names]],
+      );
+      return rows.map(toNamespace);
+    },
+
+    async fetchServices(ids) {
+      if (ids.length === 0) return [];
+      const rows = await client.query<ServiceRow>(
+        `SELECT ${SERVICE_COLUMNS} FROM trestle_services WHERE id = ANY($1::text[])`,
+        [[...ids]],
+      );
+      return rows.map(toService);
+    },
+
+    async insertNamespace(namespace, now) {
+      try {
+        return await client.transaction(async (tx) => {
+          const [row] = await tx.query<NamespaceRow>(
+            `INSERT INTO trestle_namespaces (name, id, document, version, created_at, updated_at)
+             VALUES ($1, $2, $3::text::jsonb, ${NEXT_VERSION}, $4, $4)
+             RETURNING ${NAMESPACE_COLUMNS}`,
+            [namespace.name, namespace.id, JSON.stringify(namespace.document), now],
+          );
+          const stored = toNamespace(row as NamespaceRow);
+          await publish(tx, {
+            kind: "namespace",
+            op: "upsert",
+            namespace: stored.name,
+            id: stored.id,
+            version: stored.version,
+          });
+          return stored;
+        });
+      } catch (error) {
+        const db = databaseErrorOf(error);
+        if (db?.code === UNIQUE_VIOLATION) {
+          throw new TrestleError(
+            db.constraint === "trestle_namespaces_id_key"
+              ? `A namespace with id '${namespace.id}' already exists`
+              : `Namespace '${namespace.name}' already exists`,
+            Code.AlreadyExists,
+          );
+        }
+        throw error;
+      }
+    },
+
+    deleteNamespace(name, cascade) {
+      if (name === DEFAULT_NAMESPACE) {
+        return Promise.reject(
+          new TrestleError("The default namespace cannot be deleted", Code.FailedPrecondition),
+        );
+      }
+      return client.transaction(async (tx) => {
+        const [row] = await tx.query<NamespaceRow>(
+          `SELECT ${NAMESPACE_COLUMNS} FROM trestle_namespaces WHERE name = $1 FOR UPDATE`,
+          [name],
+        );
+        if (!row) throw new TrestleError(`Namespace '${name}' does not exist`, Code.NotFound);
+        const namespace = toNamespace(row);
+        const counted = await tx.query<{ kind: EntryKind; n: number | string }>(
+          "SELECT kind, count(*) AS n FROM trestle_catalog_entries WHERE namespace = $1 GROUP BY kind ORDER BY kind",
+          [name],
+        );
+        if (counted.length > 0 && !cascade) {
+          const what = counted.map((c) => `${c.n} ${c.kind}${Number(c.n) === 1 ? "" : "s"}`).join(", ");
+          throw new TrestleError(
+            `Namespace '${name}' is not empty (${what}); remove its entries first, or delete it with cascade`,
+            Code.FailedPrecondition,
+          );
+        }
+        const removed = await tx.query<EntryRow>(
+          `DELETE FROM trestle_catalog_entries WHERE namespace = $1 RETURNING ${ENTRY_COLUMNS}`,
+          [name],
+        );
+        const entries = removed.map(toEntry);
+        const version = await nextVersion(tx);
+        for (const entry of entries) await publish(tx, entryChange(entry, "delete", version));
+        await tx.query("DELETE FROM trestle_namespaces WHERE name = $1", [name]);
+        await publish(tx, { kind: "namespace", op: "delete", namespace: name, id: namespace.id, version });
+        return { namespace: { ...namespace, version }, entries };
+      });
+    },
+
+    async insertEntry(entry, now) {
+      try {
+        return await client.transaction(async (tx) => {
+          const [row] = await tx.query<EntryRow>(
+            `INSERT INTO trestle_catalog_entries (kind, namespace, key, name, id, document, version, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, ${NEXT_VERSION}, $7, $7)
+             RETURNING ${ENTRY_COLUMNS}`,
+            [
+              entry.kind,
+              entry.namespace,
+              entry.key,
+              entry.name,
+              entry.id,
+              JSON.stringify(entry.document),
+              now,
+            ],
+          );
+          const stored = toEntry(row as EntryRow);
+          await publish(tx, entryChange(stored, "upsert"));
+          return stored;
+        });
+      } catch (error) {
+        throw entryWriteError(error, entry);
+      }
+    },
+
+    async updateEntry(kind, namespace, key, update, options) {
+      let attempted: { name: string; id: string } | undefined;
+      try {
+        return await client.transaction(async (tx) => {
+          const [row] = await tx.query<EntryRow>(
+            `SELECT ${ENTRY_COLUMNS} FROM trestle_catalog_entries
+              WHERE kind = $1 AND namespace = $2 AND key = $3 FOR UPDATE`,
+            [kind, namespace, key],
+          );
+          if (!row) throw notFound(kind, namespace, key);
+          const current = toEntry(row);
+          if (options.expectedVersion !== undefined && options.expectedVersion !== current.version) {
+            throw new TrestleError(
+              `The ${kind} ${KEY_LABEL[kind]} '${key}' in ${describeNamespace(namespace)} was changed meanwhile (version ${current.version}, expected ${options.expectedVersion}); read it again and retry`,
+              Code.Aborted,
+            );
+          }
+          const next = update(current);
+          attempted = { name: next.name, id: current.id };
+          const [updated] = await tx.query<EntryRow>(
+            `UPDATE trestle_catalog_entries
+                SET name = $4, document = $5::text::jsonb, version = ${NEXT_VERSION}, updated_at = $6
+              WHERE kind = $1 AND namespace = $2 AND key = $3
+              RETURNING ${ENTRY_COLUMNS}`,
+            [kind, namespace, key, next.name, JSON.stringify(next.document), options.now],
+          );
+          const stored = toEntry(updated as EntryRow);
+          await publish(tx, entryChange(stored, "upsert"));
+          return stored;
+        });
+      } catch (error) {
+        throw attempted ? entryWriteError(error, { kind, namespace, key, ...attempted }) : error;
+      }
+    },
+
+    deleteEntry(kind, namespace, key) {
+      return client.transaction(async (tx) => {
+        const [row] = await tx.query<EntryRow>(
+          `DELETE FROM trestle_catalog_entries WHERE kind = $1 AND namespace = $2 AND key = $3
+           RETURNING ${ENTRY_COLUMNS}`,
+          [kind, namespace, key],
+        );
+        if (!row) throw notFound(kind, namespace, key);
+        const entry = toEntry(row);
+        const version = await nextVersion(tx);
+        await publish(tx, entryChange(entry, "delete", version));
+        return { ...entry, version };
+      });
+    },
+
+    deleteEntries(kind, namespace, select) {
+      return client.transaction(async (tx) => {
+        const rows = await tx.query<EntryRow>(
+          `SELECT ${ENTRY_COLUMNS} FROM trestle_catalog_entries
+            WHERE kind = $1 AND namespace = $2 ORDER BY key FOR UPDATE`,
+          [kind, namespace],
+        );
+        const chosen = rows.map(toEntry).filter(select);
+        if (chosen.length === 0) return [];
+        await tx.query("DELETE FROM trestle_catalog_entries WHERE kind = $1 AND id = ANY($2::text[])", [
+          kind,
+          chosen.map((e) => e.id),
+        ]);
+        const version = await nextVersion(tx);
+        for (const entry of chosen) await publish(tx, entryChange(entry, "delete", version));
+        return chosen.map((entry) => ({ ...entry, version }));
+      });
+    },
+
+    registerService(input, now): Promise<RegistrationResult> {
+      return client.transaction(async (tx) => {
+        await tx.query("SELECT pg_advisory_xact_lock($1)", [REGISTRATION_LOCK_KEY]);
+        let existing: { service: RegisteredService; endpoint: string } | undefined;
+        if (input.requestedId !== undefined) {
+          const [row] = await tx.query<ServiceRow & { endpoint: string }>(
+            `SELECT ${SERVICE_COLUMNS}, endpoint FROM trestle_services WHERE id = $1 FOR UPDATE`,
+            [input.requestedId],
+          );
+          if (row) existing = { service: toService(row), endpoint: row.endpoint };
+        }
+        const [sameEndpointRow] = await tx.query<ServiceRow>(
+          `SELECT ${SERVICE_COLUMNS} FROM trestle_services WHERE endpoint = $1 FOR UPDATE`,
+          [input.endpoint],
+        );
+        const sameEndpoint = sameEndpointRow ? toService(sameEndpointRow) : undefined;
+        const replaced: RegisteredService[] = [];
+        if (sameEndpoint && input.requestedId === undefined) {
+          // A capability that lost its id but serves the same endpoint is the same registration.
+          existing = { service: sameEndpoint, endpoint: input.endpoint };
+        } else if (sameEndpoint && sameEndpoint.id !== input.requestedId) {
+          await tx.query("DELETE FROM trestle_services WHERE id = $1", [sameEndpoint.id]);
+          replaced.push(sameEndpoint);
+        }
+        const id = existing?.service.id ?? input.requestedId ?? input.newId;
+        const target = JSON.stringify({ ...input.target, id });
+        let service: RegisteredService;
+        if (existing) {
+          const moved = existing.endpoint !== input.endpoint;
+          // A service that moved is a new process somewhere else: it waits for a probe again.
+          const [row] = await tx.query<ServiceRow>(
+            `UPDATE trestle_services
+                SET endpoint = $2, target = $3::text::jsonb, last_seen_at = GREATEST(last_seen_at, $4),
+                    version = ${NEXT_VERSION},
+                    health = CASE WHEN $5 THEN 'pending' ELSE health END,
+                    health_message = CASE WHEN $5 THEN NULL ELSE health_message END,
+                    health_changed_at = CASE WHEN $5 THEN $4 ELSE health_changed_at END
+              WHERE id = $1
+              RETURNING ${SERVICE_COLUMNS}`,
+            [id, input.endpoint, target, now, moved],
+          );
+          service = toService(row as ServiceRow);
+          if (moved) await appendHealthHistory(tx, service);
+        } else {
+          const [row] = await tx.query<ServiceRow>(
+            `INSERT INTO trestle_services
+               (id, endpoint, target, health, health_message, health_changed_at, registered_at, last_seen_at, version)
+             VALUES ($1, $2, $3::text::jsonb, 'pending', NULL, $4, $4, $4, ${NEXT_VERSION})
+             RETURNING ${SERVICE_COLUMNS}`,
+            [id, input.endpoint, target, now],
+          );
+          service = toService(row as ServiceRow);
+          await appendHealthHistory(tx, service);
+        }
+        for (const gone of replaced) {
+          await publish(tx, { kind: "service", op: "delete", id: gone.id, version: service.version });
+        }
+        await publish(tx, { kind: "service", op: "upsert", id, version: service.version });
+        return { service, created: existing === undefined, replaced };
+      });
+    },
+
+    deregisterService(id) {
+      return client.transaction(async (tx) => {
+        const [row] = await tx.query<ServiceRow>(
+          `DELETE FROM trestle_services WHERE id = $1 RETURNING ${SERVICE_COLUMNS}`,
+          [id],
+        );
+        if (!row) throw new TrestleError(`No service is registered with id '${id}'`, Code.NotFound);
+        const version = await nextVersion(tx);
+        await publish(tx, { kind: "service", op: "delete", id, version });
+        return { ...toService(row), version };
+      });
+    },
+
+    recordHeartbeat(id, now, markHealthy) {
+      return client.transaction(async (tx) => {
+        const [row] = await tx.query<ServiceRow>(
+          `UPDATE trestle_services SET last_heartbeat_at = $2, last_seen_at = GREATEST(last_seen_at, $2)
+            WHERE id = $1 RETURNING ${SERVICE_COLUMNS}`,
+          [id, now],
+        );
+        if (!row) {
+          throw new TrestleError(
+            `No service is registered with id '${id}'; register it again`,
+            Code.NotFound,
+          );
+        }
+        const service = toService(row);
+        if (markHealthy && service.health !== "healthy") {
+          return (await recordHealthIn(tx, id, "healthy", "It sends heartbeats", now)) ?? service;
+        }
+        return service;
+      });
+    },
+
+    recordHealth(id, state, message, now) {
+      return client.transaction((tx) => recordHealthIn(tx, id, state, message, now));
+    },
+
+    async touchServices(ids, now) {
+      if (ids.length === 0) return;
+      await client.query(
+        "UPDATE trestle_services SET last_seen_at = GREATEST(last_seen_at, $2) WHERE id = ANY($1::text[])",
+        [[...ids], now],
+      );
+    },
+
+    markUnseenDown(seenBefore, now) {
+      return client.transaction(async (tx) => {
+        const rows = await tx.query<ServiceRow>(
+          `UPDATE trestle_services
+              SET health = 'down', health_message = $3, health_changed_at = $2, version = ${NEXT_VERSION}
+            WHERE last_seen_at < $1 AND health <> 'down'
+            RETURNING ${SERVICE_COLUMNS}`,
+          [seenBefore, now, "No heartbeat, registration or probe answer within the heartbeat timeout"],
+        );
+        const services = rows.map(toService);
+        for (const service of services) {
+          await appendHealthHistory(tx, service);
+          await publish(tx, { kind: "service", op: "upsert", id: service.id, version: service.version });
+        }
+        return services;
+      });
+    },
+
+    removeUnseen(seenBefore) {
+      return client.transaction(async (tx) => {
+        const rows = await tx.query<ServiceRow>(
+          `DELETE FROM trestle_services WHERE last_seen_at < $1 RETURNING ${SERVICE_COLUMNS}`,
+          [seenBefore],
+        );
+        if (rows.length === 0) return [];
+        const version = await nextVersion(tx);
+        const services = rows.map((row) => ({ ...toService(row), version }));
+        for (const service of services)
+          await publish(tx, { kind: "service", op: "delete", id: service.id, version });
+        return services;
+      });
+    },
+
+    async listServices() {
+      const rows = await client.query<ServiceRow>(
+        `SELECT ${SERVICE_COLUMNS} FROM trestle_services ORDER BY registered_at, id`,
+      );
+      return rows.map(toService);
+    },
+
+    async healthHistory(id, limit = HEALTH_HISTORY_LENGTH) {
+      const rows = await client.query<{ at: number | string; state: HealthState; message: string | null }>(
+        "SELECT at, state, message FROM trestle_service_health_history WHERE service_id = $1 ORDER BY seq DESC LIMIT $2",
+        [id, limit],
+      );
+      return rows.map((r) => {
+        const record: HealthRecord = { at: Number(r.at), state: r.state };
+        if (r.message !== null) record.message = r.message;
+        return record;
+      });
+    },
+
+    async claimLease(name, owner, now, ttlMs) {
+      const rows = await client.query(
+        `INSERT INTO trestle_leases (name, owner, expires_at) VALUES ($1, $2, $3)
+         ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+          WHERE trestle_leases.owner = EXCLUDED.owner OR trestle_leases.expires_at < $4
+         RETURNING owner`,
+        [name, owner, now + ttlMs, now],
+      );
+      return rows.length > 0;
+    },
+
+    async releaseLease(name, owner) {
+      await client.query("DELETE FROM trestle_leases WHERE name = $1 AND owner = $2", [name, owner]);
+    },
+
+    subscribe(onChange, onResync) {
+      return client.listen(
+        CHANGE_CHANNEL,
+        (payload) => {
+          let change: StoreChange;
+          try {
+            change = JSON.parse(payload) as StoreChange;
+          } catch {
+            // Someone else's NOTIFY on our channel: notifications lost to us, so resynchronise.
+            onResync();
+            return;
+          }
+          onChange(change);
+        },
+        onResync,
+      );
+    },
+
+    close() {
+      return client.close();
+    },
+  };
+}
