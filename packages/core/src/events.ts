@@ -10,7 +10,8 @@ export type ErrorCategory =
   | "unknown";
 
 /**
- * The category of a failure, from its code alone (never from message text):
+ * The category of a failure, from its code alone (never from message text): cancelled by the client →
+ * `none`;
  * unreachable, deadline, starting, limits → `service_unavailable`; bad arguments → `invalid_arguments`;
  * unknown tool, resource or service, unimplemented → `tool_definition_error`; an error the service reported
  * (internal, …) → `execution_error`; anything that is not a `TrestleError` → `unknown`.
@@ -18,6 +19,8 @@ export type ErrorCategory =
 export function categorizeError(error: unknown): ErrorCategory {
   if (!(error instanceof TrestleError)) return "unknown";
   switch (error.code) {
+    case Code.Canceled:
+      return "none";
     case Code.Unavailable:
     case Code.DeadlineExceeded:
     case Code.FailedPrecondition:

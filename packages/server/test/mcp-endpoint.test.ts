@@ -278,7 +278,7 @@ describe("MCP endpoint refusals", () => {
     const fixture = await start();
     const response = await post(fixture.url, "{not json");
     expect(response.status).toBe(400);
-    expect((await response.json()).error.code).toBe(-32700);
+    expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32700);
     expect((await post(fixture.url, init)).status).toBe(200);
   });
 
@@ -292,7 +292,7 @@ describe("MCP endpoint refusals", () => {
     ]) {
       const response = await post(fixture.url, body);
       expect(response.status).toBe(400);
-      expect((await response.json()).error.code).toBe(-32600);
+      expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32600);
     }
   });
 

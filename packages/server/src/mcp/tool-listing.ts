@@ -1,12 +1,13 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { InputSchema, ToolReference } from "@trestle/core";
+import { type InputSchema, isSecretArgumentKey, isSecretHeaderKey, type ToolReference } from "@trestle/core";
 
 /** Wanaku's routing keywords: they steer the router, and are not JSON Schema a client should see. */
 const ROUTING_KEYWORDS = new Set(["target", "scope", "value"]);
 
 /**
  * The JSON Schema a client sees for a tool: Wanaku's routing keywords removed from each property, a property's
- * `value` offered as its `default`.
+ * `value` offered as its `default` unless the property's name looks like a credential (a default
+ * `Authorization` header must not reach clients).
  */
 export function clientInputSchema(schema: InputSchema | undefined): Tool["inputSchema"] {
   if (!schema) return { type: "object", properties: {} };
@@ -15,7 +16,9 @@ export function clientInputSchema(schema: InputSchema | undefined): Tool["inputS
     const visible: Record<string, unknown> = {};
     for (const [keyword, v] of Object.entries(property))
       if (!ROUTING_KEYWORDS.has(keyword)) visible[keyword] = v;
-    if (property.value !== undefined && visible.default === undefined) visible.default = property.value;
+    const secret = isSecretHeaderKey(name) || isSecretArgumentKey(name);
+    if (secret) delete visible.default;
+    else if (property.value !== undefined && visible.default === undefined) visible.default = property.value;
     properties[name] = visible;
   }
   const { properties: _p, ...rest } = schema;

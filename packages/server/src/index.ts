@@ -1,0 +1,16 @@
+/**
+ * The Trestle MCP router as a library: `createRouter(config)` is the composition root the `trestle` CLI uses.
+ *
+ * @packageDocumentation
+ */
+export {
+  type ConfigSources,
+  configSources,
+  type RouterConfig,
+  type RouterConfigInput,
+  readConfigFile,
+  resolveConfig,
+  routerConfigSchema,
+} from "./config.js";
+export { createRouter, type Router, type RouterOverrides } from "./router.js";
+export { SERVER_VERSION } from "./version.js";

@@ -1,0 +1,179 @@
+import { randomUUID } from "node:crypto";
+import type { CodeExecutionBridge } from "@trestle/bridge";
+import { Code, TrestleError } from "@trestle/core";
+import { type CodeExecutionReply, ExecutionStatus, OutputType } from "@trestle/proto";
+import type { JsonApi } from "../http/json-api.js";
+import { openSseStream } from "../http/sse.js";
+
+/** Options of the code execution API. */
+export interface CodeExecutionRoutesOptions {
+  bridge: CodeExecutionBridge;
+  /** A task whose stream nobody reads is cancelled after this long. */
+  unreadTaskTtlMs?: number;
+  /** Most replies buffered per task before anyone reads them. */
+  maxBufferedReplies?: number;
+}
+
+interface Task {
+  id: string;
+  engine: string;
+  language: string;
+  replies: object[];
+  done: boolean;
+  reader: ((reply: object | undefined) => void) | undefined;
+  controller: AbortController;
+  expiry: NodeJS.Timeout;
+  dropped: number;
+}
+
+const outputNames: Record<number, string> = {
+  [OutputType.STDOUT]: "stdout",
+  [OutputType.STDERR]: "stderr",
+  [OutputType.STATUS]: "status",
+  [OutputType.COMPLETION]: "completion",
+};
+
+function replyJson(reply: CodeExecutionReply): object {
+  return {
+    outputType: outputNames[reply.outputType] ?? "unspecified",
+    status: ExecutionStatus[reply.status]?.toLowerCase() ?? "unspecified",
+    content: reply.content,
+    ...(reply.exitCode !== undefined ? { exitCode: reply.exitCode } : {}),
+    ...(reply.timestamp
+      ? { timestamp: Number(reply.timestamp.seconds) * 1000 + Math.floor(reply.timestamp.nanos / 1e6) }
+      : {}),
+  };
+}
+
+/**
+ * Code execution over REST: `POST /api/v2/code-execution-engine/{engine}/{language}` starts a run at once and
+ * answers with a task id; `GET …/tasks/{id}/stream` streams its replies as SSE. Replies produced before the stream
+ * is opened are buffered per task, so a client never misses early output; a task nobody reads expires.
+ */
+export function registerCodeExecutionRoutes(
+  api: JsonApi,
+  options: CodeExecutionRoutesOptions,
+): { close(): void } {
+  const tasks = new Map<string, Task>();
+  const ttl = options.unreadTaskTtlMs ?? 60_000;
+  const maxBuffered = options.maxBufferedReplies ?? 10_000;
+
+  function push(task: Task, item: object | undefined) {
+    if (task.reader) task.reader(item);
+    else if (item) {
+      if (task.replies.length >= maxBuffered) {
+        task.replies.shift();
+        task.dropped++;
+      }
+      task.replies.push(item);
+    }
+  }
+
+  api.route("POST", "/api/v2/code-execution-engine/:engine/:language", async (r) => {
+    const body = (await r.json()) as Record<string, unknown>;
+    if (typeof body !== "object" || body === null || typeof body.code !== "string") {
+      throw new TrestleError("The body needs 'code' (a string, plain or Base64)", Code.InvalidArgument);
+    }
+    const argv = body.arguments;
+    if (argv !== undefined && !Array.isArray(argv) && (typeof argv !== "object" || argv === null)) {
+      throw new TrestleError("'arguments' must be a list or an object of strings", Code.InvalidArgument);
+    }
+    const timeout = body.timeout ?? body.timeoutMs;
+    if (
+      timeout !== undefined &&
+      (typeof timeout !== "number" || !Number.isInteger(timeout) || timeout <= 0)
+    ) {
+      throw new TrestleError("'timeout' must be a positive integer of milliseconds", Code.InvalidArgument);
+    }
+    const id = randomUUID();
+    const controller = new AbortController();
+    const task: Task = {
+      id,
+      engine: r.params.engine as string,
+      language: r.params.language as string,
+      replies: [],
+      done: false,
+      reader: undefined,
+      controller,
+      dropped: 0,
+      expiry: setTimeout(() => {
+        controller.abort();
+        tasks.delete(id);
+      }, ttl),
+    };
+    task.expiry.unref();
+    tasks.set(id, task);
+    void (async () => {
+      try {
+        const stream = options.bridge.execute(
+          task.engine,
+          task.language,
+          {
+            code: body.code as string,
+            ...(argv !== undefined ? { arguments: argv as string[] } : {}),
+            ...(body.environment && typeof body.environment === "object"
+              ? { environment: body.environment as Record<string, string> }
+              : {}),
+            ...(timeout !== undefined ? { timeoutMs: timeout as number } : {}),
+          },
+          { signal: controller.signal, requestId: id },
+        );
+        for await (const reply of stream) push(task, { event: "reply", data: replyJson(reply) });
+      } catch (error) {
+        const e = TrestleError.from(error);
+        push(task, { event: "error", data: { code: e.code, message: e.rawMessage } });
+      } finally {
+        task.done = true;
+        push(task, undefined);
+      }
+    })();
+    return {
+      status: 202,
+      data: { taskId: id, streamUrl: `/api/v2/code-execution-engine/tasks/${id}/stream` },
+    };
+  });
+
+  api.route("GET", "/api/v2/code-execution-engine/tasks/:id/stream", async ({ req, res, params }) => {
+    const task = tasks.get(params.id as string);
+    if (!task)
+      throw new TrestleError(
+        `No code execution task '${params.id}' (it ended and was read, or expired)`,
+        Code.NotFound,
+      );
+    if (task.reader) throw new TrestleError("This task's stream is already being read", Code.AlreadyExists);
+    clearTimeout(task.expiry);
+    const sse = openSseStream(res);
+    req.on("close", () => {
+      if (!task.done) task.controller.abort();
+    });
+    const send = (item: object) => {
+      const { event, data } = item as { event: string; data: object };
+      sse.send(JSON.stringify(data), { event });
+    };
+    if (task.dropped > 0) sse.send(JSON.stringify({ dropped: task.dropped }), { event: "dropped" });
+    for (const item of task.replies.splice(0)) send(item);
+    if (!task.done) {
+      await new Promise<void>((resolve) => {
+        task.reader = (item) => {
+          if (item) send(item);
+          else resolve();
+        };
+        void sse.done.then(() => resolve());
+      });
+    }
+    tasks.delete(task.id);
+    sse.send(JSON.stringify({ taskId: task.id }), { event: "end" });
+    sse.close();
+    return undefined;
+  });
+
+  return {
+    close() {
+      for (const task of tasks.values()) {
+        clearTimeout(task.expiry);
+        task.controller.abort();
+      }
+      tasks.clear();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { Code, TrestleError } from "@trestle/core";
+import { parseRegistration, type Registry } from "@trestle/registry";
+import type { JsonApi } from "../http/json-api.js";
+
+/**
+ * Capability registration on Wanaku's paths (`/api/v1/management/discovery`), and the fleet's view
+ * (`/api/v1/capabilities`): list with health, status summary, health history, stale cleanup.
+ */
+export function registerDiscoveryRoutes(api: JsonApi, deps: { registry: Registry }): void {
+  const { services } = deps.registry;
+
+  api.route("POST", "/api/v1/management/discovery", async (r) => ({
+    data: await services.register(parseRegistration(await r.json())),
+  }));
+  api.route("DELETE", "/api/v1/management/discovery", async (r) => {
+    const body = (await r.json()) as { id?: unknown };
+    if (typeof body !== "object" || body === null || typeof body.id !== "string" || body.id.length === 0) {
+      throw new TrestleError("Deregistration needs the service's 'id'", Code.InvalidArgument);
+    }
+    await services.deregister(body.id);
+    return { data: null };
+  });
+  api.route("POST", "/api/v1/management/discovery/heartbeats", async (r) => {
+    let id = (await r.text()).trim();
+    // Wanaku 0.2.0 clients send the id as raw text; some send it as a JSON string or {"id": …}.
+    if (id.startsWith('"') || id.startsWith("{")) {
+      try {
+        const parsed = JSON.parse(id) as unknown;
+        id = typeof parsed === "string" ? parsed : String((parsed as { id?: unknown }).id ?? "");
+      } catch {
+        throw new TrestleError("The heartbeat body must be the service id", Code.InvalidArgument);
+      }
+    }
+    if (!id) throw new TrestleError("The heartbeat body must be the service id", Code.InvalidArgument);
+    await services.heartbeat(id);
+    return { data: null };
+  });
+
+  api.route("GET", "/api/v1/capabilities", async () => ({ data: await services.listWithActivity() }));
+  api.route("GET", "/api/v1/capabilities/status", () => {
+    const all = services.list();
+    const byState: Record<string, number> = { healthy: 0, pending: 0, unhealthy: 0, down: 0 };
+    for (const s of all) byState[s.health] = (byState[s.health] ?? 0) + 1;
+    return { data: { total: all.length, ...byState } };
+  });
+  api.route("GET", "/api/v1/capabilities/:id", ({ params }) => {
+    const service = services.get(params.id as string);
+    if (!service) throw new TrestleError(`No service with id '${params.id}'`, Code.NotFound);
+    return { data: service };
+  });
+  api.route("GET", "/api/v1/capabilities/:id/health", async ({ params }) => ({
+    data: await services.healthHistory(params.id as string),
+  }));
+  api.route("DELETE", "/api/v1/capabilities/stale", async ({ query }) => {
+    const olderThan = query.get("olderThanMs");
+    const ms = olderThan === null ? undefined : Number(olderThan);
+    if (ms !== undefined && (!Number.isFinite(ms) || ms < 0)) {
+      throw new TrestleError("'olderThanMs' must be a non-negative number", Code.InvalidArgument);
+    }
+    return { data: await services.cleanupStale(ms) };
+  });
+}

@@ -1,0 +1,276 @@
+import { readFileSync } from "node:fs";
+import { createServer, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  createCodeExecutionBridge,
+  createEventHub,
+  createInvokerBridge,
+  createResourceBridge,
+  type EventHub,
+} from "@trestle/bridge";
+import {
+  type BridgeTransport,
+  createTransportSelector,
+  type ServiceTarget,
+  type TransportSelector,
+} from "@trestle/core";
+import { createRegistry, openStore, type Registry } from "@trestle/registry";
+import { createConnectTransport } from "@trestle/transport-connect";
+import { createGrpcTransport } from "@trestle/transport-grpc";
+import { type Logger, pino } from "pino";
+import type { RouterConfig } from "./config.js";
+import { createHttpApp } from "./http/http-app.js";
+import { createJsonApi } from "./http/json-api.js";
+import { buildOpenApiDocument } from "./http/openapi.js";
+import { createOriginGuard, createTokenAuthenticator } from "./http/security.js";
+import { registerCatalogRoutes } from "./management/catalog-routes.js";
+import { registerCodeExecutionRoutes } from "./management/code-execution-routes.js";
+import { registerDiscoveryRoutes } from "./management/discovery-routes.js";
+import { registerEventRoutes } from "./management/event-routes.js";
+import type { EngineLanguage } from "./mcp/catalog-view.js";
+import { createMcpEndpoint, type ListKind, type McpEndpoint } from "./mcp/mcp-endpoint.js";
+import type { McpBackend } from "./mcp/namespace-server.js";
+import { SERVER_VERSION } from "./version.js";
+
+/** A running router. */
+export interface Router {
+  /** `http://host:port`, with the port actually bound. */
+  readonly url: string;
+  readonly port: number;
+  readonly registry: Registry;
+  readonly events: EventHub;
+  readonly mcp: McpEndpoint;
+  /** The MCP backend, for serving MCP over stdio. */
+  readonly backend: McpBackend;
+  readonly logger: Logger;
+  /**
+   * Stops: refuses new requests, lets in-flight calls finish (up to `drainTimeoutMs`), then closes streams,
+   * transports, the registry and the store. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+/** Collaborators a caller may supply instead of the defaults (tests, embedding). */
+export interface RouterOverrides {
+  logger?: Logger;
+  /** Extra or replacement transports by protocol name. */
+  transports?: Record<string, BridgeTransport>;
+  /** Do not listen on HTTP (stdio only). */
+  noHttp?: boolean;
+}
+
+const LIST_KIND = { tool: "tools", resource: "resources", prompt: "prompts" } as const satisfies Record<
+  string,
+  ListKind
+>;
+
+function readPem(path: string | undefined): Buffer | undefined {
+  return path ? readFileSync(path) : undefined;
+}
+
+/**
+ * The composition root: opens the store, builds the transports, registry, bridges, event hub, MCP endpoint and
+ * management API, wires them by constructor injection, and listens.
+ */
+export async function createRouter(config: RouterConfig, overrides: RouterOverrides = {}): Promise<Router> {
+  const logger =
+    overrides.logger ??
+    pino({ level: config.logLevel, base: { service: "trestle" } }, pino.destination({ fd: 2, sync: false }));
+
+  const tls = {
+    ...(config.tlsCaFile ? { ca: readPem(config.tlsCaFile) as Buffer } : {}),
+    ...(config.tlsCertFile ? { cert: readPem(config.tlsCertFile) as Buffer } : {}),
+    ...(config.tlsKeyFile ? { key: readPem(config.tlsKeyFile) as Buffer } : {}),
+  };
+  const useTls = Object.keys(tls).length > 0;
+  const timeouts = (target: ServiceTarget) => {
+    const s = config.services[target.serviceName];
+    return s
+      ? {
+          ...(s.unaryTimeoutMs ? { unaryMs: s.unaryTimeoutMs } : {}),
+          ...(s.streamTimeoutMs ? { streamMs: s.streamTimeoutMs } : {}),
+        }
+      : undefined;
+  };
+  const byProtocol: Record<string, BridgeTransport> = {
+    grpc: createGrpcTransport({
+      unaryTimeoutMs: config.unaryTimeoutMs,
+      streamTimeoutMs: config.streamTimeoutMs,
+      timeouts,
+      ...(useTls ? { tls } : {}),
+      dialectFor: (target) => config.services[target.serviceName]?.dialect ?? target.dialect,
+    }),
+    connect: createConnectTransport({
+      unaryTimeoutMs: config.unaryTimeoutMs,
+      streamTimeoutMs: config.streamTimeoutMs,
+      timeouts,
+      ...(useTls ? { tls } : {}),
+    }),
+    ...overrides.transports,
+  };
+  const byServiceName: Record<string, BridgeTransport> = {};
+  for (const [name, service] of Object.entries(config.services)) {
+    if (!service.protocol) continue;
+    const transport = byProtocol[service.protocol];
+    if (!transport) throw new Error(`services.${name}.protocol: no transport named '${service.protocol}'`);
+    byServiceName[name] = transport;
+  }
+  const transports: TransportSelector = createTransportSelector({ byProtocol, byServiceName });
+
+  const store = await openStore({
+    ...(config.databaseUrl
+      ? { databaseUrl: config.databaseUrl }
+      : config.memoryStore
+        ? { memory: true }
+        : { dataDir: config.dataDir }),
+  });
+  const registry = await createRegistry({
+    store,
+    transports,
+    probeIntervalMs: config.probeIntervalMs,
+    registrationGraceMs: config.registrationGraceMs,
+    heartbeatTimeoutMs: config.heartbeatTimeoutMs,
+    logger: logger.child({ component: "registry" }),
+  });
+  await registry.start();
+
+  const events = createEventHub({ historySize: config.eventHistorySize });
+  const bridgeDeps = { resolver: registry.resolver, transports, events, outcomes: registry.resolver };
+  const invoker = createInvokerBridge(bridgeDeps);
+  const resources = createResourceBridge(bridgeDeps);
+  const codeExecution = createCodeExecutionBridge(bridgeDeps);
+
+  let engines: EngineLanguage[] = [];
+  let canServeResources = false;
+  const refreshServices = () => {
+    const seen = new Map<string, EngineLanguage>();
+    let resourcesServable = false;
+    for (const s of registry.services.list()) {
+      if (s.health === "down") continue;
+      const t = s.target;
+      if (t.serviceType === "resource-provider" || t.serviceType === "multi-capability")
+        resourcesServable = true;
+      if (t.serviceType === "code-execution-engine" && t.serviceSubType && t.languageName) {
+        seen.set(`${t.serviceSubType}/${t.languageName}`, {
+          engineType: t.serviceSubType,
+          language: t.languageName,
+        });
+      }
+    }
+    const next = [...seen.values()].sort((a, b) =>
+      `${a.engineType}/${a.language}`.localeCompare(`${b.engineType}/${b.language}`),
+    );
+    const changed = JSON.stringify(next) !== JSON.stringify(engines);
+    engines = next;
+    canServeResources = resourcesServable;
+    return changed;
+  };
+  refreshServices();
+
+  const backend: McpBackend = {
+    catalog: registry.catalog,
+    invoker,
+    resources,
+    codeExecution,
+    engines: () => engines,
+    canServeResources: () => canServeResources,
+  };
+  const mcp = createMcpEndpoint(backend, {
+    stateless: config.stateless,
+    maxBodyBytes: config.maxBodyBytes,
+    settings: {
+      serverInfo: { name: "trestle", version: SERVER_VERSION },
+      codeExecutionToolName: config.codeExecutionToolName,
+      pageSize: config.pageSize,
+      forwardHeaders: config.forwardHeaders,
+    },
+    sessions: {
+      idleTimeoutMs: config.sessionIdleTimeoutMs,
+      maxSessions: config.maxSessions,
+      ...(config.sessionSecret ? { secret: Buffer.from(config.sessionSecret) } : {}),
+    },
+  });
+
+  const unsubscribeCatalog = registry.catalog.onChange((change) => {
+    if (change.kind === "namespace") {
+      if (change.op === "removed") mcp.dropNamespace(change.namespace);
+      return;
+    }
+    mcp.listChanged(change.namespace, LIST_KIND[change.kind]);
+  });
+  const unsubscribeServices = registry.services.onEvent(() => {
+    if (refreshServices()) mcp.listChanged(undefined, "tools");
+  });
+  const unsubscribeEvents = events.subscribe((event) => logger.debug({ event }, "tool call"));
+
+  const api = createJsonApi({ maxBodyBytes: config.maxBodyBytes });
+  registerDiscoveryRoutes(api, { registry });
+  registerCatalogRoutes(api, { registry, invoker, resources });
+  registerEventRoutes(api, { events, registry });
+  const codeExecutionRoutes = registerCodeExecutionRoutes(api, { bridge: codeExecution });
+  api.route("GET", "/api/openapi.json", () => ({
+    data: buildOpenApiDocument(api.routes(), { title: "Trestle management API", version: SERVER_VERSION }),
+  }));
+
+  let ready = true;
+  const app = createHttpApp({
+    guard: createOriginGuard({
+      allowedHosts: [config.host, ...config.allowedHosts],
+      allowedOrigins: config.allowedOrigins,
+    }),
+    auth: createTokenAuthenticator(config.tokens),
+    api,
+    mcp: (req, res, namespace) => mcp.handle(req, res, namespace),
+    hasNamespace: (name) => registry.catalog.getNamespace(name) !== undefined,
+    ready: () => ready,
+    onError: (error, req) =>
+      logger.error({ err: error, method: req.method, path: req.url?.split("?")[0] }, "request failed"),
+  });
+
+  let http: HttpServer | undefined;
+  let port = 0;
+  if (!overrides.noHttp) {
+    http = createServer(
+      { keepAliveTimeout: 65_000, headersTimeout: 30_000, requestTimeout: 0 },
+      (req, res) => void app(req, res),
+    );
+    await new Promise<void>((resolve, reject) => {
+      http?.once("error", reject);
+      http?.listen(config.port, config.host, () => resolve());
+    });
+    port = (http.address() as AddressInfo).port;
+  }
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`;
+  logger.info({ url, store: store.backend, stateless: config.stateless }, "router listening");
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    registry,
+    events,
+    mcp,
+    backend,
+    logger,
+    close() {
+      closing ??= (async () => {
+        ready = false;
+        http?.close();
+        const deadline = Date.now() + config.drainTimeoutMs;
+        while (mcp.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+        codeExecutionRoutes.close();
+        unsubscribeCatalog();
+        unsubscribeServices();
+        unsubscribeEvents.unsubscribe();
+        await mcp.close();
+        http?.closeAllConnections();
+        await transports.close();
+        await registry.close();
+        logger.info("router stopped");
+        logger.flush?.();
+      })();
+      return closing;
+    },
+  };
+}
