@@ -117,11 +117,17 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
     response: Duplex | object,
   ) {
     activeResponses++;
-    if (request.httpVersionMajor === 1) http1Sockets.add(request.socket);
+    if (request.httpVersionMajor === 1) trackHttp1Socket(request.socket);
     (response as NodeJS.EventEmitter).once("close", () => {
       activeResponses--;
       notifyIfDrained();
     });
+  }
+
+  function trackHttp1Socket(socket: Duplex) {
+    if (http1Sockets.has(socket)) return;
+    http1Sockets.add(socket);
+    socket.once("close", () => http1Sockets.delete(socket));
   }
 
   function trackSocket(socket: net.Socket) {
@@ -150,7 +156,7 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
       session.once("close", () => sessions.delete(session));
     });
     secure.on("secureConnection", (socket) => {
-      if (socket.alpnProtocol !== "h2") http1Sockets.add(socket);
+      if (socket.alpnProtocol !== "h2") trackHttp1Socket(socket);
     });
     // A client that fails the handshake (no certificate under mutual TLS) is the client's problem, not ours.
     secure.on("tlsClientError", () => undefined);
@@ -172,7 +178,7 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
       sniffHttpVersion(socket, (handed, version) => {
         if (version === "2") h2.emit("connection", handed);
         else {
-          http1Sockets.add(handed);
+          trackHttp1Socket(handed);
           h1.emit("connection", handed);
         }
       });

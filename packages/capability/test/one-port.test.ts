@@ -1,3 +1,4 @@
+import * as net from "node:net";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
 import {
@@ -66,5 +67,46 @@ describe("one port serves gRPC, gRPC-Web and Connect over HTTP/2 and HTTP/1.1", 
       expect((error as ConnectError).code, name).toBe(Code.NotFound);
       expect((error as ConnectError).rawMessage, name).toBe("no such tool");
     }
+  });
+
+  /** Writes the chunks to the server a moment apart and returns the first `bytes` bytes it answers. */
+  async function rawExchange(chunks: Buffer[], bytes: number): Promise<Buffer> {
+    const url = new URL(baseUrl);
+    const socket = net.connect({ host: url.hostname, port: Number(url.port), noDelay: true });
+    try {
+      await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+      const answer = new Promise<Buffer>((resolve, reject) => {
+        let seen = Buffer.alloc(0);
+        socket.on("data", (chunk: Buffer) => {
+          seen = Buffer.concat([seen, chunk]);
+          if (seen.length >= bytes) resolve(seen.subarray(0, bytes));
+        });
+        socket.once("close", () => reject(new Error(`closed after ${seen.length} bytes`)));
+      });
+      for (const chunk of chunks) {
+        socket.write(chunk);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return await answer;
+    } finally {
+      socket.destroy();
+    }
+  }
+
+  it("recognises an HTTP/2 preface that arrives in pieces", async () => {
+    const emptySettings = Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0]);
+    const frame = await rawExchange(
+      [Buffer.from("PRI * HTTP/2.0\r\n"), Buffer.concat([Buffer.from("\r\nSM\r\n\r\n"), emptySettings])],
+      9,
+    );
+    expect(frame[3]).toBe(4); // the server's SETTINGS frame: it took the connection as HTTP/2
+  });
+
+  it("recognises an HTTP/1.1 request that arrives in pieces, even one starting like the preface", async () => {
+    const status = await rawExchange(
+      [Buffer.from("P"), Buffer.from("OST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")],
+      12,
+    );
+    expect(status.toString("latin1")).toMatch(/^HTTP\/1\.1 \d{3}/);
   });
 });
