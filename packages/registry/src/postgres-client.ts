@@ -130,6 +130,7 @@ export function createPostgresClient(options: PostgresClientOptions): SqlClient 
           if (closed) return;
           try {
             await connect();
+            if (closed) return;
             delayMs = 100;
             logger.info({}, "the PostgreSQL listening connection is back; resynchronising");
             onReconnect();

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { TransportSelector } from "@trestle/core";
+import { Code, type TransportSelector, TrestleError } from "@trestle/core";
 import { type Catalog, createCatalog } from "./catalog.js";
 import { type CatalogChange, createCatalogView } from "./catalog-view.js";
 import { createCircuitBreaker } from "./circuit-breaker.js";
@@ -59,6 +59,31 @@ export interface Registry {
   close(): Promise<void>;
 }
 
+const DURATIONS = [
+  "probeIntervalMs",
+  "probeConcurrency",
+  "probeTimeoutMs",
+  "registrationGraceMs",
+  "heartbeatTimeoutMs",
+  "staleServiceTtlMs",
+  "failureThreshold",
+  "circuitCooldownMs",
+] as const;
+
+function checkDurations(options: RegistryOptions): void {
+  for (const key of DURATIONS) {
+    const value = options[key];
+    if (value === undefined) continue;
+    const mayBeZero = key === "staleServiceTtlMs" || key === "registrationGraceMs";
+    if (!Number.isFinite(value) || value < 0 || (!mayBeZero && value === 0)) {
+      throw new TrestleError(
+        `${key} must be a ${mayBeZero ? "non-negative" : "positive"} number, got ${value}`,
+        Code.InvalidArgument,
+      );
+    }
+  }
+}
+
 /**
  * Creates the registry over a store and loads the catalog and registry into memory.
  *
@@ -70,12 +95,24 @@ export interface Registry {
  * registry.catalog.onChange((c) => notifyListChanged(c.namespace));
  * const target = await registry.resolver.resolve("weather", "tool-invoker");
  * ```
+ * @throws TrestleError `InvalidArgument` for a negative or zero duration, or a heartbeat timeout not longer
+ * than the probe interval when probing.
  */
 export async function createRegistry(options: RegistryOptions): Promise<Registry> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const probeIntervalMs = options.probeIntervalMs ?? 10_000;
   const staleServiceTtlMs = options.staleServiceTtlMs ?? 900_000;
+  const heartbeatTimeoutMs = options.heartbeatTimeoutMs ?? 60_000;
+  checkDurations(options);
+  if (options.transports && heartbeatTimeoutMs <= probeIntervalMs) {
+    // Probes refresh a service's last sign of life once per round; a shorter timeout would mark healthy
+    // services down between two rounds.
+    throw new TrestleError(
+      `heartbeatTimeoutMs (${heartbeatTimeoutMs}) must be longer than probeIntervalMs (${probeIntervalMs})`,
+      Code.InvalidArgument,
+    );
+  }
   const catalogListeners = new Set<(change: CatalogChange) => void>();
   const registryListeners = new Set<(event: RegistryEvent) => void>();
 
@@ -137,7 +174,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     intervalMs: probeIntervalMs,
     concurrency: options.probeConcurrency ?? 8,
     timeoutMs: options.probeTimeoutMs ?? Math.min(5000, probeIntervalMs),
-    heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 60_000,
+    heartbeatTimeoutMs,
     staleServiceTtlMs,
   });
 

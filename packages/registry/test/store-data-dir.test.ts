@@ -1,0 +1,67 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Code } from "@trestle/core";
+import { afterAll, describe, expect, it } from "vitest";
+import { createRegistry, openStore, type Store } from "../src/index.js";
+
+describe("the embedded store in a data directory", () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  it("keeps the catalog and the registry across a restart", async () => {
+    const root = await mkdtemp(join(tmpdir(), "trestle-registry-"));
+    dirs.push(root);
+    const dataDir = join(root, "nested", "data");
+
+    const first = await openStore({ dataDir });
+    const before = await createRegistry({ store: first });
+    await before.catalog.createNamespace({ name: "kept", labels: { tier: "gold" } });
+    await before.catalog.addTool({
+      name: "kept-tool",
+      namespace: "kept",
+      uri: "https://example.test/k",
+      type: "http",
+    });
+    const service = await before.services.register({
+      serviceName: "http",
+      host: "10.0.0.9",
+      port: 9190,
+      serviceType: "tool-invoker",
+    });
+    await before.close();
+    await first.close();
+
+    const second = await openStore({ dataDir });
+    try {
+      const after = await createRegistry({ store: second });
+      expect(after.catalog.getNamespace("kept")?.labels).toEqual({ tier: "gold" });
+      expect(after.catalog.getTool("kept", "kept-tool")?.uri).toBe("https://example.test/k");
+      expect(after.services.get(service.id)?.target).toEqual(service);
+      await after.close();
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("refuses contradictory options before opening anything", async () => {
+    await expect(openStore({ memory: true, dataDir: "/tmp/x" })).rejects.toMatchObject({
+      code: Code.InvalidArgument,
+    });
+    const noStore = {} as Store;
+    await expect(createRegistry({ store: noStore, probeIntervalMs: 0 })).rejects.toMatchObject({
+      code: Code.InvalidArgument,
+      rawMessage: "probeIntervalMs must be a positive number, got 0",
+    });
+    await expect(
+      createRegistry({
+        store: noStore,
+        transports: { transportFor: () => ({}) as never, release() {}, close: async () => {} },
+        probeIntervalMs: 10_000,
+        heartbeatTimeoutMs: 5000,
+      }),
+    ).rejects.toMatchObject({ code: Code.InvalidArgument });
+  });
+});
