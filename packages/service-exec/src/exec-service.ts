@@ -1,0 +1,225 @@
+import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { type CapabilityHandlers, Code, type CodeExecutionReplyInit, TrestleError } from "@trestle/core";
+import { type CodeExecutionRequest, ExecutionStatus, OutputType, RuntimeStatus } from "@trestle/proto";
+import {
+  bashRuntime,
+  findPython,
+  javascriptRuntime,
+  type LanguageName,
+  type LanguageRuntime,
+  pythonRuntime,
+} from "./language-runtimes.js";
+import { type ProcessRun, type RunOutcome, startProcessRun } from "./process-run.js";
+import { runEnvironment } from "./run-environment.js";
+import { scriptArguments } from "./script-arguments.js";
+
+/** Options for {@link createExecService}. */
+export interface ExecServiceOptions {
+  /** The engine type routers resolve it by (`code-execution-engine://<engine>/<language>`). Default `trestle`. */
+  engineName?: string;
+  /** Offer JavaScript. Default true. */
+  enableJavascript?: boolean;
+  /**
+   * Python: a `python3` command (or path) to look up, or `false` for none. Default `"python3"`: offered when
+   * found on PATH.
+   */
+  python?: string | false;
+  /** Offer Bash, which can run any program on PATH. Default false. */
+  enableBash?: boolean;
+  /** Node binary for JavaScript. Default: the one running the service. */
+  nodePath?: string;
+  /** Timeout when the request names none. Default 30,000 ms. */
+  defaultTimeoutMs?: number;
+  /** Longest timeout a request may ask for; longer ones are cut to it. Default 300,000 ms. */
+  maxTimeoutMs?: number;
+  /** Between SIGTERM and SIGKILL when a run is stopped. Default 1,000 ms. */
+  killGraceMs?: number;
+  /** Total stdout + stderr bytes per run; past it the output is cut and the run stopped. Default 1 MiB. */
+  maxOutputBytes?: number;
+  /** Memory cap per run, in MiB (V8 heap for JavaScript, address space for Python and Bash). Default 512. */
+  memoryLimitMb?: number;
+  /** Runs at once; more are refused with `ResourceExhausted`. Default 4. */
+  maxConcurrentRuns?: number;
+  /** Where per-run work directories are created. Default: the system's temporary directory. */
+  workRoot?: string;
+  /** PATH given to programs. Default: the service's own PATH. */
+  path?: string;
+}
+
+/** The code execution engine's handlers, and the languages it offers (one registration each). */
+export interface ExecService extends CapabilityHandlers {
+  readonly engineName: string;
+  readonly languages: readonly LanguageName[];
+}
+
+/** Defaults of {@link ExecServiceOptions}. */
+export const EXEC_DEFAULTS = {
+  engineName: "trestle",
+  defaultTimeoutMs: 30_000,
+  maxTimeoutMs: 300_000,
+  killGraceMs: 1_000,
+  maxOutputBytes: 1024 * 1024,
+  memoryLimitMb: 512,
+  maxConcurrentRuns: 4,
+} as const;
+
+const FINAL_STATUS: Record<RunOutcome, ExecutionStatus> = {
+  completed: ExecutionStatus.COMPLETED,
+  failed: ExecutionStatus.FAILED,
+  "output-limit": ExecutionStatus.FAILED,
+  timeout: ExecutionStatus.TIMEOUT,
+  cancelled: ExecutionStatus.CANCELLED,
+};
+
+function statusReply(status: ExecutionStatus): CodeExecutionReplyInit {
+  return { content: [], outputType: OutputType.STATUS, status, timestamp: timestampFromMs(Date.now()) };
+}
+
+function runtimesFor(options: ExecServiceOptions): Map<LanguageName, LanguageRuntime> {
+  const runtimes = new Map<LanguageName, LanguageRuntime>();
+  if (options.enableJavascript ?? true) runtimes.set("javascript", javascriptRuntime(options.nodePath));
+  if (options.python !== false) {
+    const python = findPython(options.python ?? "python3");
+    if (python) runtimes.set("python", pythonRuntime(python));
+  }
+  if (options.enableBash) runtimes.set("bash", bashRuntime());
+  return runtimes;
+}
+
+function timeoutOf(request: CodeExecutionRequest, defaultMs: number, maxMs: number): number {
+  if (request.timeout === undefined || request.timeout <= 0n) return defaultMs;
+  return Number(request.timeout > BigInt(maxMs) ? BigInt(maxMs) : request.timeout);
+}
+
+/**
+ * Creates the code execution engine: JavaScript (Node's permission model confines file access to the run's
+ * work directory), Python (`python3 -I` when found) and, when enabled, Bash.
+ *
+ * Each run gets a fresh work directory holding the code, a scrubbed environment (PATH, HOME and TMPDIR = the
+ * work directory, LANG, plus the request's `environment`), the request's `arg0…argN` as argv, and its own
+ * process group. The stream answers PENDING, then RUNNING, then each stdout/stderr chunk as it is produced,
+ * then one final reply (COMPLETED, FAILED, TIMEOUT or CANCELLED) with the exit code. A timeout, output past
+ * the cap or a cancelled call kills the whole group; the work directory is removed afterwards.
+ *
+ * @throws TrestleError (in the stream) InvalidArgument for an unknown or disabled language, empty code,
+ *   malformed arguments or a refused environment variable; ResourceExhausted when too many runs are going.
+ */
+export function createExecService(options: ExecServiceOptions = {}): ExecService {
+  const engineName = options.engineName ?? EXEC_DEFAULTS.engineName;
+  const runtimes = runtimesFor(options);
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? EXEC_DEFAULTS.defaultTimeoutMs;
+  const maxTimeoutMs = options.maxTimeoutMs ?? EXEC_DEFAULTS.maxTimeoutMs;
+  const killGraceMs = options.killGraceMs ?? EXEC_DEFAULTS.killGraceMs;
+  const maxOutputBytes = options.maxOutputBytes ?? EXEC_DEFAULTS.maxOutputBytes;
+  const memoryLimitMb = options.memoryLimitMb ?? EXEC_DEFAULTS.memoryLimitMb;
+  const maxConcurrentRuns = options.maxConcurrentRuns ?? EXEC_DEFAULTS.maxConcurrentRuns;
+  const workRoot = options.workRoot ?? tmpdir();
+  const path = options.path ?? process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin";
+  let running = 0;
+
+  function runtimeFor(uri: string): LanguageRuntime {
+    let url: URL;
+    try {
+      url = new URL(uri);
+    } catch {
+      throw new TrestleError(
+        `${JSON.stringify(uri)} is not a code-execution-engine:// URI`,
+        Code.InvalidArgument,
+      );
+    }
+    const engine = url.hostname;
+    const language = decodeURIComponent(url.pathname.replace(/^\//, ""));
+    if (url.protocol !== "code-execution-engine:" || engine !== engineName) {
+      throw new TrestleError(
+        `This engine serves code-execution-engine://${engineName}/<language>, not ${uri}`,
+        Code.InvalidArgument,
+      );
+    }
+    const runtime = runtimes.get(language as LanguageName);
+    if (!runtime) {
+      throw new TrestleError(
+        `Language ${JSON.stringify(language)} is not enabled on this engine (enabled: ${[...runtimes.keys()].join(", ")})`,
+        Code.InvalidArgument,
+      );
+    }
+    return runtime;
+  }
+
+  async function* execute(
+    request: CodeExecutionRequest,
+    signal: AbortSignal,
+  ): AsyncGenerator<CodeExecutionReplyInit> {
+    const runtime = runtimeFor(request.uri);
+    if (request.code.trim() === "")
+      throw new TrestleError("The request carries no code", Code.InvalidArgument);
+    const args = scriptArguments(request.arguments);
+    const timeoutMs = timeoutOf(request, defaultTimeoutMs, maxTimeoutMs);
+    if (running >= maxConcurrentRuns) {
+      throw new TrestleError(
+        `The engine is already running ${maxConcurrentRuns} programs`,
+        Code.ResourceExhausted,
+      );
+    }
+    running++;
+    let workDir: string | undefined;
+    let run: ProcessRun | undefined;
+    try {
+      yield statusReply(ExecutionStatus.PENDING);
+      // The real path: Node's permission model compares resolved paths.
+      workDir = await realpath(await mkdtemp(join(workRoot, "trestle-exec-")));
+      const env = runEnvironment({ workDir, path, lang: process.env.LANG }, request.environment);
+      const codeFile = join(workDir, runtime.fileName);
+      await writeFile(codeFile, request.code, { mode: 0o600 });
+      run = startProcessRun({
+        command: runtime.command(workDir, codeFile, args, { memoryLimitMb }),
+        cwd: workDir,
+        env,
+        timeoutMs,
+        killGraceMs,
+        maxOutputBytes,
+        signal,
+      });
+      yield statusReply(ExecutionStatus.RUNNING);
+      for await (const event of run.events) {
+        if (event.type === "output") {
+          yield {
+            content: [event.text],
+            outputType: event.stream === "stdout" ? OutputType.STDOUT : OutputType.STDERR,
+            status: ExecutionStatus.RUNNING,
+            timestamp: timestampFromMs(Date.now()),
+          };
+        } else {
+          yield {
+            content: event.message === "" ? [] : [event.message],
+            outputType: OutputType.COMPLETION,
+            status: FINAL_STATUS[event.outcome],
+            exitCode: event.exitCode,
+            timestamp: timestampFromMs(Date.now()),
+          };
+        }
+      }
+    } finally {
+      // Reached early when the consumer stops reading: the program must not outlive the stream.
+      if (run) {
+        run.cancel();
+        await run.done;
+      }
+      running--;
+      if (workDir) await rm(workDir, { recursive: true, force: true });
+    }
+  }
+
+  return {
+    engineName,
+    languages: [...runtimes.keys()],
+    codeExecutor(request, context) {
+      return execute(request, context.signal);
+    },
+    healthProbe() {
+      return { status: RuntimeStatus.STARTED };
+    },
+  };
+}

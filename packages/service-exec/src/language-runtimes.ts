@@ -1,0 +1,101 @@
+import { spawnSync } from "node:child_process";
+
+/** The languages the engine knows. */
+export type LanguageName = "javascript" | "python" | "bash";
+
+/** The command that runs one program, before the engine adds its process-group handling. */
+export interface RunCommand {
+  file: string;
+  args: string[];
+}
+
+/** Limits that a runtime turns into interpreter flags or shell limits. */
+export interface RuntimeLimits {
+  /** Memory cap in MiB. */
+  memoryLimitMb: number;
+}
+
+/** How to run a program in one language. */
+export interface LanguageRuntime {
+  name: LanguageName;
+  /** The name the program is written to in the work directory. */
+  fileName: string;
+  /** The command running `codeFile` in `workDir` with the program's own arguments. */
+  command(workDir: string, codeFile: string, args: readonly string[], limits: RuntimeLimits): RunCommand;
+}
+
+/** A shell that sets the address-space limit, then replaces itself with the interpreter. */
+function underMemoryLimit(limits: RuntimeLimits, command: RunCommand): RunCommand {
+  const kib = limits.memoryLimitMb * 1024;
+  return {
+    file: "/bin/sh",
+    args: ["-c", `ulimit -v ${kib} && exec "$@"`, "trestle-exec", command.file, ...command.args],
+  };
+}
+
+function permissionFlag(): string {
+  // Node 22 renamed the flag; take whichever this Node knows.
+  return process.allowedNodeEnvironmentFlags.has("--permission")
+    ? "--permission"
+    : "--experimental-permission";
+}
+
+/**
+ * JavaScript on Node with the permission model: file reads and writes only inside the work directory, no
+ * child processes, no worker threads, no native addons; the V8 heap capped with `--max-old-space-size`
+ * (an address-space limit would break V8, which reserves large virtual ranges).
+ */
+export function javascriptRuntime(nodePath: string = process.execPath): LanguageRuntime {
+  return {
+    name: "javascript",
+    fileName: "main.js",
+    command(workDir, codeFile, args, limits) {
+      const flags = [
+        permissionFlag(),
+        `--allow-fs-read=${workDir}`,
+        `--allow-fs-write=${workDir}`,
+        `--max-old-space-size=${limits.memoryLimitMb}`,
+      ];
+      if (process.allowedNodeEnvironmentFlags.has("--disable-warning")) {
+        flags.push("--disable-warning=ExperimentalWarning");
+      }
+      return { file: nodePath, args: [...flags, codeFile, ...args] };
+    },
+  };
+}
+
+/** Python 3 in isolated mode (`-I`: no user site, no PYTHON* variables, no script directory on the path), unbuffered (`-u`) so output streams as printed, under `ulimit -v`. */
+export function pythonRuntime(pythonPath: string): LanguageRuntime {
+  return {
+    name: "python",
+    fileName: "main.py",
+    command(_workDir, codeFile, args, limits) {
+      return underMemoryLimit(limits, { file: pythonPath, args: ["-I", "-u", codeFile, ...args] });
+    },
+  };
+}
+
+/** Bash without profile or rc files, under `ulimit -v`. It can run any program on PATH: off by default. */
+export function bashRuntime(bashPath = "bash"): LanguageRuntime {
+  return {
+    name: "bash",
+    fileName: "main.sh",
+    command(_workDir, codeFile, args, limits) {
+      return underMemoryLimit(limits, { file: bashPath, args: ["--noprofile", "--norc", codeFile, ...args] });
+    },
+  };
+}
+
+/**
+ * The real executable behind a Python command (`python3` may be a wrapper such as a pyenv shim that needs
+ * variables the scrubbed environment drops), or `undefined` when there is none.
+ */
+export function findPython(command = "python3"): string | undefined {
+  const result = spawnSync(command, ["-c", "import sys; print(sys.executable)"], {
+    encoding: "utf8",
+    timeout: 10_000,
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  const path = result.status === 0 ? result.stdout.trim() : "";
+  return path === "" ? undefined : path;
+}
