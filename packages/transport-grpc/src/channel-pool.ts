@@ -19,7 +19,10 @@ export interface ChannelLease {
 export interface ChannelPool {
   /** Takes the channel for `address` with `security`, opening it on first use. */
   lease(address: string, security: ChannelSecurity): ChannelLease;
-  /** Closes the channel for `address` with `security`; calls in flight on it finish first. */
+  /**
+   * Retires the channel for `address` with `security`: the next call opens a new one, and this one closes
+   * (with its connection) once the calls already made on it have finished.
+   */
   release(address: string, security: ChannelSecurity): void;
   /** Aborts every call in flight with `reason` and closes every channel. */
   close(reason: TrestleError): void;
@@ -42,6 +45,9 @@ interface PooledChannel {
   lastUsedAt: number;
   calls: Set<AbortCall>;
   idleTimer: NodeJS.Timeout | undefined;
+  /** Out of the pool; closes when its last call ends. */
+  retired: boolean;
+  closed: boolean;
 }
 
 /**
@@ -52,12 +58,23 @@ interface PooledChannel {
  */
 export function createChannelPool(options: ChannelPoolOptions): ChannelPool {
   const channels = new Map<string, PooledChannel>();
+  // Every channel not closed yet: the pooled ones and the retired ones still finishing calls.
+  const live = new Set<PooledChannel>();
 
-  function evict(channel: PooledChannel): void {
+  function closeChannel(channel: PooledChannel): void {
+    if (channel.closed) return;
+    channel.closed = true;
+    live.delete(channel);
+    channel.client.close();
+  }
+
+  function retire(channel: PooledChannel): void {
     if (channels.get(channel.key) === channel) channels.delete(channel.key);
     if (channel.idleTimer) clearTimeout(channel.idleTimer);
     channel.idleTimer = undefined;
-    channel.client.close();
+    channel.retired = true;
+    // grpc-js fails calls that wait for a connection when their channel closes: wait for them instead.
+    if (channel.active === 0) closeChannel(channel);
   }
 
   // One timer per idle channel, re-armed for the time left rather than reset on every call: 10,000 calls
@@ -66,7 +83,7 @@ export function createChannelPool(options: ChannelPoolOptions): ChannelPool {
     channel.idleTimer = undefined;
     if (channel.active > 0) return;
     const idleFor = Date.now() - channel.lastUsedAt;
-    if (idleFor >= options.idleTimeoutMs) evict(channel);
+    if (idleFor >= options.idleTimeoutMs) retire(channel);
     else armIdleTimer(channel, options.idleTimeoutMs - idleFor);
   }
 
@@ -89,8 +106,11 @@ export function createChannelPool(options: ChannelPoolOptions): ChannelPool {
       lastUsedAt: Date.now(),
       calls: new Set(),
       idleTimer: undefined,
+      retired: false,
+      closed: false,
     };
     channels.set(key, channel);
+    live.add(channel);
     return channel;
   }
 
@@ -113,20 +133,21 @@ export function createChannelPool(options: ChannelPoolOptions): ChannelPool {
           if (abort) channel.calls.delete(abort);
           channel.active--;
           channel.lastUsedAt = Date.now();
-          if (channel.active === 0 && channels.get(key) === channel)
-            armIdleTimer(channel, options.idleTimeoutMs);
+          if (channel.active > 0) return;
+          if (channel.retired) closeChannel(channel);
+          else armIdleTimer(channel, options.idleTimeoutMs);
         },
       };
     },
     release(address, security) {
       const channel = channels.get(`${address}|${security.identity}`);
-      // grpc-js lets calls already on the wire finish, then drops the connection.
-      if (channel) evict(channel);
+      if (channel) retire(channel);
     },
     close(reason) {
-      for (const channel of [...channels.values()]) {
+      for (const channel of [...live]) {
         for (const abort of [...channel.calls]) abort(reason);
-        evict(channel);
+        retire(channel);
+        closeChannel(channel);
       }
     },
     get size() {

@@ -1,3 +1,5 @@
+import { EventEmitter, once } from "node:events";
+import { createServer, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
@@ -61,6 +63,11 @@ function packageDefinition(dialect: "v1" | "legacy"): protoLoader.PackageDefinit
   return definition;
 }
 
+/** The proto-loader definition of service `name` (e.g. `"tool.ToolInvoker"`) in the protos of `dialect`. */
+export function protoLoaderService(dialect: "v1" | "legacy", name: string): grpc.ServiceDefinition {
+  return service(packageDefinition(dialect), name);
+}
+
 function service(definition: protoLoader.PackageDefinition, name: string): grpc.ServiceDefinition {
   const found = definition[name];
   if (!found) throw new Error(`No service ${name} in the loaded protos`);
@@ -93,6 +100,12 @@ export interface ProtoLoaderServerOptions {
 export interface ProtoLoaderServer extends ServedCapability {
   /** The port it listens on. */
   port: number;
+  /** TCP connections accepted since it started. */
+  readonly accepted: number;
+  /** TCP connections open now. */
+  readonly open: number;
+  /** Resolves once `check` holds (checked on every connection change); rejects after `timeoutMs`. */
+  until(check: (server: ProtoLoaderServer) => boolean, timeoutMs?: number): Promise<void>;
 }
 
 // ---- wire shapes, as proto-loader decodes and encodes them (camelCase, int64 as string, enums as numbers)
@@ -459,22 +472,55 @@ function addLegacyServices(
   healthProbeService(server, definition, handlers, observe);
 }
 
-/** Serves `handlers` on a grpc-js server built from the .proto text, on 127.0.0.1 and a free port. */
-export async function serveWithProtoLoader(
+/**
+ * Serves `handlers` on a grpc-js server built from the .proto text, on 127.0.0.1 and a free port. The server
+ * accepts TCP connections itself and hands them to grpc-js (`createConnectionInjector`), so it counts them.
+ */
+export function serveWithProtoLoader(
   handlers: CapabilityHandlers,
   options: ProtoLoaderServerOptions = {},
 ): Promise<ProtoLoaderServer> {
   const dialect = options.dialect ?? "v1";
-  const server = new grpc.Server();
-  if (dialect === "v1") addV1Services(server, handlers, options.onCall);
-  else addLegacyServices(server, handlers, options.onCall);
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(
-      "127.0.0.1:0",
-      options.credentials ?? grpc.ServerCredentials.createInsecure(),
-      (error, boundPort) => (error ? reject(error) : resolve(boundPort)),
-    ),
+  return serveRawProtoLoader(
+    dialect,
+    (server) => {
+      if (dialect === "v1") addV1Services(server, handlers, options.onCall);
+      else addLegacyServices(server, handlers, options.onCall);
+    },
+    options.credentials,
   );
+}
+
+/**
+ * Serves whatever `addServices` adds, with service definitions loaded by proto-loader for `dialect` (see
+ * {@link protoLoaderService}): for tests that write the wire replies by hand.
+ */
+export async function serveRawProtoLoader(
+  dialect: "v1" | "legacy",
+  addServices: (server: grpc.Server) => void,
+  credentials: grpc.ServerCredentials = grpc.ServerCredentials.createInsecure(),
+): Promise<ProtoLoaderServer> {
+  const server = new grpc.Server();
+  addServices(server);
+  const injector = server.createConnectionInjector(credentials);
+
+  const changes = new EventEmitter();
+  const sockets = new Set<Socket>();
+  let accepted = 0;
+  const listener = createServer((socket) => {
+    accepted++;
+    sockets.add(socket);
+    socket.once("close", () => {
+      sockets.delete(socket);
+      changes.emit("change");
+    });
+    changes.emit("change");
+    injector.injectConnection(socket);
+  });
+  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+  const address = listener.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+
   const target: ServiceTarget = {
     id: `proto-loader-${dialect}-${port}`,
     serviceName: "kit",
@@ -483,12 +529,34 @@ export async function serveWithProtoLoader(
     serviceType: "multi-capability",
     dialect,
   };
-  return {
+  const served: ProtoLoaderServer = {
     target,
     port,
+    get accepted() {
+      return accepted;
+    },
+    get open() {
+      return sockets.size;
+    },
+    async until(check, timeoutMs = 5_000) {
+      const signal = AbortSignal.timeout(timeoutMs);
+      while (!check(served)) {
+        try {
+          await once(changes, "change", { signal });
+        } catch {
+          throw new Error(
+            `condition not met within ${timeoutMs} ms (accepted ${accepted}, open ${sockets.size})`,
+          );
+        }
+      }
+    },
     async close() {
-      // Cancels calls in flight, as a capability that stops does.
+      // Cancels calls in flight and drops the connections, as a capability that stops does.
+      listener.close();
+      injector.destroy();
       server.forceShutdown();
+      for (const socket of sockets) socket.destroy();
     },
   };
+  return served;
 }

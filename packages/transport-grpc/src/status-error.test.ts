@@ -1,0 +1,40 @@
+import * as grpc from "@grpc/grpc-js";
+import { Code, TrestleError } from "@trestle/core";
+import { describe, expect, it } from "vitest";
+import { errorFromStatus } from "./status-error.js";
+
+describe("errorFromStatus", () => {
+  it("keeps every gRPC status code as the Code of the same number, with the details as rawMessage", () => {
+    const pairs: [grpc.status, Code][] = [
+      [grpc.status.CANCELLED, Code.Canceled],
+      [grpc.status.UNKNOWN, Code.Unknown],
+      [grpc.status.INVALID_ARGUMENT, Code.InvalidArgument],
+      [grpc.status.DEADLINE_EXCEEDED, Code.DeadlineExceeded],
+      [grpc.status.NOT_FOUND, Code.NotFound],
+      [grpc.status.ALREADY_EXISTS, Code.AlreadyExists],
+      [grpc.status.PERMISSION_DENIED, Code.PermissionDenied],
+      [grpc.status.RESOURCE_EXHAUSTED, Code.ResourceExhausted],
+      [grpc.status.FAILED_PRECONDITION, Code.FailedPrecondition],
+      [grpc.status.ABORTED, Code.Aborted],
+      [grpc.status.OUT_OF_RANGE, Code.OutOfRange],
+      [grpc.status.UNIMPLEMENTED, Code.Unimplemented],
+      [grpc.status.INTERNAL, Code.Internal],
+      [grpc.status.UNAVAILABLE, Code.Unavailable],
+      [grpc.status.DATA_LOSS, Code.DataLoss],
+      [grpc.status.UNAUTHENTICATED, Code.Unauthenticated],
+    ];
+    for (const [status, code] of pairs) {
+      const error = errorFromStatus({ code: status, details: `details of ${status}` });
+      expect(error).toBeInstanceOf(TrestleError);
+      expect(error.code).toBe(code);
+      expect(error.rawMessage).toBe(`details of ${status}`);
+    }
+  });
+
+  it("maps a status outside the known range to Unknown and still says something", () => {
+    const error = errorFromStatus({ code: 42, details: "" });
+    expect(error.code).toBe(Code.Unknown);
+    expect(error.rawMessage).toContain("42");
+    expect(errorFromStatus({ code: grpc.status.OK }).code).toBe(Code.Unknown);
+  });
+});
