@@ -428,8 +428,9 @@ export function createSqlStore(client: SqlClient): Store {
         const target = JSON.stringify({ ...input.target, id });
         let service: RegisteredService;
         if (existing) {
-          const moved = existing.endpoint !== input.endpoint;
-          // A service that moved is a new process somewhere else: it waits for a probe again.
+          // A service that moved is a new process somewhere else, and one that was down registers because it
+          // runs again: either waits for a probe again, as a new registration does.
+          const reset = existing.endpoint !== input.endpoint || existing.service.health === "down";
           const [row] = await tx.query<ServiceRow>(
             `UPDATE trestle_services
                 SET endpoint = $2, target = $3::text::jsonb, last_seen_at = GREATEST(last_seen_at, $4),
@@ -439,10 +440,10 @@ export function createSqlStore(client: SqlClient): Store {
                     health_changed_at = CASE WHEN $5 THEN $4 ELSE health_changed_at END
               WHERE id = $1
               RETURNING ${SERVICE_COLUMNS}`,
-            [id, input.endpoint, target, now, moved],
+            [id, input.endpoint, target, now, reset],
           );
           service = toService(row as ServiceRow);
-          if (moved) await appendHealthHistory(tx, service);
+          if (reset) await appendHealthHistory(tx, service);
         } else {
           const [row] = await tx.query<ServiceRow>(
             `INSERT INTO trestle_services

@@ -163,7 +163,7 @@ describe("replicas on one PostgreSQL server", () => {
       const seen = await replica.waitFor(
         (m) => m.type === "change" && m.change?.key === "from-parent" && m.change.op === "added",
         "the child to see the parent's tool",
-        1000,
+        5000,
       );
       expect(seen.inView).toBe(true);
       expect(seen.change?.origin).toBe("feed");

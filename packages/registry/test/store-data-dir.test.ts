@@ -44,7 +44,8 @@ describe("the embedded store in a data directory", () => {
     } finally {
       await second.close();
     }
-  });
+    // Creating a data directory costs PGlite seconds of CPU; on a busy machine more than the default 20 s.
+  }, 90_000);
 
   it("refuses contradictory options before opening anything", async () => {
     await expect(openStore({ memory: true, dataDir: "/tmp/x" })).rejects.toMatchObject({

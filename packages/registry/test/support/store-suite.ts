@@ -444,6 +444,16 @@ export function describeStoreSuite(backend: string, open: () => Promise<StoreSui
       const history = await a.services.healthHistory(target.id);
       expect(history.map((h) => h.state)).toEqual(["down", "healthy", "pending"]);
       expect(history[0]?.message).toBe("Connection refused");
+      // Registering again is a sign of life: a down service waits for a probe again, as a new one does.
+      const back = await a.services.register({
+        serviceName: name,
+        host: "h",
+        port: 1,
+        serviceType: "resource-provider",
+      });
+      expect(back.id).toBe(target.id);
+      expect(a.services.get(target.id)?.health).toBe("pending");
+      expect((await a.services.healthHistory(target.id))[0]?.state).toBe("pending");
 
       const removed = await a.services.cleanupStale(-60_000);
       expect(removed.map((s) => s.id)).toContain(target.id);
