@@ -1,5 +1,5 @@
 import * as grpc from "@grpc/grpc-js";
-import type { TrestleError } from "@trestle/core";
+import { Code, TrestleError } from "@trestle/core";
 import type { ChannelSecurity } from "./channel-security.js";
 
 /** A call in flight on a pooled channel, as the pool sees it: something it can abort when it closes. */
@@ -94,11 +94,20 @@ export function createChannelPool(options: ChannelPoolOptions): ChannelPool {
   }
 
   function open(key: string, address: string, security: ChannelSecurity): PooledChannel {
-    const client = new grpc.Client(address, security.credentials(), {
-      ...options.channelOptions,
-      ...security.channelOptions,
-      "grpc.use_local_subchannel_pool": 1,
-    });
+    const credentials = security.credentials();
+    let client: grpc.Client;
+    try {
+      client = new grpc.Client(address, credentials, {
+        ...options.channelOptions,
+        ...security.channelOptions,
+        "grpc.use_local_subchannel_pool": 1,
+      });
+    } catch (error) {
+      throw new TrestleError(
+        `Cannot open a channel to ${address}: ${error instanceof Error ? error.message : String(error)}`,
+        Code.InvalidArgument,
+      );
+    }
     const channel: PooledChannel = {
       key,
       client,

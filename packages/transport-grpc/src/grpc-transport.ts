@@ -25,12 +25,12 @@ import {
 } from "@trestle/proto";
 import { legacyCodeExecution, legacyProvision, legacyResource, legacyTool } from "@trestle/proto/legacy";
 import { callMetadata } from "./call-metadata.js";
+import { channelOptionsOf } from "./channel-options.js";
 import { createChannelPool } from "./channel-pool.js";
 import { channelSecurity } from "./channel-security.js";
 import { type CallPlan, serverStreamCall, unaryCall } from "./grpc-calls.js";
 import {
   DEFAULT_IDLE_TIMEOUT_MS,
-  DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
   type GrpcDialect,
   type GrpcTransportOptions,
 } from "./grpc-transport-options.js";
@@ -60,23 +60,6 @@ const legacy = {
   provision: grpcServiceDefinition(legacyProvision.Provisioner).provision,
   executeCode: grpcServiceDefinition(legacyCodeExecution.CodeExecutor).executeCode,
 };
-
-/** Channel options every channel gets unless `channelOptions` says otherwise. */
-function baseChannelOptions(options: GrpcTransportOptions): grpc.ChannelOptions {
-  const keepalive = options.keepalive ?? {};
-  const channelOptions: grpc.ChannelOptions = {
-    "grpc.keepalive_time_ms": keepalive.timeMs ?? 30_000,
-    "grpc.keepalive_timeout_ms": keepalive.timeoutMs ?? 10_000,
-    "grpc.keepalive_permit_without_calls": keepalive.permitWithoutCalls ? 1 : 0,
-    "grpc.max_receive_message_length": options.maxReceiveMessageBytes ?? DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
-    // grpc-js backs off up to 2 min between reconnects; a router wants a restarted service back sooner.
-    "grpc.max_reconnect_backoff_ms": 10_000,
-  };
-  if (options.maxSendMessageBytes !== undefined) {
-    channelOptions["grpc.max_send_message_length"] = options.maxSendMessageBytes;
-  }
-  return { ...channelOptions, ...options.channelOptions };
-}
 
 /**
  * Creates a {@link BridgeTransport} that reaches capability services over gRPC with @grpc/grpc-js.
@@ -112,7 +95,7 @@ export function createGrpcTransport(options: GrpcTransportOptions = {}): BridgeT
   const unaryTimeoutMs = options.unaryTimeoutMs ?? DEFAULT_UNARY_TIMEOUT_MS;
   const streamTimeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
   const pool = createChannelPool({
-    channelOptions: baseChannelOptions(options),
+    channelOptions: channelOptionsOf(options),
     idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
   });
   let closed = false;

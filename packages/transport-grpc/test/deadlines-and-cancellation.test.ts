@@ -106,6 +106,24 @@ describe("deadlines, cancellation and dead ports", () => {
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
+  it("reaches a service that starts on a once-dead port after the reconnect backoff", async () => {
+    const dead = await deadTarget();
+    const t = createGrpcTransport({ channelOptions: { "grpc.initial_reconnect_backoff_ms": 100 } });
+    transport = t;
+    expect((await rejection(t.invokeTool(tool("echo://"), dead))).code).toBe(Code.Unavailable);
+    server = await serveWithProtoLoader(sleepyHandlers().handlers, { port: dead.port });
+    const until = Date.now() + 5_000;
+    let reply: unknown;
+    while (reply === undefined && Date.now() < until) {
+      reply = await t.invokeTool(tool("echo://", "back"), dead).catch(async (error: unknown) => {
+        expect(TrestleError.from(error).code).toBe(Code.Unavailable);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return undefined;
+      });
+    }
+    expect(reply).toMatchObject({ content: ["back"] });
+  });
+
   it("yields DeadlineExceeded when the service sleeps past a per-service deadline, and the service sees it", async () => {
     const {
       target,

@@ -92,6 +92,8 @@ export interface ProtoLoaderServerOptions {
   dialect?: "v1" | "legacy";
   /** Server credentials. Default: plaintext. */
   credentials?: grpc.ServerCredentials;
+  /** Port to listen on. Default 0: a free one. */
+  port?: number;
   /** Called with every call as it arrives. */
   onCall?(call: ObservedCall): void;
 }
@@ -488,6 +490,7 @@ export function serveWithProtoLoader(
       else addLegacyServices(server, handlers, options.onCall);
     },
     options.credentials,
+    options.port,
   );
 }
 
@@ -499,6 +502,7 @@ export async function serveRawProtoLoader(
   dialect: "v1" | "legacy",
   addServices: (server: grpc.Server) => void,
   credentials: grpc.ServerCredentials = grpc.ServerCredentials.createInsecure(),
+  listenPort = 0,
 ): Promise<ProtoLoaderServer> {
   const server = new grpc.Server();
   addServices(server);
@@ -517,7 +521,7 @@ export async function serveRawProtoLoader(
     changes.emit("change");
     injector.injectConnection(socket);
   });
-  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => listener.listen(listenPort, "127.0.0.1", resolve));
   const address = listener.address();
   const port = typeof address === "object" && address ? address.port : 0;
 
