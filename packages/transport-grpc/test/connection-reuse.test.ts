@@ -90,9 +90,9 @@ describe("one channel per target", () => {
 
   it("keeps a channel that is used more often than idleTimeoutMs", async () => {
     const { server, target } = await countedTarget();
-    const transport = createGrpcTransport({ idleTimeoutMs: 400 });
+    const transport = createGrpcTransport({ idleTimeoutMs: 750 });
     cleanups.push(() => transport.close());
-    const until = Date.now() + 1_000;
+    const until = Date.now() + 1_200;
     while (Date.now() < until) {
       await transport.invokeTool(echo(1), target);
       await new Promise((resolve) => setTimeout(resolve, 50));
