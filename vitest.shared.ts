@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import { defineConfig } from "vitest/config";
 
-const conditions = ["@trestle/source", "module", "node", "import", "default"];
+const conditions = ["@trestle/source", "module", "node", "default"];
 
 /**
  * Vitest settings shared by every package: workspace packages resolve to their TypeScript sources (the

@@ -2,6 +2,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  CompleteRequestSchema,
   GetPromptRequestSchema,
   InitializeRequestSchema,
   LATEST_PROTOCOL_VERSION,
@@ -17,7 +18,14 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext, CodeExecutionBridge, InvokerBridge, ResourceBridge } from "@trestle/bridge";
+import {
+  type CallContext,
+  type CodeExecutionBridge,
+  type InvokerBridge,
+  isUriTemplate,
+  matchUriTemplate,
+  type ResourceBridge,
+} from "@trestle/bridge";
 import type { ResourceReference } from "@trestle/core";
 import type { CatalogView, EngineLanguage } from "./catalog-view.js";
 import { codeExecutionTool, runCodeExecutionTool } from "./code-execution-tool.js";
@@ -62,6 +70,27 @@ export interface RequestOrigin {
   setLogLevel(level: LogLevel): void;
 }
 
+const TEXT_MIME =
+  /^(text\/|application\/(json|xml|javascript|x-yaml|yaml|toml|x-sh|sql|graphql|ld\+json)|[^/]+\/[^;]*\+(json|xml))/i;
+const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * A resource's content as MCP contents. The capability contract carries content as strings; a capability returns
+ * binary content Base64-encoded (as the built-in file provider does), so content whose MIME type is not textual
+ * and that is strict Base64 is served as a `blob`.
+ */
+function asMcpContents(content: { uri: string; mimeType?: string; text: string }) {
+  if (
+    content.mimeType &&
+    !TEXT_MIME.test(content.mimeType) &&
+    content.text.length > 0 &&
+    STRICT_BASE64.test(content.text)
+  ) {
+    return { uri: content.uri, mimeType: content.mimeType, blob: content.text };
+  }
+  return content;
+}
+
 /** Negotiates the protocol revision: the client's when supported, else the latest. */
 export function negotiateProtocolVersion(requested: unknown): string {
   return typeof requested === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
@@ -86,18 +115,7 @@ function page<T>(
     : { items: slice };
 }
 
-function isTemplate(resource: ResourceReference): boolean {
-  return /\{[^}]+\}/.test(resource.location);
-}
-
-/** Matches a concrete URI against a resource's URI template (`{var}` matches one or more non-`/` characters). */
-function matchesTemplate(template: string, uri: string): boolean {
-  const pattern = template
-    .split(/(\{[^}]+\})/)
-    .map((part) => (part.startsWith("{") ? "([^/]+)" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
-    .join("");
-  return new RegExp(`^${pattern}$`).test(uri);
-}
+const isTemplate = (resource: ResourceReference): boolean => isUriTemplate(resource.location);
 
 /**
  * Creates the SDK `Server` that serves one namespace: tools (catalog tools and the code execution tool),
@@ -116,6 +134,7 @@ export function createNamespaceServer(
       resources: { listChanged: true },
       prompts: { listChanged: true },
       logging: {},
+      completions: {},
     },
   });
 
@@ -125,7 +144,15 @@ export function createNamespaceServer(
     if (backend.catalog.listResources(namespace).length > 0 || backend.canServeResources()) {
       caps.resources = { listChanged };
     }
-    if (backend.catalog.listPrompts(namespace).length > 0) caps.prompts = { listChanged };
+    const prompts = backend.catalog.listPrompts(namespace);
+    if (prompts.length > 0) caps.prompts = { listChanged };
+    // Completion is offered where there is something to complete: prompt arguments or resource templates.
+    if (
+      prompts.some((p) => (p.arguments ?? []).length > 0) ||
+      backend.catalog.listResources(namespace).some(isTemplate)
+    ) {
+      caps.completions = {};
+    }
     return caps;
   };
 
@@ -247,7 +274,9 @@ export function createNamespaceServer(
     const { uri } = request.params;
     const resource =
       backend.catalog.getResource(namespace, uri) ??
-      backend.catalog.listResources(namespace).find((r) => isTemplate(r) && matchesTemplate(r.location, uri));
+      backend.catalog
+        .listResources(namespace)
+        .find((r) => isTemplate(r) && matchUriTemplate(r.location, uri) !== undefined);
     if (!resource) throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
     try {
       const contents = await backend.resources.read(
@@ -270,6 +299,31 @@ export function createNamespaceServer(
     }));
     const { items, nextCursor } = page(prompts, request.params?.cursor, settings.pageSize);
     return nextCursor ? { prompts: items, nextCursor } : { prompts: items };
+  });
+
+  // Argument values are not known to the catalog: completion answers with the values already seen in the
+  // catalog for resource template variables, and with none for prompt arguments.
+  server.setRequestHandler(CompleteRequestSchema, (request) => {
+    const { ref, argument } = request.params;
+    let values: string[] = [];
+    if (ref.type === "ref/prompt") {
+      const prompt = backend.catalog.getPrompt(namespace, ref.name);
+      if (!prompt) throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+    } else if (ref.type === "ref/resource") {
+      const template = backend.catalog
+        .listResources(namespace)
+        .find((r) => r.location === ref.uri && isTemplate(r));
+      if (!template)
+        throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
+      const seen = new Set<string>();
+      for (const r of backend.catalog.listResources(namespace)) {
+        if (isTemplate(r)) continue;
+        const value = matchUriTemplate(template.location, r.location)?.[argument.name];
+        if (value?.startsWith(argument.value)) seen.add(value);
+      }
+      values = [...seen].sort().slice(0, 100);
+    }
+    return { completion: { values, total: values.length, hasMore: false } };
   });
 
   server.setRequestHandler(GetPromptRequestSchema, (request) => {
