@@ -103,8 +103,8 @@ export const routerConfigSchema = z.object({
     .number()
     .int()
     .positive()
-    .default(20_000)
-    .describe("Default deadline of code execution streams"),
+    .default(60_000)
+    .describe("Default deadline of code execution streams (above the engines' own run limits)"),
   services: z
     .record(z.string(), serviceSchema)
     .default({})
