@@ -38,6 +38,15 @@ const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 const MIME_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\s*;.*)?$/;
 
+/**
+ * The object without its `null` members. Wanaku's Java clients serialise an absent optional field as `null`
+ * (`"namespace": null`, `"configurationURI": null`, a Property's `"target": null`); the catalog treats it as absent.
+ */
+function withoutNulls(input: unknown): unknown {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return input;
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null));
+}
+
 /** A catalog name: tool, prompt, resource or service name. */
 export const nameSchema = z
   .string()
@@ -204,7 +213,16 @@ const namespaceEntrySchema = z.object({
  * @throws TrestleError `InvalidArgument` naming each bad field.
  */
 export function parseTool(input: unknown): ToolReference {
-  return parseOrThrow(toolSchema, input, "tool", CATALOG_LIMITS.documentBytes) as ToolReference;
+  const tool = withoutNulls(input);
+  const schema = (tool as { inputSchema?: { properties?: Record<string, unknown> } } | undefined)
+    ?.inputSchema;
+  if (schema && typeof schema === "object" && schema.properties && typeof schema.properties === "object") {
+    const properties: Record<string, unknown> = {};
+    for (const [name, property] of Object.entries(schema.properties))
+      properties[name] = withoutNulls(property);
+    (tool as { inputSchema: unknown }).inputSchema = { ...schema, properties };
+  }
+  return parseOrThrow(toolSchema, tool, "tool", CATALOG_LIMITS.documentBytes) as ToolReference;
 }
 
 /**
@@ -212,7 +230,12 @@ export function parseTool(input: unknown): ToolReference {
  * @throws TrestleError `InvalidArgument` naming each bad field.
  */
 export function parseResource(input: unknown): ResourceReference {
-  return parseOrThrow(resourceSchema, input, "resource", CATALOG_LIMITS.documentBytes) as ResourceReference;
+  return parseOrThrow(
+    resourceSchema,
+    withoutNulls(input),
+    "resource",
+    CATALOG_LIMITS.documentBytes,
+  ) as ResourceReference;
 }
 
 /**
@@ -220,7 +243,12 @@ export function parseResource(input: unknown): ResourceReference {
  * @throws TrestleError `InvalidArgument` naming each bad field.
  */
 export function parsePrompt(input: unknown): PromptReference {
-  return parseOrThrow(promptSchema, input, "prompt", CATALOG_LIMITS.documentBytes) as PromptReference;
+  return parseOrThrow(
+    promptSchema,
+    withoutNulls(input),
+    "prompt",
+    CATALOG_LIMITS.documentBytes,
+  ) as PromptReference;
 }
 
 /**
@@ -228,5 +256,10 @@ export function parsePrompt(input: unknown): PromptReference {
  * @throws TrestleError `InvalidArgument` naming each bad field.
  */
 export function parseNamespace(input: unknown): Namespace {
-  return parseOrThrow(namespaceEntrySchema, input, "namespace", CATALOG_LIMITS.documentBytes) as Namespace;
+  return parseOrThrow(
+    namespaceEntrySchema,
+    withoutNulls(input),
+    "namespace",
+    CATALOG_LIMITS.documentBytes,
+  ) as Namespace;
 }
