@@ -217,6 +217,30 @@ describe("MCP endpoint over Streamable HTTP", () => {
     });
   });
 
+  it("serves binary resource content (Base64 from the capability, non-text MIME type) as a blob", async () => {
+    const catalog = catalogWithTools();
+    catalog.resources.push(
+      { name: "logo", location: "test://logo", type: "fixture", mimeType: "image/png" },
+      { name: "notes", location: "test://notes", type: "fixture", mimeType: "text/plain" },
+    );
+    const fixture = await startMcpFixture(
+      {
+        resourceAcquirer: (req) => ({
+          content: [req.location === "test://logo" ? "iVBORw0KGgo=" : "plain text"],
+        }),
+      },
+      { catalog },
+    );
+    fixtures.push(fixture);
+    const client = await connect(fixture);
+    expect((await client.readResource({ uri: "test://logo" })).contents).toEqual([
+      { uri: "test://logo", mimeType: "image/png", blob: "iVBORw0KGgo=" },
+    ]);
+    expect((await client.readResource({ uri: "test://notes" })).contents).toEqual([
+      { uri: "test://notes", mimeType: "text/plain", text: "plain text" },
+    ]);
+  });
+
   it("lets a session continue on another replica that shares the session key", async () => {
     const secret = Buffer.alloc(32, 7);
     const a = await start({ secret });

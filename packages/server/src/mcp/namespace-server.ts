@@ -284,7 +284,7 @@ export function createNamespaceServer(
         uri,
         contextFor(originOf(extra.requestId), extra.signal),
       );
-      return { contents };
+      return { contents: contents.map(asMcpContents) };
     } catch (error) {
       const message = (error as { rawMessage?: string }).rawMessage ?? (error as Error).message;
       throw new ProtocolError(JsonRpcErrorCode.InternalError, `Reading ${uri} failed: ${message}`, { uri });
