@@ -1,0 +1,186 @@
+import { Code, raceAbort, type ServiceTarget, TrestleError } from "@trestle/core";
+import type { McpUpstream } from "./mcp-upstream.js";
+import { upstreamKey } from "./mcp-upstream.js";
+import type { UpstreamConnection } from "./upstream-connection.js";
+
+/** Opens a connection for a pool entry; `onClosed` must be passed to the connection's hooks. */
+export type OpenPooled = (
+  target: ServiceTarget,
+  upstream: McpUpstream,
+  onClosed: () => void,
+) => Promise<UpstreamConnection>;
+
+/** A connection lent to one call. */
+export interface Lease {
+  readonly connection: UpstreamConnection;
+  /** The call is over: the connection may idle. Call exactly once. */
+  release(): void;
+  /**
+   * The connection is no good (the HTTP upstream forgot its session): no later call gets it, and it is closed
+   * once its calls end. Call `release` as well.
+   */
+  discard(): void;
+}
+
+interface Entry {
+  readonly key: string;
+  readonly targetId: string;
+  ready: Promise<UpstreamConnection>;
+  connection: UpstreamConnection | undefined;
+  inFlight: number;
+  idleTimer: NodeJS.Timeout | undefined;
+  retired: boolean;
+  sessionGone: boolean;
+}
+
+/** Connections kept per target and upstream, each shared by every concurrent call to that upstream. */
+export interface ConnectionPool {
+  /**
+   * The connection for `upstream`, opened by the first call that needs it (the others wait for the same
+   * handshake); a connection whose process died is replaced. Waiting stops when `signal` aborts.
+   *
+   * @throws TrestleError the handshake failure (to every call that waited for it), `Unavailable` once closed.
+   */
+  acquire(target: ServiceTarget, upstream: McpUpstream, signal: AbortSignal): Promise<Lease>;
+  /** Closes the connections of `targetId`, now or, for one in use, when its calls end. */
+  releaseTarget(targetId: string): void;
+  /** Closes every connection and refuses new calls. */
+  close(): Promise<void>;
+  /** How many connections are open or opening (for tests and metrics). */
+  size(): number;
+}
+
+/** Options of {@link createConnectionPool}. */
+export interface ConnectionPoolOptions {
+  open: OpenPooled;
+  /** A connection with no call for this long is closed; the next call opens a new one. */
+  idleTimeoutMs: number;
+}
+
+/**
+ * Creates a {@link ConnectionPool}. Entries are keyed by target id and upstream description together, so a
+ * forward whose command line changed gets a new process, and the old one ends when its last call does.
+ */
+export function createConnectionPool(options: ConnectionPoolOptions): ConnectionPool {
+  const entries = new Map<string, Entry>();
+  const closing = new Set<Promise<void>>();
+  let closed = false;
+
+  function track(promise: Promise<void>): void {
+    closing.add(promise);
+    void promise.finally(() => closing.delete(promise));
+  }
+
+  function endEntry(entry: Entry): void {
+    if (entries.get(entry.key) === entry) entries.delete(entry.key);
+    clearTimeout(entry.idleTimer);
+    entry.retired = true;
+    track(
+      entry.ready.then(
+        (connection) => connection.close({ sessionGone: entry.sessionGone }),
+        () => undefined,
+      ),
+    );
+  }
+
+  function retire(entry: Entry): void {
+    if (entries.get(entry.key) === entry) entries.delete(entry.key);
+    entry.retired = true;
+    if (entry.inFlight === 0) endEntry(entry);
+  }
+
+  function newEntry(target: ServiceTarget, upstream: McpUpstream, key: string): Entry {
+    const entry: Entry = {
+      key,
+      targetId: target.id,
+      // Set just below: the handshake's close hook needs the entry itself.
+      ready: undefined as unknown as Promise<UpstreamConnection>,
+      connection: undefined,
+      inFlight: 0,
+      idleTimer: undefined,
+      retired: false,
+      sessionGone: false,
+    };
+    const onClosed = () => {
+      // The process died or the session ended: the next call opens a new connection.
+      if (entries.get(key) === entry) entries.delete(key);
+      clearTimeout(entry.idleTimer);
+      entry.retired = true;
+    };
+    entry.ready = options.open(target, upstream, onClosed).then(
+      (connection) => {
+        entry.connection = connection;
+        return connection;
+      },
+      (error: unknown) => {
+        if (entries.get(key) === entry) entries.delete(key);
+        entry.retired = true;
+        throw error;
+      },
+    );
+    // Nobody may be waiting when a handshake fails (every caller gave up): the failure is theirs, not unhandled.
+    entry.ready.catch(() => undefined);
+    entries.set(key, entry);
+    return entry;
+  }
+
+  function releaseOne(entry: Entry): void {
+    entry.inFlight--;
+    if (entry.inFlight > 0) return;
+    if (entry.retired) {
+      endEntry(entry);
+      return;
+    }
+    clearTimeout(entry.idleTimer);
+    entry.idleTimer = setTimeout(() => {
+      if (entry.inFlight === 0) endEntry(entry);
+    }, options.idleTimeoutMs);
+    entry.idleTimer.unref();
+  }
+
+  return {
+    async acquire(target, upstream, signal) {
+      if (closed) throw new TrestleError("The MCP transport is closed", Code.Unavailable);
+      const key = `${target.id}\u0000${upstreamKey(upstream)}`;
+      for (const other of entries.values()) {
+        if (other.targetId === target.id && other.key !== key) retire(other);
+      }
+      let entry = entries.get(key);
+      if (!entry || entry.retired || entry.connection?.closed) entry = newEntry(target, upstream, key);
+      entry.inFlight++;
+      clearTimeout(entry.idleTimer);
+      let connection: UpstreamConnection;
+      try {
+        connection = await raceAbort(entry.ready, signal);
+      } catch (error) {
+        releaseOne(entry);
+        throw error;
+      }
+      const leased = entry;
+      let released = false;
+      return {
+        connection,
+        release() {
+          if (released) return;
+          released = true;
+          releaseOne(leased);
+        },
+        discard() {
+          leased.sessionGone = true;
+          retire(leased);
+        },
+      };
+    },
+    releaseTarget(targetId) {
+      for (const entry of [...entries.values()]) if (entry.targetId === targetId) retire(entry);
+    },
+    async close() {
+      closed = true;
+      for (const entry of [...entries.values()]) endEntry(entry);
+      while (closing.size > 0) await Promise.all([...closing]);
+    },
+    size() {
+      return entries.size;
+    },
+  };
+}

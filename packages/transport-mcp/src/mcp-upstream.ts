@@ -1,0 +1,118 @@
+import { basename } from "node:path";
+
+/**
+ * An MCP server spawned on this machine and spoken to over its stdin and stdout.
+ *
+ * `args` and `env` are where credentials live (`--token=…`, `API_KEY=…`): no message, log line or event
+ * this package produces quotes them. Only the program's name (the last path segment of `command`) is ever
+ * shown.
+ */
+export interface McpStdioUpstream {
+  kind: "stdio";
+  /** The program to run, found on `PATH` when it has no slash. No shell is involved. */
+  command: string;
+  /** Its arguments, passed as they are (never split, never interpreted by a shell). */
+  args?: string[];
+  /**
+   * Environment variables for the server, over a minimal inherited set (`HOME`, `LOGNAME`, `PATH`, `SHELL`,
+   * `TERM`, `USER`). The router's own environment is not passed on.
+   */
+  env?: Record<string, string>;
+  /** Working directory of the server; the router's when absent. */
+  cwd?: string;
+  /**
+   * `"pooled"` (default): one process per upstream, kept running between calls, serving concurrent calls,
+   * ended after an idle timeout and started again by the next call after it dies. `"per-call"`: a process per
+   * call that is spawned, initialised, called once and ended.
+   */
+  mode?: "pooled" | "per-call";
+}
+
+/** An MCP server reached over Streamable HTTP. */
+export interface McpHttpUpstream {
+  kind: "http";
+  /** The server's MCP endpoint, e.g. `http://127.0.0.1:3001/mcp`. Only its origin is ever shown. */
+  url: string;
+  /** Headers sent with every request (e.g. `Authorization`). Their values are never shown. */
+  headers?: Record<string, string>;
+}
+
+/** How to reach one MCP server: spawn it (stdio) or call it (Streamable HTTP). */
+export type McpUpstream = McpStdioUpstream | McpHttpUpstream;
+
+/**
+ * The name of an upstream that is safe to show: the program's name for stdio (never its arguments or
+ * environment), the URL's origin for HTTP (never its path, query, credentials or headers).
+ *
+ * @example
+ * ```ts
+ * describeUpstream({ kind: "stdio", command: "/usr/bin/node", args: ["server.js", "--token=s3cret"] }); // "'node'"
+ * describeUpstream({ kind: "http", url: "https://mcp.example/mcp?key=s3cret" }); // "at https://mcp.example"
+ * ```
+ */
+export function describeUpstream(upstream: McpUpstream): string {
+  if (upstream.kind === "stdio") return `'${programName(upstream.command)}'`;
+  return `at ${safeOrigin(upstream.url)}`;
+}
+
+/** The last path segment of a command: the one word of an argv that identifies a server without its secrets. */
+export function programName(command: string): string {
+  return basename(command.trim()) || "(no program)";
+}
+
+function safeOrigin(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return parsed.origin === "null" ? `${parsed.protocol}//…` : parsed.origin;
+  } catch {
+    return "(an invalid URL)";
+  }
+}
+
+/**
+ * Every value of an upstream that must never be shown: each argument (and the value part of `--name=value`),
+ * each environment value, each header value (and the credential after `Bearer `/`Basic `), the URL's user,
+ * password and query values. Used to scrub text that came from the server itself, which may echo them.
+ */
+export function upstreamSecretValues(upstream: McpUpstream): string[] {
+  const values: string[] = [];
+  if (upstream.kind === "stdio") {
+    for (const arg of upstream.args ?? []) {
+      values.push(arg);
+      const equals = arg.indexOf("=");
+      if (equals >= 0) values.push(arg.slice(equals + 1));
+    }
+    values.push(...Object.values(upstream.env ?? {}));
+    return values;
+  }
+  for (const value of Object.values(upstream.headers ?? {})) {
+    values.push(value);
+    const space = value.indexOf(" ");
+    if (space >= 0) values.push(value.slice(space + 1));
+  }
+  try {
+    const parsed = new URL(upstream.url);
+    values.push(decodeURIComponent(parsed.username), decodeURIComponent(parsed.password));
+    for (const value of parsed.searchParams.values()) values.push(value);
+    if (parsed.search) values.push(parsed.search.slice(1));
+  } catch {
+    values.push(upstream.url);
+  }
+  return values.filter((v) => v.length > 0);
+}
+
+/** A key that is equal for two descriptions exactly when they describe the same upstream. */
+export function upstreamKey(upstream: McpUpstream): string {
+  return stableJson(upstream);
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -1,0 +1,398 @@
+import type {
+  Implementation,
+  Prompt,
+  Resource,
+  ResourceTemplate,
+  ServerCapabilities,
+  Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { Code, createCallScope, TrestleError } from "@trestle/core";
+import { type FailureSubject, failureSubject, isSessionGone, requestFailure } from "./mcp-failure.js";
+import type { McpUpstream } from "./mcp-upstream.js";
+import { type McpListKind, openUpstreamConnection, type UpstreamConnection } from "./upstream-connection.js";
+
+/** What an upstream MCP server offers, every page of every list it advertises. */
+export interface UpstreamCatalog {
+  /** The server's own `serverInfo` (name, version, title…). */
+  serverInfo: Implementation;
+  /** The capabilities the server advertised in `initialize`. */
+  capabilities: ServerCapabilities;
+  /** The server's `instructions`, when it gave any. */
+  instructions?: string;
+  /** Its tools, each with its full input (and output) JSON Schema. Empty when it has no `tools` capability. */
+  tools: Tool[];
+  /** Its resources. Empty when it has no `resources` capability. */
+  resources: Resource[];
+  /** Its resource templates. Empty when it has no `resources` capability. */
+  resourceTemplates: ResourceTemplate[];
+  /** Its prompts. Empty when it has no `prompts` capability. */
+  prompts: Prompt[];
+}
+
+/** Options for {@link listUpstreamCatalog}. */
+export interface UpstreamCatalogOptions {
+  /** How long the server may take to start and answer `initialize`. Default 10,000 ms. */
+  handshakeTimeoutMs?: number;
+  /** Deadline of the whole listing, handshake included. Default 30,000 ms. */
+  timeoutMs?: number;
+  /** Cancels the listing. */
+  signal?: AbortSignal;
+  /** How the router introduces itself in `initialize`. Default `{ name: "trestle", version: "0.1.0" }`. */
+  clientInfo?: Implementation;
+  /** Each stderr line of a stdio server, scrubbed of its arguments' and environment's values. */
+  onStderr?: (line: string) => void;
+}
+
+const DEFAULT_CATALOG_TIMEOUT_MS = 30_000;
+const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
+const DEFAULT_CLIENT_INFO: Implementation = { name: "trestle", version: "0.1.0" };
+/** More pages than this is a server that never stops paging, not a catalog. */
+const MAX_PAGES = 1_000;
+
+async function allPages<T>(
+  subject: FailureSubject,
+  method: string,
+  list: (cursor: string | undefined) => Promise<{ nextCursor?: string | undefined; items: T[] }>,
+): Promise<T[]> {
+  const items: T[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await list(cursor);
+    items.push(...result.items);
+    if (!result.nextCursor) return items;
+    if (seen.has(result.nextCursor)) {
+      throw new TrestleError(
+        `The MCP server ${subject.label} repeated a page cursor while answering ${method}`,
+        Code.Internal,
+      );
+    }
+    seen.add(result.nextCursor);
+    cursor = result.nextCursor;
+  }
+  throw new TrestleError(
+    `The MCP server ${subject.label} answered ${method} with more than ${MAX_PAGES} pages`,
+    Code.Internal,
+  );
+}
+
+/** Lists every page of every list the connected server advertises. */
+async function fetchCatalog(
+  connection: UpstreamConnection,
+  subject: FailureSubject,
+  signal: AbortSignal,
+  deadlineMs: number,
+): Promise<UpstreamCatalog> {
+  const { client } = connection;
+  const capabilities = client.getServerCapabilities() ?? {};
+  // A signal of its own per request: the SDK never removes the abort listener it adds to a request's signal.
+  const options = () => ({ signal: AbortSignal.any([signal]), timeout: deadlineMs + 1_000 });
+  const page = (cursor: string | undefined) => (cursor === undefined ? {} : { cursor });
+  let method = "tools/list";
+  try {
+    const tools = capabilities.tools
+      ? await allPages(subject, method, async (cursor) => {
+          const r = await client.listTools(page(cursor), options());
+          return { nextCursor: r.nextCursor, items: r.tools };
+        })
+      : [];
+    method = "resources/list";
+    const resources = capabilities.resources
+      ? await allPages(subject, method, async (cursor) => {
+          const r = await client.listResources(page(cursor), options());
+          return { nextCursor: r.nextCursor, items: r.resources };
+        })
+      : [];
+    method = "resources/templates/list";
+    const resourceTemplates = capabilities.resources
+      ? await allPages(subject, method, async (cursor) => {
+          const r = await client.listResourceTemplates(page(cursor), options());
+          return { nextCursor: r.nextCursor, items: r.resourceTemplates };
+        })
+      : [];
+    method = "prompts/list";
+    const prompts = capabilities.prompts
+      ? await allPages(subject, method, async (cursor) => {
+          const r = await client.listPrompts(page(cursor), options());
+          return { nextCursor: r.nextCursor, items: r.prompts };
+        })
+      : [];
+    const catalog: UpstreamCatalog = {
+      serverInfo: client.getServerVersion() ?? { name: "", version: "" },
+      capabilities,
+      tools,
+      resources,
+      resourceTemplates,
+      prompts,
+    };
+    const instructions = client.getInstructions();
+    if (instructions !== undefined) catalog.instructions = instructions;
+    return catalog;
+  } catch (error) {
+    if (error instanceof TrestleError && !signal.aborted) throw error;
+    throw requestFailure(error, subject, method, signal, deadlineMs);
+  }
+}
+
+async function openForCatalog(
+  upstream: McpUpstream,
+  subject: FailureSubject,
+  options: UpstreamCatalogOptions,
+  signal: AbortSignal,
+  deadlineMs: number,
+  hooks: Parameters<typeof openUpstreamConnection>[1]["hooks"] = {},
+): Promise<UpstreamConnection> {
+  try {
+    return await openUpstreamConnection(upstream, {
+      subject,
+      clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
+      handshakeTimeoutMs: options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
+      signal,
+      hooks: { ...hooks, ...(options.onStderr ? { onStderr: options.onStderr } : {}) },
+    });
+  } catch (error) {
+    if (signal.aborted) throw requestFailure(error, subject, "initialize", signal, deadlineMs);
+    throw error;
+  }
+}
+
+/**
+ * Connects to an upstream (starting it, for stdio), lists everything it offers, every page, and disconnects
+ * (ending the process). Lists the server does not advertise are empty and are not asked for.
+ *
+ * @throws TrestleError with one sentence naming the server by its program name or origin only: `Unavailable`
+ * when it cannot be started, reached or initialised; the mapped JSON-RPC error of a list request;
+ * `DeadlineExceeded` past `timeoutMs`; `Canceled` when `signal` aborts.
+ *
+ * @example
+ * ```ts
+ * const catalog = await listUpstreamCatalog({ kind: "stdio", command: "npx", args: ["-y", "some-mcp-server"] });
+ * for (const tool of catalog.tools) importTool(tool.name, tool.inputSchema);
+ * ```
+ */
+export async function listUpstreamCatalog(
+  upstream: McpUpstream,
+  options: UpstreamCatalogOptions = {},
+): Promise<UpstreamCatalog> {
+  const subject = failureSubject(upstream);
+  const deadlineMs = options.timeoutMs ?? DEFAULT_CATALOG_TIMEOUT_MS;
+  const scope = createCallScope(options.signal, deadlineMs);
+  try {
+    const connection = await openForCatalog(upstream, subject, options, scope.signal, deadlineMs);
+    try {
+      return await fetchCatalog(connection, subject, scope.signal, deadlineMs);
+    } finally {
+      await connection.close();
+    }
+  } finally {
+    scope.dispose();
+  }
+}
+
+/** Options for {@link watchUpstreamCatalog}. */
+export interface WatchUpstreamCatalogOptions extends UpstreamCatalogOptions {
+  /**
+   * Called with the new catalog after the server said one of its lists changed (`changed` names which), or
+   * after the watch reconnected to a server that restarted (`changed` names every list). Notifications that
+   * arrive together are coalesced into one listing.
+   */
+  onChange(catalog: UpstreamCatalog, changed: McpListKind[]): void;
+  /** Called when a refresh or a reconnection fails; the watch keeps trying to reconnect. */
+  onError?(error: TrestleError): void;
+  /** Wait before the first reconnection attempt; doubled after each failure, up to 30 s. Default 250 ms. */
+  reconnectDelayMs?: number;
+}
+
+/** A live view of an upstream's catalog, kept current by its `list_changed` notifications. */
+export interface UpstreamCatalogWatch {
+  /** The latest catalog. */
+  readonly catalog: UpstreamCatalog;
+  /** Lists everything again now and returns it (without calling `onChange`). */
+  refresh(): Promise<UpstreamCatalog>;
+  /** Stops watching and disconnects (ending the process, for stdio). Idempotent. */
+  close(): Promise<void>;
+}
+
+const ALL_KINDS: McpListKind[] = ["tools", "resources", "prompts"];
+const COALESCE_MS = 50;
+const MAX_RECONNECT_DELAY_MS = 30_000;
+
+/**
+ * Connects to an upstream, lists its catalog, and keeps the connection open to hear its `list_changed`
+ * notifications: each one (coalesced) lists the catalog again and calls `onChange`. When the server dies (stdio)
+ * or forgets the session (HTTP), the watch reconnects with back-off and reports the catalog again. For a stdio
+ * upstream the watch runs its own server process, apart from those the transport runs for calls.
+ *
+ * @throws TrestleError as {@link listUpstreamCatalog} when the first connection or listing fails.
+ *
+ * @example
+ * ```ts
+ * const watch = await watchUpstreamCatalog(upstream, {
+ *   onChange: (catalog, changed) => reimport(forward, catalog, changed),
+ *   onError: (error) => log.warn({ forward: forward.name, error: error.message }),
+ * });
+ * // later
+ * await watch.close();
+ * ```
+ */
+export async function watchUpstreamCatalog(
+  upstream: McpUpstream,
+  options: WatchUpstreamCatalogOptions,
+): Promise<UpstreamCatalogWatch> {
+  const subject = failureSubject(upstream);
+  const deadlineMs = options.timeoutMs ?? DEFAULT_CATALOG_TIMEOUT_MS;
+  const stop = new AbortController();
+  let stopped = false;
+  let connection: UpstreamConnection | undefined;
+  let current: UpstreamCatalog;
+  const pending = new Set<McpListKind>();
+  let coalesceTimer: NodeJS.Timeout | undefined;
+  let reconnectTimer: NodeJS.Timeout | undefined;
+  let reconnectDelay = options.reconnectDelayMs ?? 250;
+  let queue: Promise<unknown> = Promise.resolve();
+
+  function report(error: unknown): void {
+    if (stopped || !options.onError) return;
+    try {
+      options.onError(TrestleError.from(error));
+    } catch {
+      // A listener that throws must not stop the watch.
+    }
+  }
+
+  function changed(catalog: UpstreamCatalog, kinds: McpListKind[]): void {
+    try {
+      options.onChange(catalog, kinds);
+    } catch {
+      // A listener that throws must not stop the watch.
+    }
+  }
+
+  /** Runs one listing at a time, in order. */
+  function serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = queue.then(task, task);
+    queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async function list(on: UpstreamConnection): Promise<UpstreamCatalog> {
+    const scope = createCallScope(stop.signal, deadlineMs);
+    try {
+      current = await fetchCatalog(on, subject, scope.signal, deadlineMs);
+      return current;
+    } finally {
+      scope.dispose();
+    }
+  }
+
+  async function connect(): Promise<UpstreamConnection> {
+    const scope = createCallScope(stop.signal, deadlineMs);
+    try {
+      const opened = await openForCatalog(upstream, subject, options, scope.signal, deadlineMs, {
+        onListChanged(kind) {
+          pending.add(kind);
+          coalesceTimer ??= setTimeout(flush, COALESCE_MS);
+        },
+        onClosed() {
+          if (!stopped && connection === opened) scheduleReconnect();
+        },
+        onError(error) {
+          // An HTTP server that restarted shows up here first, as its event stream failing.
+          if (!stopped && connection === opened && isSessionGone(error)) scheduleReconnect();
+        },
+      });
+      return opened;
+    } finally {
+      scope.dispose();
+    }
+  }
+
+  function flush(): void {
+    coalesceTimer = undefined;
+    const kinds = ALL_KINDS.filter((kind) => pending.has(kind));
+    pending.clear();
+    const on = connection;
+    if (!on || stopped) return;
+    void serial(() => list(on)).then(
+      (catalog) => {
+        if (!stopped) changed(catalog, kinds);
+      },
+      (error: unknown) => {
+        report(error);
+        if (
+          !stopped &&
+          connection === on &&
+          error instanceof TrestleError &&
+          error.code === Code.Unavailable
+        ) {
+          scheduleReconnect();
+        }
+      },
+    );
+  }
+
+  function scheduleReconnect(): void {
+    if (stopped || reconnectTimer) return;
+    const dead = connection;
+    connection = undefined;
+    void dead?.close({ sessionGone: true });
+    reconnectTimer = setTimeout(() => {
+      reconnectTimer = undefined;
+      void serial(async () => {
+        const opened = await connect();
+        if (stopped) {
+          await opened.close();
+          return;
+        }
+        connection = opened;
+        const catalog = await list(opened);
+        reconnectDelay = options.reconnectDelayMs ?? 250;
+        changed(catalog, ALL_KINDS);
+      }).catch((error: unknown) => {
+        report(error);
+        reconnectDelay = Math.min(reconnectDelay * 2, MAX_RECONNECT_DELAY_MS);
+        scheduleReconnect();
+      });
+    }, reconnectDelay);
+    reconnectTimer.unref();
+  }
+
+  connection = await connect();
+  try {
+    await list(connection);
+  } catch (error) {
+    stopped = true;
+    await connection.close();
+    throw error;
+  }
+
+  return {
+    get catalog() {
+      return current;
+    },
+    refresh() {
+      const on = connection;
+      if (stopped) return Promise.reject(new TrestleError("The catalog watch is closed", Code.Unavailable));
+      if (!on) {
+        return Promise.reject(
+          new TrestleError(
+            `The MCP server ${subject.label} is not connected; the watch is reconnecting`,
+            Code.Unavailable,
+          ),
+        );
+      }
+      return serial(() => list(on));
+    },
+    async close() {
+      if (stopped) return;
+      stopped = true;
+      stop.abort(new TrestleError("The catalog watch is closed", Code.Canceled));
+      clearTimeout(coalesceTimer);
+      clearTimeout(reconnectTimer);
+      const last = connection;
+      connection = undefined;
+      await queue;
+      await last?.close();
+    },
+  };
+}

@@ -1,0 +1,201 @@
+import { create } from "@bufbuild/protobuf";
+import { type BridgeTransport, Code } from "@trestle/core";
+import { CodeExecutionRequestSchema, ResourceRequestSchema, ToolInvokeRequestSchema } from "@trestle/proto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createMcpTransport,
+  decodeResourceReply,
+  decodeToolReply,
+  MCP_ERROR_CODE_METADATA_KEY,
+  type McpUpstream,
+} from "../src/index.js";
+import { fixtureUpstream, freePort, mcpTarget, rejection, toolCall } from "./support/upstreams.js";
+
+const read = (location: string) => create(ResourceRequestSchema, { location });
+
+describe("MCP transport contract over stdio (fixture server)", () => {
+  let transport: BridgeTransport;
+  const target = mcpTarget();
+  const upstream = fixtureUpstream();
+
+  beforeAll(() => {
+    transport = createMcpTransport({ upstreamFor: (t) => (t.id === target.id ? upstream : undefined) });
+  });
+  afterAll(async () => {
+    await transport.close();
+  });
+
+  it("sends the body's JSON arguments with their original types", async () => {
+    const args = { n: 1.5, i: 7, b: false, s: "1", nil: null, list: [1, "two"], obj: { deep: { x: true } } };
+    const reply = await transport.invokeTool(toolCall("describe_args", args), target);
+    expect(JSON.parse(reply.content[0] ?? "")).toEqual({
+      args,
+      types: {
+        n: "number",
+        i: "number",
+        b: "boolean",
+        s: "string",
+        nil: "null",
+        list: "array",
+        obj: "object",
+      },
+    });
+  });
+
+  it("sends the arguments map as strings when the body is empty", async () => {
+    const request = create(ToolInvokeRequestSchema, {
+      uri: "mcp://fixture/tools/describe_args",
+      arguments: { n: "1", b: "true" },
+    });
+    const reply = await transport.invokeTool(request, target);
+    expect(JSON.parse(reply.content[0] ?? "").types).toEqual({ n: "string", b: "string" });
+  });
+
+  it("keeps text as plain strings and every other block, and structured content, restorable", async () => {
+    const reply = await transport.invokeTool(toolCall("mixed"), target);
+    expect(reply.content[0]).toBe("plain");
+    expect(decodeToolReply(reply.content)).toEqual({
+      content: [
+        { type: "text", text: "plain" },
+        { type: "text", text: "annotated", annotations: { priority: 1 } },
+        { type: "image", data: Buffer.from("png-bytes").toString("base64"), mimeType: "image/png" },
+        { type: "resource_link", uri: "fixture://text", name: "text" },
+        {
+          type: "resource",
+          resource: { uri: "fixture://blob", mimeType: "application/octet-stream", blob: "AAEC" },
+        },
+      ],
+      structuredContent: { answer: 42, nested: { ok: true } },
+    });
+  });
+
+  it("turns an isError result into one sentence naming the tool and the program", async () => {
+    const error = await rejection(
+      transport.invokeTool(toolCall("fail", { message: "disk\nis full." }), target),
+    );
+    expect(error.code).toBe(Code.Internal);
+    expect(error.rawMessage).toBe("The tool 'fail' of the MCP server 'node' reported an error: disk is full");
+  });
+
+  it.each([
+    [-32602, Code.InvalidArgument],
+    [-32601, Code.Unimplemented],
+    [-32002, Code.NotFound],
+    [-32603, Code.Internal],
+  ])("maps JSON-RPC error %i to code %i with the upstream's text", async (jsonRpcCode, code) => {
+    const error = await rejection(
+      transport.invokeTool(toolCall("jsonrpc_error", { code: jsonRpcCode, message: "nope" }), target),
+    );
+    expect(error.code).toBe(code);
+    expect(error.rawMessage).toBe(
+      `The MCP server 'node' answered tools/call with error ${jsonRpcCode}: nope`,
+    );
+    expect(error.metadata[MCP_ERROR_CODE_METADATA_KEY]).toBe(String(jsonRpcCode));
+  });
+
+  it("reads text resources as plain strings and blobs as restorable contents", async () => {
+    expect((await transport.acquireResource(read("fixture://text"), target)).content).toEqual([
+      "hello resource",
+    ]);
+    const blob = await transport.acquireResource(read("fixture://blob"), target);
+    expect(decodeResourceReply(blob.content, { uri: "fixture://blob" })).toEqual([
+      { uri: "fixture://blob", mimeType: "application/octet-stream", blob: "AAEC" },
+    ]);
+  });
+
+  it("keeps the URI of every content of a templated resource", async () => {
+    const reply = await transport.acquireResource(read("fixture://item/9"), target);
+    expect(reply.content[0]).toBe("item 9");
+    expect(decodeResourceReply(reply.content, { uri: "fixture://item/9", mimeType: "text/plain" })).toEqual([
+      { uri: "fixture://item/9", mimeType: "text/plain", text: "item 9" },
+      { uri: "fixture://item/9/extra", text: "another uri" },
+    ]);
+  });
+
+  it("answers an unknown resource with NotFound", async () => {
+    const error = await rejection(transport.acquireResource(read("fixture://missing"), target));
+    expect(error.code).toBe(Code.NotFound);
+    expect(error.rawMessage).toContain("resources/read with error -32002");
+  });
+
+  it("refuses executeCode and provision as Unimplemented, naming the method", async () => {
+    const stream = transport.executeCode(create(CodeExecutionRequestSchema, {}), target);
+    const iterator = stream[Symbol.asyncIterator]();
+    const execError = await rejection(iterator.next());
+    expect(execError.code).toBe(Code.Unimplemented);
+    expect(execError.rawMessage).toContain("executeCode (CodeExecutor.ExecuteCode)");
+    const provisionError = await rejection(transport.provision("t", "{}", "{}", target));
+    expect(provisionError.code).toBe(Code.Unimplemented);
+    expect(provisionError.rawMessage).toContain("provision (Provisioner.Provision)");
+  });
+
+  it("probes health with ping", async () => {
+    expect(await transport.probeHealth(target)).toEqual({ state: "healthy" });
+  });
+
+  it("fails a target with no upstream with NotFound, and a malformed tool URI with InvalidArgument", async () => {
+    const unknown = await rejection(transport.invokeTool(toolCall("echo"), mcpTarget("unknown", "nothing")));
+    expect(unknown.code).toBe(Code.NotFound);
+    expect(unknown.rawMessage).toContain("'nothing'");
+    const badUri = await rejection(
+      transport.invokeTool(create(ToolInvokeRequestSchema, { uri: "http://x/echo" }), target),
+    );
+    expect(badUri.code).toBe(Code.InvalidArgument);
+    const badBody = await rejection(
+      transport.invokeTool(
+        create(ToolInvokeRequestSchema, { uri: "mcp://f/tools/echo", body: "[1]" }),
+        target,
+      ),
+    );
+    expect(badBody.code).toBe(Code.InvalidArgument);
+  });
+});
+
+describe("MCP transport health and lifecycle", () => {
+  it("reports down for a server that cannot start and for an HTTP server that cannot be reached", async () => {
+    const port = await freePort();
+    const upstreams: Record<string, McpUpstream> = {
+      missing: { kind: "stdio", command: "/nonexistent/mcp-server" },
+      unreachable: { kind: "http", url: `http://127.0.0.1:${port}/mcp` },
+    };
+    const transport = createMcpTransport({ upstreamFor: (t) => upstreams[t.id] });
+    try {
+      const missing = await transport.probeHealth(mcpTarget("missing"));
+      expect(missing).toEqual({
+        state: "down",
+        message: "The MCP server 'mcp-server' could not be started: the program was not found",
+      });
+      const unreachable = await transport.probeHealth(mcpTarget("unreachable"));
+      expect(unreachable).toEqual({
+        state: "down",
+        message: `The MCP server at http://127.0.0.1:${port} could not be reached (connection refused)`,
+      });
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it("rejects calls with Unavailable once closed", async () => {
+    const transport = createMcpTransport({ upstreamFor: () => fixtureUpstream() });
+    await transport.close();
+    const error = await rejection(transport.invokeTool(toolCall("echo", { text: "x" }), mcpTarget()));
+    expect(error.code).toBe(Code.Unavailable);
+    await transport.close();
+  });
+
+  it("uses Streamable HTTP at http://host:port/mcp of the target when no upstreamFor is given", async () => {
+    const transport = createMcpTransport();
+    const port = await freePort();
+    try {
+      const error = await rejection(
+        transport.invokeTool(toolCall("echo"), { ...mcpTarget(), host: "127.0.0.1", port }),
+      );
+      expect(error.code).toBe(Code.Unavailable);
+      expect(error.rawMessage).toBe(
+        `The MCP server at http://127.0.0.1:${port} could not be reached (connection refused)`,
+      );
+    } finally {
+      await transport.close();
+    }
+  });
+});
