@@ -48,6 +48,13 @@ function mcpError(
 export function createHttpApp(deps: HttpAppDependencies) {
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
+      const rawPath = (req.url ?? "/").split("?")[0] as string;
+      // Dot segments and encoded dots or slashes have no business in any path the router serves; URL parsing
+      // would silently resolve them, so refuse them as they arrive.
+      if (/(^|\/)\.{1,2}(\/|$)|%2e|%2f|%5c|\\/i.test(rawPath)) {
+        sendError(res, 404, "Nothing at this path");
+        return;
+      }
       let url: URL;
       try {
         url = new URL(req.url ?? "/", "http://router.invalid");

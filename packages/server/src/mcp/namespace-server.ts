@@ -27,6 +27,7 @@ import {
   type ResourceBridge,
 } from "@trestle/bridge";
 import type { ResourceReference } from "@trestle/core";
+import { z } from "zod";
 import type { CatalogView, EngineLanguage } from "./catalog-view.js";
 import { codeExecutionTool, runCodeExecutionTool } from "./code-execution-tool.js";
 import { JsonRpcErrorCode } from "./json-rpc.js";
@@ -34,6 +35,33 @@ import { expandPrompt } from "./prompt-expansion.js";
 import { ProtocolError, RESOURCE_NOT_FOUND } from "./protocol-error.js";
 import { LOG_LEVELS, type LogLevel } from "./session-registry.js";
 import { decodeCursor, encodeCursor, toMcpTool } from "./tool-listing.js";
+
+/**
+ * Registers `handler` for `schema`'s method so that params of the wrong shape answer -32602 (Invalid params) with
+ * what was wrong. The SDK parses params before a handler runs and answers a parse failure with -32603, which
+ * tells a client the server broke when it was the request.
+ */
+function onRequest<S extends z.ZodType<{ method: string }>>(
+  server: Server,
+  method: string,
+  schema: S,
+  handler: (
+    request: z.output<S>,
+    extra: Parameters<Parameters<Server["setRequestHandler"]>[1]>[1],
+  ) => unknown,
+): void {
+  const loose = z.looseObject({ method: z.literal(method) });
+  server.setRequestHandler(loose, (request, extra) => {
+    const parsed = schema.safeParse(request);
+    if (!parsed.success) {
+      const problems = parsed.error.issues
+        .map((i) => `${i.path.join(".") || "(request)"}: ${i.message}`)
+        .join("; ");
+      throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `Invalid params for ${method}: ${problems}`);
+    }
+    return handler(parsed.data, extra) as never;
+  });
+}
 
 /** What the MCP endpoint routes to. */
 export interface McpBackend {
@@ -158,7 +186,7 @@ export function createNamespaceServer(
 
   // The SDK's own initialize handler advertises the constructor's capabilities; the router advertises what it can
   // serve for this namespace now, and names itself.
-  server.setRequestHandler(InitializeRequestSchema, (request) => ({
+  onRequest(server, "initialize", InitializeRequestSchema, (request) => ({
     protocolVersion: negotiateProtocolVersion(request.params.protocolVersion),
     capabilities: capabilities(),
     serverInfo: settings.serverInfo,
@@ -167,7 +195,7 @@ export function createNamespaceServer(
       "capability services behind the router.",
   }));
 
-  server.setRequestHandler(SetLevelRequestSchema, (request, extra) => {
+  onRequest(server, "logging/setLevel", SetLevelRequestSchema, (request, extra) => {
     originOf(extra.requestId)?.setLogLevel(request.params.level as LogLevel);
     return {};
   });
@@ -185,7 +213,7 @@ export function createNamespaceServer(
     return list;
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+  onRequest(server, "tools/list", ListToolsRequestSchema, (request) => {
     const { items, nextCursor } = page(listTools(), request.params?.cursor, settings.pageSize);
     return nextCursor ? { tools: items, nextCursor } : { tools: items };
   });
@@ -207,7 +235,7 @@ export function createNamespaceServer(
     };
   };
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  onRequest(server, "tools/call", CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const origin = originOf(extra.requestId);
     const { name } = request.params;
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
@@ -242,7 +270,7 @@ export function createNamespaceServer(
     throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`);
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, (request) => {
+  onRequest(server, "resources/list", ListResourcesRequestSchema, (request) => {
     const resources = backend.catalog
       .listResources(namespace)
       .filter((r) => !isTemplate(r))
@@ -256,7 +284,7 @@ export function createNamespaceServer(
     return nextCursor ? { resources: items, nextCursor } : { resources: items };
   });
 
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, (request) => {
+  onRequest(server, "resources/templates/list", ListResourceTemplatesRequestSchema, (request) => {
     const templates = backend.catalog
       .listResources(namespace)
       .filter(isTemplate)
@@ -270,7 +298,7 @@ export function createNamespaceServer(
     return nextCursor ? { resourceTemplates: items, nextCursor } : { resourceTemplates: items };
   });
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+  onRequest(server, "resources/read", ReadResourceRequestSchema, async (request, extra) => {
     const { uri } = request.params;
     const resource =
       backend.catalog.getResource(namespace, uri) ??
@@ -291,7 +319,7 @@ export function createNamespaceServer(
     }
   });
 
-  server.setRequestHandler(ListPromptsRequestSchema, (request) => {
+  onRequest(server, "prompts/list", ListPromptsRequestSchema, (request) => {
     const prompts = backend.catalog.listPrompts(namespace).map((p) => ({
       name: p.name,
       ...(p.description ? { description: p.description } : {}),
@@ -303,7 +331,7 @@ export function createNamespaceServer(
 
   // Argument values are not known to the catalog: completion answers with the values already seen in the
   // catalog for resource template variables, and with none for prompt arguments.
-  server.setRequestHandler(CompleteRequestSchema, (request) => {
+  onRequest(server, "completion/complete", CompleteRequestSchema, (request) => {
     const { ref, argument } = request.params;
     let values: string[] = [];
     if (ref.type === "ref/prompt") {
@@ -326,7 +354,7 @@ export function createNamespaceServer(
     return { completion: { values, total: values.length, hasMore: false } };
   });
 
-  server.setRequestHandler(GetPromptRequestSchema, (request) => {
+  onRequest(server, "prompts/get", GetPromptRequestSchema, (request) => {
     const prompt = backend.catalog.getPrompt(namespace, request.params.name);
     if (!prompt)
       throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
