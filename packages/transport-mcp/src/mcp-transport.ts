@@ -19,7 +19,7 @@ import {
   type ToolInvokeReply,
   ToolInvokeReplySchema,
 } from "@trestle/proto";
-import { currentCallListeners, type McpCallListeners } from "./call-listeners.js";
+import { currentCallListeners, type McpCallListeners, type McpProgress } from "./call-listeners.js";
 import { createConnectionPool } from "./connection-pool.js";
 import { encodeResourceResult, encodeToolResult } from "./content-encoding.js";
 import {
@@ -217,6 +217,7 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
       connection: UpstreamConnection,
       requestOptions: RequestOptions,
       subject: FailureSubject,
+      meta: { progressToken?: string },
     ) => Promise<T>,
   ): Promise<T> {
     const upstream = resolveUpstream(target);
@@ -224,34 +225,34 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     const deadlineMs = deadlineFor(target, callOptions);
     const scope = createCallScope(callOptions?.signal, deadlineMs);
     const started = Date.now();
-    const listeners = currentCallListeners();
-    const requestOptions = (): RequestOptions => {
-      const options_: RequestOptions = {
+    const onProgress = currentCallListeners()?.onProgress;
+    const run = async (connection: UpstreamConnection): Promise<T> => {
+      const requestOptions: RequestOptions = {
         signal: scope.signal,
         // The SDK's own timer only backs up the call's deadline, which fires first and names the method.
         timeout: Math.max(1, deadlineMs - (Date.now() - started)) + 1_000,
       };
-      if (listeners?.onProgress) {
-        const onProgress = listeners.onProgress;
-        options_.onprogress = (progress) => {
-          const out: { progress: number; total?: number; message?: string } = { progress: progress.progress };
-          if (progress.total !== undefined) out.total = progress.total;
-          if (progress.message !== undefined) out.message = progress.message;
-          safely(() => onProgress(out));
-        };
+      if (!onProgress) return request(connection, requestOptions, subject, {});
+      const tracked = connection.trackProgress((progress) => {
+        const out: McpProgress = { progress: progress.progress };
+        if (progress.total !== undefined) out.total = progress.total;
+        if (progress.message !== undefined) out.message = progress.message;
+        safely(() => onProgress(out));
+      });
+      try {
+        return await request(connection, requestOptions, subject, { progressToken: tracked.token });
+      } finally {
+        tracked.stop();
       }
-      return options_;
     };
     try {
       if (upstream.kind === "stdio" && upstream.mode === "per-call") {
-        return await perCallRequest(target, upstream, subject, scope.signal, (connection) =>
-          request(connection, requestOptions(), subject),
-        );
+        return await perCallRequest(target, upstream, subject, scope.signal, run);
       }
       for (let attempt = 0; ; attempt++) {
         const lease = await pool.acquire(target, upstream, scope.signal);
         try {
-          return await request(lease.connection, requestOptions(), subject);
+          return await run(lease.connection);
         } catch (error) {
           if (upstream.kind === "http" && attempt === 0 && isSessionGone(error) && !scope.signal.aborted) {
             lease.discard();
@@ -303,18 +304,24 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
       // A malformed request fails before any server is started for it.
       const { toolName } = parseMcpToolUri(request.uri);
       const args = mcpToolArguments(request);
-      return withUpstream(target, callOptions, "tools/call", async (connection, requestOptions, subject) => {
-        const result = await connection.client.callTool(
-          { name: toolName, arguments: args },
-          undefined,
-          requestOptions,
-        );
-        if (result.isError)
-          throw toolErrorResult(toolName, result.content as { type: string; text?: unknown }[], subject);
-        return create(ToolInvokeReplySchema, {
-          content: encodeToolResult(result as Parameters<typeof encodeToolResult>[0]),
-        });
-      });
+      return withUpstream(
+        target,
+        callOptions,
+        "tools/call",
+        async (connection, requestOptions, subject, meta) => {
+          const params = { name: toolName, arguments: args };
+          const result = await connection.client.callTool(
+            meta.progressToken ? { ...params, _meta: { progressToken: meta.progressToken } } : params,
+            undefined,
+            requestOptions,
+          );
+          if (result.isError)
+            throw toolErrorResult(toolName, result.content as { type: string; text?: unknown }[], subject);
+          return create(ToolInvokeReplySchema, {
+            content: encodeToolResult(result as Parameters<typeof encodeToolResult>[0]),
+          });
+        },
+      );
     },
     acquireResource(request, target, callOptions): Promise<ResourceReply> {
       return withUpstream(target, callOptions, "resources/read", async (connection, requestOptions) => {

@@ -7,6 +7,8 @@ import {
   type Implementation,
   type LoggingMessageNotification,
   LoggingMessageNotificationSchema,
+  type Progress,
+  ProgressNotificationSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
@@ -54,6 +56,12 @@ export interface UpstreamConnection {
   readonly pid: number | undefined;
   /** True once the process exited or the connection was closed. */
   readonly closed: boolean;
+  /**
+   * A progress token routed to `listener` until `stop()`: send it as `_meta.progressToken` of a request.
+   * The SDK's own routing drops progress that arrives in the same read as the result (it forgets the token on
+   * the result, before it handles the notifications read with it); this one forgets it only when told.
+   */
+  trackProgress(listener: (progress: Progress) => void): { token: string; stop(): void };
   /**
    * Ends the connection: for stdio, closes stdin and waits for the server to exit (then SIGTERM, then
    * SIGKILL, as the SDK does), and ends any process it left behind; for HTTP, ends the session (DELETE) unless
@@ -153,6 +161,13 @@ export async function openUpstreamConnection(
     const params = { ...notification.params, data: scrubValue(notification.params.data, subject.secrets) };
     if (hooks.onLog) safely(() => hooks.onLog?.(params));
   });
+  const progressRoutes = new Map<string | number, (progress: Progress) => void>();
+  let nextProgressToken = 0;
+  client.setNotificationHandler(ProgressNotificationSchema, (notification) => {
+    const { progressToken, ...progress } = notification.params;
+    const route = progressRoutes.get(progressToken);
+    if (route) safely(() => route(progress));
+  });
   for (const [schema, kind] of [
     [ToolListChangedNotificationSchema, "tools"],
     [ResourceListChangedNotificationSchema, "resources"],
@@ -186,6 +201,12 @@ export async function openUpstreamConnection(
     } catch {
       throw new TrestleError(
         `The MCP server ${subject.label} has a URL that cannot be parsed`,
+        Code.InvalidArgument,
+      );
+    }
+    if (url.username || url.password) {
+      throw new TrestleError(
+        `The URL of the MCP server ${subject.label} holds a user name or password, which fetch refuses to send; pass credentials in a header instead`,
         Code.InvalidArgument,
       );
     }
@@ -223,6 +244,11 @@ export async function openUpstreamConnection(
     get closed() {
       return closed;
     },
+    trackProgress(listener) {
+      const token = `trestle-progress-${++nextProgressToken}`;
+      progressRoutes.set(token, listener);
+      return { token, stop: () => progressRoutes.delete(token) };
+    },
     close(closeOptions) {
       closing ??= (async () => {
         if (http) {
@@ -238,7 +264,12 @@ export async function openUpstreamConnection(
         const pid = stdio?.spawnedPid;
         const left = pid !== undefined && !closed ? descendantPids(pid) : [];
         await client.close().catch(() => undefined);
-        killAll(left.filter(isProcessAlive));
+        const stragglers = left.filter(isProcessAlive);
+        killAll(stragglers);
+        // SIGKILL is delivered asynchronously: close() promises that the processes are gone when it resolves.
+        for (const end = Date.now() + 2_000; Date.now() < end && stragglers.some(isProcessAlive); ) {
+          await new Promise((r) => setTimeout(r, 10));
+        }
       })();
       return closing;
     },

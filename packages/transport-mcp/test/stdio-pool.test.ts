@@ -1,0 +1,178 @@
+import { type BridgeTransport, Code } from "@trestle/core";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  createMcpTransport,
+  type McpProgress,
+  type McpTransportOptions,
+  type McpUpstream,
+  type McpUpstreamLogEvent,
+  withMcpCallListeners,
+} from "../src/index.js";
+import { alive, eventually, fixtureUpstream, mcpTarget, rejection, toolCall } from "./support/upstreams.js";
+
+describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellation", () => {
+  let transport: BridgeTransport | undefined;
+  const target = mcpTarget();
+
+  function open(
+    upstream: McpUpstream,
+    options: Omit<McpTransportOptions, "upstreamFor"> = {},
+  ): BridgeTransport {
+    transport = createMcpTransport({ upstreamFor: () => upstream, ...options });
+    return transport;
+  }
+
+  async function pidOf(t: BridgeTransport, on = target): Promise<number> {
+    return Number((await t.invokeTool(toolCall("pid"), on)).content[0]);
+  }
+
+  afterEach(async () => {
+    await transport?.close();
+    transport = undefined;
+  });
+
+  it("serves 100 concurrent calls to one process at once, not one after another", async () => {
+    const t = open(fixtureUpstream());
+    const first = await pidOf(t);
+    const started = Date.now();
+    const replies = await Promise.all(
+      Array.from({ length: 100 }, () => t.invokeTool(toolCall("sleep", { ms: 200 }), target)),
+    );
+    const elapsed = Date.now() - started;
+    expect(replies.every((r) => r.content[0] === "slept")).toBe(true);
+    // Serialised, they would take 100 × 200 ms = 20 s.
+    expect(elapsed).toBeLessThan(5_000);
+    expect(await pidOf(t)).toBe(first);
+  });
+
+  it("restarts a server that crashed on the next call, and fails the call it died in", async () => {
+    const t = open(fixtureUpstream());
+    const before = await pidOf(t);
+    const error = await rejection(t.invokeTool(toolCall("crash"), target));
+    expect(error.code).toBe(Code.Unavailable);
+    expect(error.rawMessage).toBe("The MCP server 'node' exited during the tools/call request");
+    const after = await pidOf(t);
+    expect(after).not.toBe(before);
+    expect(alive(before)).toBe(false);
+  });
+
+  it("ends an idle server after the idle timeout and starts it again on the next call", async () => {
+    const t = open(fixtureUpstream(), { idleTimeoutMs: 150 });
+    const before = await pidOf(t);
+    await eventually(() => !alive(before));
+    const after = await pidOf(t);
+    expect(after).not.toBe(before);
+  });
+
+  it("keeps a server busy with a call alive past the idle timeout", async () => {
+    const t = open(fixtureUpstream(), { idleTimeoutMs: 100 });
+    const before = await pidOf(t);
+    await t.invokeTool(toolCall("sleep", { ms: 400 }), target);
+    // The idle timer starts again only when the last call ends.
+    expect(await pidOf(t)).toBe(before);
+  });
+
+  it("spawns, calls once and ends a process per call in per-call mode", async () => {
+    const t = open(fixtureUpstream([], { mode: "per-call" }));
+    const [a, b] = await Promise.all([pidOf(t), pidOf(t)]);
+    expect(a).not.toBe(b);
+    await eventually(() => !alive(a) && !alive(b));
+  });
+
+  it("ends the process and any process it started on close()", async () => {
+    const t = open(fixtureUpstream());
+    const server = await pidOf(t);
+    const child = Number((await t.invokeTool(toolCall("spawn_child"), target)).content[0]);
+    expect(alive(child)).toBe(true);
+    await t.close();
+    expect(alive(server)).toBe(false);
+    expect(alive(child)).toBe(false);
+  });
+
+  it("ends a target's process on release(target), leaving other targets' processes running", async () => {
+    const t = open(fixtureUpstream());
+    const other = mcpTarget("forward-2");
+    const released = await pidOf(t);
+    const kept = await pidOf(t, other);
+    expect(kept).not.toBe(released);
+    t.release?.(target);
+    await eventually(() => !alive(released));
+    expect(await pidOf(t, other)).toBe(kept);
+  });
+
+  it("starts a new process when the forward's command line changes, and ends the old one", async () => {
+    let upstream = fixtureUpstream(["--one"]);
+    transport = createMcpTransport({ upstreamFor: () => upstream });
+    const before = await pidOf(transport);
+    upstream = fixtureUpstream(["--two"]);
+    const after = await pidOf(transport);
+    expect(after).not.toBe(before);
+    await eventually(() => !alive(before));
+  });
+
+  it("sends notifications/cancelled upstream when the caller aborts", async () => {
+    const t = open(fixtureUpstream());
+    await pidOf(t); // started, so that the abort lands on a call in flight, not on the handshake
+    const controller = new AbortController();
+    const call = t.invokeTool(toolCall("sleep", { ms: 10_000 }), target, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    const error = await rejection(call);
+    expect(error.code).toBe(Code.Canceled);
+    // The fixture counts the calls it saw cancelled; ask it until the notification has been handled.
+    let count = "";
+    for (const end = Date.now() + 3_000; Date.now() < end && count !== "1"; ) {
+      count = (await t.invokeTool(toolCall("cancelled_count"), target)).content[0] ?? "";
+      if (count !== "1") await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(count).toBe("1");
+  });
+
+  it("fails a call past its deadline with DeadlineExceeded naming the method, and cancels it upstream", async () => {
+    const t = open(fixtureUpstream());
+    const error = await rejection(
+      t.invokeTool(toolCall("sleep", { ms: 10_000 }), target, { timeoutMs: 150 }),
+    );
+    expect(error.code).toBe(Code.DeadlineExceeded);
+    expect(error.rawMessage).toBe("The MCP server 'node' did not answer tools/call within 150 ms");
+  });
+
+  it("passes progress notifications to the call's listeners, and asks for none without a listener", async () => {
+    const t = open(fixtureUpstream());
+    const progress: McpProgress[] = [];
+    const reply = await withMcpCallListeners({ onProgress: (p) => progress.push(p) }, () =>
+      t.invokeTool(toolCall("progress", { steps: 3 }), target),
+    );
+    expect(reply.content).toEqual(["done"]);
+    expect(progress).toEqual([
+      { progress: 1, total: 3, message: "step 1" },
+      { progress: 2, total: 3, message: "step 2" },
+      { progress: 3, total: 3, message: "step 3" },
+    ]);
+    expect((await t.invokeTool(toolCall("progress", { steps: 1 }), target)).content).toEqual(["no token"]);
+  });
+
+  it("passes a pooled upstream's logging messages to onLog with the target", async () => {
+    const logs: McpUpstreamLogEvent[] = [];
+    const t = open(fixtureUpstream(), { onLog: (event) => logs.push(event) });
+    await t.invokeTool(toolCall("log", { message: "hello log" }), target);
+    await eventually(() => logs.length > 0);
+    expect(logs[0]).toMatchObject({
+      target,
+      upstream: "'node'",
+      message: { level: "info", logger: "fixture", data: "hello log" },
+    });
+  });
+
+  it("passes a per-call upstream's logging messages to that call's listener", async () => {
+    const transportLogs: unknown[] = [];
+    const t = open(fixtureUpstream([], { mode: "per-call" }), {
+      onLog: (event) => transportLogs.push(event),
+    });
+    const callLogs: unknown[] = [];
+    await withMcpCallListeners({ onLog: (message) => callLogs.push(message.data) }, () =>
+      t.invokeTool(toolCall("log", { message: "mine" }), target),
+    );
+    expect(callLogs).toEqual(["mine"]);
+    expect(transportLogs).toEqual([]);
+  });
+});
