@@ -75,9 +75,18 @@ export function startBuiltinServices(
             resolve();
           } else log.info(line);
         });
-        createInterface({ input: child.stderr as NodeJS.ReadableStream }).on("line", (line) =>
-          log.warn(line),
-        );
+        // The services write JSON events (registration, …) on stderr; anything else is a warning.
+        createInterface({ input: child.stderr as NodeJS.ReadableStream }).on("line", (line) => {
+          let event: unknown;
+          try {
+            event = JSON.parse(line);
+          } catch {
+            event = undefined;
+          }
+          if (event && typeof event === "object" && "event" in event)
+            log.info(event, "built-in service event");
+          else log.warn(line);
+        });
         child.once("exit", (code) =>
           reject(new Error(`built-in service '${service.name}' exited with code ${code}`)),
         );

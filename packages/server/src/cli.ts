@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { TrestleError } from "@trestle/core";
-import { defaultBuiltins, startBuiltinServices } from "./builtin-services.js";
+import { type BuiltinService, defaultBuiltins, startBuiltinServices } from "./builtin-services.js";
 import { CliError, ManagementClient } from "./cli/management-client.js";
 import { renderTable } from "./cli/table.js";
 import { readConfigFile, resolveConfig } from "./config.js";
@@ -14,7 +14,8 @@ const USAGE = `trestle ${SERVER_VERSION}: an MCP router
 
 Usage:
   trestle serve [--port N] [--host H] [--data-dir DIR | --database-url URL | --memory-store] [--config FILE]
-                [--stateless] [--builtins] [--root DIR]... [--stdio [--namespace NS]] [--log-level L]
+                [--stateless] [--builtins [--root DIR]... [--builtin-arg SERVICE=ARG]...]
+                [--stdio [--namespace NS]] [--log-level L]
   trestle tools list|show NAME|add FILE|remove NAME|import FILE   [--namespace NS] [--label-filter EXPR]
   trestle resources list|show NAME|add FILE|remove NAME           [--namespace NS]
   trestle prompts list|show NAME|add FILE|remove NAME             [--namespace NS]
@@ -39,6 +40,7 @@ const options = {
   namespace: { type: "string" },
   builtins: { type: "boolean" },
   root: { type: "string", multiple: true },
+  "builtin-arg": { type: "string", multiple: true },
   "log-level": { type: "string" },
   "allowed-host": { type: "string", multiple: true },
   "allowed-origin": { type: "string", multiple: true },
@@ -69,6 +71,22 @@ function readJsonFile(path: string | undefined): unknown {
   }
 }
 
+/** Adds `--builtin-arg http=--allow-private` style arguments to the named built-in services. */
+function withExtraArgs(services: BuiltinService[], extra: readonly string[]): BuiltinService[] {
+  for (const item of extra) {
+    const eq = item.indexOf("=");
+    const service = services.find((s) => s.name === item.slice(0, eq));
+    if (eq <= 0 || !service) {
+      throw new CliError(
+        `--builtin-arg needs SERVICE=ARG with SERVICE one of ${services.map((s) => s.name).join(", ")}`,
+        2,
+      );
+    }
+    service.args.push(item.slice(eq + 1));
+  }
+  return services;
+}
+
 async function serve(values: Values): Promise<void> {
   const list = (v: string[] | undefined) => (v && v.length > 0 ? v.join(",") : undefined);
   const config = resolveConfig({
@@ -95,11 +113,17 @@ async function serve(values: Values): Promise<void> {
     (t) => t.scopes.includes("register") || t.scopes.includes("admin"),
   )?.token;
   const builtins = values.builtins
-    ? startBuiltinServices(defaultBuiltins({ fileRoots: values.root ?? [process.cwd()] }), {
-        routerUrl: router.url,
-        ...(registerToken ? { token: registerToken } : {}),
-        logger: router.logger,
-      })
+    ? startBuiltinServices(
+        withExtraArgs(
+          defaultBuiltins({ fileRoots: values.root ?? [process.cwd()] }),
+          values["builtin-arg"] ?? [],
+        ),
+        {
+          routerUrl: router.url,
+          ...(registerToken ? { token: registerToken } : {}),
+          logger: router.logger,
+        },
+      )
     : undefined;
 
   let stopping = false;

@@ -1,6 +1,4 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 
@@ -112,36 +110,23 @@ export async function stopAll(): Promise<void> {
 /** A running router. */
 export interface RouterProcess extends RunningProcess {
   url: string;
-  dataDir: string;
 }
 
 /**
- * Starts `trestle serve` on port 0 with an embedded in-memory store (or the given flags), and waits for it to
- * listen.
+ * Starts `trestle serve` on port 0 with an embedded in-memory store (unless the flags name a store), and waits
+ * for it to listen.
  */
 export async function startRouter(
   args: readonly string[] = [],
   env: Record<string, string> = {},
 ): Promise<RouterProcess> {
-  const dataDir = mkdtempSync(join(tmpdir(), "trestle-e2e-"));
   const storeArgs = args.some((a) => a === "--data-dir" || a === "--database-url") ? [] : ["--memory-store"];
   const proc = startNode(trestleCli, ["serve", "--port", "0", "--log-level", "info", ...storeArgs, ...args], {
     TRESTLE_PROBE_INTERVAL_MS: "1000",
     ...env,
   });
   const line = await proc.waitForLine((l) => l.includes('"router listening"'), 60_000);
-  const url = (JSON.parse(line) as { url: string }).url;
-  const stop = proc.stop;
-  return {
-    ...proc,
-    url,
-    dataDir,
-    async stop(graceMs) {
-      const code = await stop(graceMs);
-      rmSync(dataDir, { recursive: true, force: true });
-      return code;
-    },
-  };
+  return Object.assign(proc, { url: (JSON.parse(line) as { url: string }).url });
 }
 
 /** Starts the fixture capability registered with `routerUrl`, and waits until it is registered. */
