@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { describeUpstream, upstreamKey, upstreamSecretValues } from "./mcp-upstream.js";
+import { buildMcpToolRequest } from "./tool-request.js";
+
+describe("upstream descriptions", () => {
+  it("names a stdio server by its program only and an HTTP server by its origin only", () => {
+    expect(describeUpstream({ kind: "stdio", command: "/opt/bin/server", args: ["--token=abc123"] })).toBe(
+      "'server'",
+    );
+    expect(describeUpstream({ kind: "http", url: "https://u:p@mcp.example:8443/mcp/k?x=1" })).toBe(
+      "at https://mcp.example:8443",
+    );
+  });
+
+  it("lists every argument, option value, environment value, header credential and query value as secret", () => {
+    expect(
+      upstreamSecretValues({
+        kind: "stdio",
+        command: "s",
+        args: ["--token=abc123", "plain"],
+        env: { K: "envval" },
+      }),
+    ).toEqual(["--token=abc123", "abc123", "plain", "envval"]);
+    expect(
+      upstreamSecretValues({
+        kind: "http",
+        url: "http://h/mcp?key=qv1",
+        headers: { Authorization: "Bearer hv1" },
+      }),
+    ).toEqual(expect.arrayContaining(["Bearer hv1", "hv1", "qv1"]));
+  });
+
+  it("keys equal descriptions equally whatever the order of their fields", () => {
+    expect(upstreamKey({ kind: "stdio", command: "a", env: { X: "1", Y: "2" } })).toBe(
+      upstreamKey({ env: { Y: "2", X: "1" }, command: "a", kind: "stdio" }),
+    );
+    expect(upstreamKey({ kind: "stdio", command: "a" })).not.toBe(
+      upstreamKey({ kind: "stdio", command: "b" }),
+    );
+  });
+
+  it("builds a request whose body carries the typed arguments and whose map carries them as text", () => {
+    const request = buildMcpToolRequest({
+      forward: "f",
+      toolName: "t",
+      arguments: { n: 1, o: { a: [true] }, z: null },
+    });
+    expect(request.uri).toBe("mcp://f/tools/t");
+    expect(JSON.parse(request.body)).toEqual({ n: 1, o: { a: [true] }, z: null });
+    expect(request.arguments).toEqual({ n: "1", o: '{"a":[true]}' });
+  });
+});
