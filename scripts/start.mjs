@@ -1,34 +1,18 @@
 #!/usr/bin/env node
-// The README's main-job command. Builds the workspace, then starts the router with its built-in capability
-// services on the embedded store. Until the server package lands, it runs the smallest end-to-end demo:
-// a tool call through the in-memory transport.
-import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+// The README's main-job command: builds the workspace (turbo, cached), then starts the router with its built-in
+// capability services (HTTP tools, files under the current directory, code execution) on the embedded store in
+// .trestle/data. Extra arguments go to `trestle serve` (e.g. `pnpm start --port 9090`).
+import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..");
-const build = spawnSync(join(root, "node_modules", ".bin", "turbo"), ["run", "build"], {
+const build = spawnSync(join(root, "node_modules", ".bin", "turbo"), ["run", "build", "--output-logs=errors-only"], {
   cwd: root,
   stdio: "inherit",
 });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 const cli = join(root, "packages", "server", "dist", "cli.js");
-if (existsSync(cli)) {
-  const child = spawnSync(process.execPath, [cli, "serve", "--builtins", ...process.argv.slice(2)], {
-    stdio: "inherit",
-  });
-  process.exit(child.status ?? 1);
-}
-
-const { create } = await import("@bufbuild/protobuf");
-const { ToolInvokeRequestSchema } = await import(join(root, "packages/proto/dist/index.js"));
-const core = await import(join(root, "packages/core/dist/index.js"));
-const network = core.createInMemoryNetwork();
-const served = network.serve({ toolInvoker: (req) => ({ content: [`hello, ${req.arguments.name}`] }) });
-const transport = core.createInMemoryTransport({ network });
-const reply = await transport.invokeTool(
-  create(ToolInvokeRequestSchema, { uri: "demo://hello", arguments: { name: "Trestle" } }),
-  served.target,
-);
-console.log(reply.content[0]);
+const child = spawn(process.execPath, [cli, "serve", "--builtins", ...process.argv.slice(2)], { stdio: "inherit" });
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+child.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
