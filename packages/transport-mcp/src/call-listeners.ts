@@ -49,3 +49,11 @@ export function withMcpCallListeners<T>(listeners: McpCallListeners, run: () => 
 export function currentCallListeners(): McpCallListeners | undefined {
   return storage.getStore();
 }
+
+/**
+ * Runs `run` outside any call's listeners: for work shared by many calls (a pooled connection), whose event
+ * handlers would otherwise keep the first caller's context, and its listeners, alive for the process's life.
+ */
+export function outsideCallContext<T>(run: () => T): T {
+  return storage.exit(run);
+}

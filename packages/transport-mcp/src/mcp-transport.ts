@@ -19,7 +19,12 @@ import {
   type ToolInvokeReply,
   ToolInvokeReplySchema,
 } from "@trestle/proto";
-import { currentCallListeners, type McpCallListeners, type McpProgress } from "./call-listeners.js";
+import {
+  currentCallListeners,
+  type McpCallListeners,
+  type McpProgress,
+  outsideCallContext,
+} from "./call-listeners.js";
 import { createConnectionPool } from "./connection-pool.js";
 import { encodeResourceResult, encodeToolResult } from "./content-encoding.js";
 import {
@@ -174,12 +179,14 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
     open(target, upstream, onClosed) {
       const subject = failureSubject(upstream);
-      return openUpstreamConnection(upstream, {
-        subject,
-        clientInfo,
-        handshakeTimeoutMs,
-        hooks: { ...hooksFor(target, subject, true), onClosed },
-      });
+      return outsideCallContext(() =>
+        openUpstreamConnection(upstream, {
+          subject,
+          clientInfo,
+          handshakeTimeoutMs,
+          hooks: { ...hooksFor(target, subject, true), onClosed },
+        }),
+      );
     },
   });
 

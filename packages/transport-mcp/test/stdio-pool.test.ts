@@ -2,6 +2,7 @@ import { type BridgeTransport, Code } from "@trestle/core";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createMcpTransport,
+  type McpListChangedEvent,
   type McpProgress,
   type McpTransportOptions,
   type McpUpstream,
@@ -161,6 +162,14 @@ describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellati
       upstream: "'node'",
       message: { level: "info", logger: "fixture", data: "hello log" },
     });
+  });
+
+  it("reports list_changed notifications of a pooled connection to onListChanged", async () => {
+    const events: McpListChangedEvent[] = [];
+    const t = open(fixtureUpstream(), { onListChanged: (event) => events.push(event) });
+    await t.invokeTool(toolCall("add_tool", { name: "new_one" }), target);
+    await eventually(() => events.length > 0);
+    expect(events[0]).toEqual({ target, upstream: "'node'", kind: "tools" });
   });
 
   it("passes a per-call upstream's logging messages to that call's listener", async () => {
