@@ -1,0 +1,78 @@
+import { createInvokerBridge } from "@trestle/bridge";
+import {
+  createTransportSelector,
+  type ServiceTarget,
+  type ToolCallEvent,
+  type ToolReference,
+} from "@trestle/core";
+import { afterAll, describe, expect, it } from "vitest";
+import { createMcpTransport, type McpUpstream, mcpToolUri } from "../src/index.js";
+import { FIXTURE, mcpTarget } from "./support/upstreams.js";
+
+const CANARY = "canary-bridge-94e1d0b7";
+
+/**
+ * The bridge, unchanged, routing to MCP forwards: each forwarded call records the same STARTED and COMPLETED or
+ * FAILED events as a gRPC-routed one, with the failure's category taken from the transport's code.
+ */
+describe("forwarded calls through the stock InvokerBridge", () => {
+  const upstreams: Record<string, McpUpstream> = {
+    fixture: { kind: "stdio", command: process.execPath, args: [FIXTURE, `--secret=${CANARY}`] },
+    broken: { kind: "stdio", command: "/nonexistent/broken-server", args: [`--secret=${CANARY}`] },
+  };
+  const targets: Record<string, ServiceTarget> = {
+    fixture: mcpTarget("fwd-fixture", "fixture"),
+    broken: mcpTarget("fwd-broken", "broken"),
+  };
+  const mcp = createMcpTransport({ upstreamFor: (target) => upstreams[target.serviceName] });
+  const events: ToolCallEvent[] = [];
+  const bridge = createInvokerBridge({
+    resolver: {
+      resolve: async (serviceName) => targets[serviceName],
+      resolveCodeExecution: async () => undefined,
+    },
+    transports: createTransportSelector({ byProtocol: { mcp } }),
+    events: { emit: (event) => events.push(event) },
+  });
+  const tool = (forward: string, name: string): ToolReference => ({
+    name: `${forward}_${name}`,
+    uri: mcpToolUri(forward, name),
+    type: forward,
+    inputSchema: { type: "object", properties: {} },
+  });
+
+  afterAll(async () => {
+    await mcp.close();
+    expect(JSON.stringify(events)).not.toContain(CANARY);
+  });
+
+  it("records STARTED then COMPLETED for a call that succeeds", async () => {
+    events.length = 0;
+    const result = await bridge.execute({ text: "hi" }, tool("fixture", "echo"), { requestId: "1" });
+    expect(result).toEqual({ content: [{ type: "text", text: "hi" }] });
+    expect(events.map((e) => e.type)).toEqual(["started", "completed"]);
+    expect(events[0]).toMatchObject({
+      toolName: "fixture_echo",
+      toolType: "fixture",
+      serviceId: "fwd-fixture",
+    });
+  });
+
+  it("records FAILED with execution_error for an isError result, and the client reads one sentence", async () => {
+    events.length = 0;
+    const result = await bridge.execute({ message: "quota exceeded" }, tool("fixture", "fail"));
+    expect(result.isError).toBe(true);
+    expect(result.content[0]?.text).toBe(
+      "The tool 'fail' of the MCP server 'node' reported an error: quota exceeded",
+    );
+    expect(events[1]).toMatchObject({ type: "failed", errorCategory: "execution_error" });
+  });
+
+  it("records FAILED with service_unavailable for a server that will not start", async () => {
+    events.length = 0;
+    const result = await bridge.execute({}, tool("broken", "anything"));
+    expect(result.isError).toBe(true);
+    expect(result.content[0]?.text).toContain("could not be started: the program was not found");
+    expect(events[1]).toMatchObject({ type: "failed", errorCategory: "service_unavailable" });
+  });
+});
