@@ -46,7 +46,9 @@ export const routerConfigSchema = z.object({
     .string()
     .min(32, "the session secret must have at least 32 characters")
     .optional()
-    .describe("Key sealing MCP session ids; replicas sharing it share sessions (default: from the store)"),
+    .describe(
+      "Key sealing MCP session ids; replicas sharing it share sessions (default: random per process)",
+    ),
   sessionIdleTimeoutMs: z
     .number()
     .int()

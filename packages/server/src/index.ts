@@ -12,5 +12,6 @@ export {
   resolveConfig,
   routerConfigSchema,
 } from "./config.js";
+export { renderConfigReference } from "./config-reference.js";
 export { createRouter, type Router, type RouterOverrides } from "./router.js";
 export { SERVER_VERSION } from "./version.js";

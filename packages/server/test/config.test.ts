@@ -1,0 +1,59 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Code, TrestleError } from "@trestle/core";
+import { describe, expect, it } from "vitest";
+import { resolveConfig } from "../src/config.js";
+import { renderConfigReference } from "../src/config-reference.js";
+
+describe("configuration", () => {
+  it("layers defaults, file, environment and flags, later winning", () => {
+    const config = resolveConfig({
+      file: { port: 1000, host: "0.0.0.0", allowedHosts: ["a.example"] },
+      env: { TRESTLE_PORT: "2000", TRESTLE_STATELESS: "true", TRESTLE_ALLOWED_HOSTS: "b.example, c.example" },
+      flags: { port: "3000" },
+    });
+    expect(config.port).toBe(3000);
+    expect(config.host).toBe("0.0.0.0");
+    expect(config.stateless).toBe(true);
+    expect(config.allowedHosts).toEqual(["b.example", "c.example"]);
+    expect(config.unaryTimeoutMs).toBe(10_000);
+  });
+
+  it.each([
+    [{ file: { port: 70_000 } }, "port"],
+    [{ file: { colour: "blue" } }, "Unknown config key(s): colour"],
+    [{ env: { TRESTLE_PORT: "eighty" } }, "TRESTLE_PORT"],
+    [{ env: { TRESTLE_STATELESS: "maybe" } }, "TRESTLE_STATELESS"],
+    [{ env: { TRESTLE_TOKENS: '[{"name":"x","token":"short","scopes":["mcp"]}]' } }, "at least 16"],
+    [{ env: { TRESTLE_TOKENS: "{not json" } }, "TRESTLE_TOKENS"],
+  ])("refuses %j with a message naming the problem", (sources, mention) => {
+    try {
+      resolveConfig(sources);
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(TrestleError);
+      expect((error as TrestleError).code).toBe(Code.InvalidArgument);
+      expect((error as TrestleError).rawMessage).toContain(mention);
+    }
+  });
+
+  it("never echoes a token in a validation error", () => {
+    const token = "short-canary";
+    try {
+      resolveConfig({ env: { TRESTLE_TOKENS: JSON.stringify([{ name: "x", token, scopes: ["mcp"] }]) } });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as Error).message).not.toContain(token);
+    }
+  });
+
+  it("is documented in the server README exactly as the schema says (regenerate with `pnpm --filter @trestle/server docs`)", () => {
+    const readme = readFileSync(join(import.meta.dirname, "..", "README.md"), "utf8");
+    const start = readme.indexOf("<!-- config-reference:start -->");
+    const end = readme.indexOf("<!-- config-reference:end -->");
+    expect(start).toBeGreaterThan(0);
+    expect(readme.slice(start + "<!-- config-reference:start -->".length, end).trim()).toBe(
+      renderConfigReference(),
+    );
+  });
+});
