@@ -6,13 +6,19 @@ import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..");
-const build = spawnSync(join(root, "node_modules", ".bin", "turbo"), ["run", "build", "--output-logs=errors-only"], {
-  cwd: root,
-  stdio: "inherit",
-});
+const build = spawnSync(
+  join(root, "node_modules", ".bin", "turbo"),
+  ["run", "build", "--output-logs=errors-only"],
+  {
+    cwd: root,
+    stdio: "inherit",
+  },
+);
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 const cli = join(root, "packages", "server", "dist", "cli.js");
-const child = spawn(process.execPath, [cli, "serve", "--builtins", ...process.argv.slice(2)], { stdio: "inherit" });
+const child = spawn(process.execPath, [cli, "serve", "--builtins", ...process.argv.slice(2)], {
+  stdio: "inherit",
+});
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
