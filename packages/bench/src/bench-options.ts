@@ -1,0 +1,87 @@
+import { parseArgs } from "node:util";
+import { CONFIGURATION_NAMES, type ConfigurationName } from "./configurations.js";
+
+/** What a run of the harness does. */
+export interface BenchOptions {
+  mode: "full" | "quick";
+  /** Directory for benchmarks.md, benchmarks.json and benchmark-chart.svg; undefined = the mode's default. */
+  out: string | undefined;
+  configurations: ConfigurationName[];
+  concurrencies: number[];
+  rounds: number;
+  warmupMs: number;
+  durationMs: number;
+  /** Unmeasured load per configuration before round 1 (JIT warm-up). */
+  preWarmMs: number;
+  toolListSizes: number[];
+  toolListRepetitions: number;
+  idleSessions: number;
+  codeExecution: { calls: number; chunksPerCall: number; intervalMs: number };
+  profile: boolean;
+  crossReplica: boolean;
+  replicaChanges: number;
+}
+
+/** The usage text. */
+export const USAGE = `usage: pnpm bench [--quick] [--out DIR] [--rounds N] [--duration-ms N] [--warmup-ms N]
+                  [--configurations a,b,...] [--no-profile] [--no-replicas]
+
+  --quick            one short round, 100 and 1,000 tools, no profile, no cross-replica run (under 2 minutes);
+                     writes packages/bench/results/ unless --out says otherwise
+  (default)          3 rounds of 5 s per configuration and concurrency, 100 / 1,000 / 10,000 tools, router
+                     profile, cross-replica change time (about 12 minutes); writes docs/
+  --configurations   a subset of: ${CONFIGURATION_NAMES.join(", ")}`;
+
+function positive(text: string | undefined, name: string): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, not '${text}'`);
+  return n;
+}
+
+/** Parses the command line. @throws Error naming the bad flag. */
+export function parseBenchOptions(argv: readonly string[]): BenchOptions | "help" {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    options: {
+      quick: { type: "boolean" },
+      out: { type: "string" },
+      rounds: { type: "string" },
+      "duration-ms": { type: "string" },
+      "warmup-ms": { type: "string" },
+      configurations: { type: "string" },
+      "no-profile": { type: "boolean" },
+      "no-replicas": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) return "help";
+  const quick = values.quick === true;
+  let configurations = [...CONFIGURATION_NAMES];
+  if (values.configurations) {
+    const wanted = values.configurations.split(",").map((s) => s.trim());
+    const unknown = wanted.filter((w) => !(CONFIGURATION_NAMES as readonly string[]).includes(w));
+    if (unknown.length > 0) throw new Error(`unknown configuration(s): ${unknown.join(", ")}`);
+    configurations = configurations.filter((c) => wanted.includes(c));
+  }
+  return {
+    mode: quick ? "quick" : "full",
+    out: values.out,
+    configurations,
+    concurrencies: [1, 16, 64],
+    rounds: positive(values.rounds, "rounds") ?? (quick ? 1 : 3),
+    warmupMs: positive(values["warmup-ms"], "warmup-ms") ?? (quick ? 300 : 1_500),
+    durationMs: positive(values["duration-ms"], "duration-ms") ?? (quick ? 1_200 : 5_000),
+    preWarmMs: quick ? 800 : 3_000,
+    toolListSizes: quick ? [100, 1_000] : [100, 1_000, 10_000],
+    toolListRepetitions: quick ? 5 : 15,
+    idleSessions: 1_000,
+    codeExecution: quick
+      ? { calls: 3, chunksPerCall: 20, intervalMs: 5 }
+      : { calls: 5, chunksPerCall: 40, intervalMs: 5 },
+    profile: !quick && values["no-profile"] !== true,
+    crossReplica: !quick && values["no-replicas"] !== true,
+    replicaChanges: 10,
+  };
+}

@@ -1,0 +1,49 @@
+import type { GitState, MachineDescription } from "./machine.js";
+import type { CodeExecutionMeasurement } from "./scenarios/code-execution.js";
+import type { CrossReplicaMeasurement } from "./scenarios/cross-replica.js";
+import type { IdleSessionsMeasurement } from "./scenarios/idle-sessions.js";
+import type { RouterProfileMeasurement } from "./scenarios/router-profile.js";
+import type { ThroughputResult } from "./scenarios/throughput.js";
+import type { ToolsListMeasurement } from "./scenarios/tools-list.js";
+
+/** A headline ratio or figure, with its target from issue 8. */
+export interface Headline {
+  name: string;
+  value: number;
+  unit: string;
+  /** e.g. "≥ 1.0". */
+  target: string;
+  /** Undefined for a figure shown for context, with no target. */
+  met?: boolean;
+  /** How it was computed. */
+  detail: string;
+}
+
+/** A part of the benchmark that could not run, and why. */
+export interface Skipped {
+  skipped: string;
+}
+
+/** Everything one run of the harness measured: what `docs/benchmarks.json` holds. */
+export interface BenchReport {
+  mode: "full" | "quick";
+  startedAt: string;
+  durationSeconds: number;
+  machine: MachineDescription;
+  git: GitState;
+  settings: { concurrencies: number[]; rounds: number; warmupMs: number; durationMs: number };
+  throughput: ThroughputResult;
+  toolsList: ToolsListMeasurement[] | Skipped;
+  idleSessions: IdleSessionsMeasurement[] | Skipped;
+  codeExecution: CodeExecutionMeasurement | Skipped;
+  crossReplica: CrossReplicaMeasurement | Skipped;
+  profile: RouterProfileMeasurement | Skipped;
+  headlines: Headline[];
+  /** Configurations or scenarios that failed, with their reason. */
+  notes: string[];
+}
+
+/** True when a section holds a measurement rather than the reason it was skipped. */
+export function measured<T extends object>(value: T | Skipped): value is T {
+  return !("skipped" in value);
+}

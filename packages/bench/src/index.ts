@@ -1,0 +1,22 @@
+/**
+ * The benchmark harness of issue 8 (`pnpm bench`). Its command line is `dist/main.js`; these exports are the
+ * pieces that hold no process: latency summaries, the CPU-profile summary, the chart and the report.
+ *
+ * @packageDocumentation
+ */
+export type { BenchReport, Headline, Skipped } from "./bench-report.js";
+export {
+  areaOf,
+  type CostEntry,
+  type CpuProfile,
+  type CpuProfileSummary,
+  cpuProfileMarkdown,
+  type SummariseOptions,
+  shortUrl,
+  summariseCpuProfile,
+} from "./cpu-profile-summary.js";
+export { type LatencySummary, median, quantile, summariseLatencies } from "./latency-summary.js";
+export { computeHeadlines, headlineLines } from "./report/headlines.js";
+export { renderMarkdown } from "./report/markdown.js";
+export { niceCeiling, renderChart } from "./report/svg-chart.js";
+export { createSseParser, type SseEvent, type SseParser } from "./sse-parser.js";

@@ -1,0 +1,136 @@
+/**
+ * The load generator process: keeps `concurrency` calls in flight against one target for a warm-up and then a
+ * measured window, and sends a {@link LoadResult} over IPC. The spec comes as JSON in argv[2]. Runs in its own
+ * process so that its CPU is not the server's.
+ */
+import { Agent } from "node:http";
+import type { LoadResult, LoadSpec } from "./load-spec.js";
+import { createMcpHttpClient } from "./mcp-http-client.js";
+
+type CallFn = (text: string) => Promise<string>;
+
+interface Session {
+  call: CallFn;
+  close(): Promise<void>;
+}
+
+async function mcpSession(spec: LoadSpec & { target: { kind: "mcp" } }): Promise<Session> {
+  const agent = new Agent({ keepAlive: true, maxSockets: spec.concurrency });
+  const client = createMcpHttpClient({ url: spec.target.url, agent });
+  await client.initialize();
+  const stream = spec.target.openStream
+    ? await client.openStream(() => undefined).catch(() => undefined)
+    : undefined;
+  const tool = spec.target.tool;
+  return {
+    async call(text) {
+      const reply = await client.request("tools/call", { name: tool, arguments: { text } });
+      if (reply.error) throw new Error(`JSON-RPC error ${reply.error.code}: ${reply.error.message}`);
+      const result = reply.result as { isError?: boolean; content?: { text?: string }[] };
+      const answer = result.content?.[0]?.text ?? "";
+      if (result.isError) throw new Error(`isError result: ${answer}`);
+      return answer;
+    },
+    async close() {
+      stream?.close();
+      await client.terminate();
+      agent.destroy();
+    },
+  };
+}
+
+async function grpcSession(spec: LoadSpec & { target: { kind: "grpc" } }): Promise<Session> {
+  // Loaded only for gRPC runs: MCP runs start faster without grpc-js and protobuf.
+  const [{ create }, { ToolInvokeRequestSchema }, { createGrpcTransport }] = await Promise.all([
+    import("@bufbuild/protobuf"),
+    import("@trestle/proto"),
+    import("@trestle/transport-grpc"),
+  ]);
+  const transport = createGrpcTransport({});
+  const target = {
+    id: "bench",
+    serviceName: "echo",
+    host: spec.target.host,
+    port: spec.target.port,
+    serviceType: "tool-invoker" as const,
+  };
+  return {
+    async call(text) {
+      const reply = await transport.invokeTool(
+        create(ToolInvokeRequestSchema, { uri: "echo://bench", arguments: { text } }),
+        target,
+      );
+      return reply.content[0] ?? "";
+    },
+    close: () => transport.close(),
+  };
+}
+
+async function run(spec: LoadSpec): Promise<LoadResult> {
+  const cpuStart = process.cpuUsage();
+  const session =
+    spec.target.kind === "mcp"
+      ? await mcpSession(spec as LoadSpec & { target: { kind: "mcp" } })
+      : await grpcSession(spec as LoadSpec & { target: { kind: "grpc" } });
+  const latencies: number[] = [];
+  const errorSamples: string[] = [];
+  let calls = 0;
+  let errors = 0;
+  let totalCalls = 0;
+  let measuring = false;
+  let stopped = false;
+
+  const worker = async (index: number) => {
+    let n = 0;
+    while (!stopped) {
+      const text = `w${index}-${n++}`;
+      const start = performance.now();
+      try {
+        const answer = await session.call(text);
+        if (answer !== text) throw new Error(`echo mismatch: sent '${text}', got '${answer.slice(0, 80)}'`);
+        totalCalls++;
+        if (measuring) {
+          calls++;
+          latencies.push(performance.now() - start);
+        }
+      } catch (error) {
+        if (measuring) {
+          errors++;
+          if (errorSamples.length < 5) errorSamples.push((error as Error).message);
+        }
+        // A failing target must not turn the loop into a busy spin.
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+    }
+  };
+
+  const workers = Array.from({ length: spec.concurrency }, (_, i) => worker(i));
+  await new Promise((resolve) => setTimeout(resolve, spec.warmupMs));
+  measuring = true;
+  const windowStart = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, spec.durationMs));
+  measuring = false;
+  const windowMs = performance.now() - windowStart;
+  stopped = true;
+  await Promise.race([Promise.all(workers), new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  await session.close();
+  const cpu = process.cpuUsage(cpuStart);
+  return {
+    type: "result",
+    calls,
+    errors,
+    errorSamples,
+    windowMs,
+    latenciesMs: latencies,
+    totalCalls,
+    clientCpuMs: (cpu.user + cpu.system) / 1000,
+  };
+}
+
+const spec = JSON.parse(process.argv[2] ?? "{}") as LoadSpec;
+run(spec).then(
+  (result) => process.send?.(result, () => process.exit(0)),
+  (error: Error) => {
+    process.send?.({ type: "failed", message: error.stack ?? error.message }, () => process.exit(1));
+  },
+);

@@ -1,0 +1,272 @@
+#!/usr/bin/env node
+/**
+ * `pnpm bench`: runs the benchmark of issue 8 and writes benchmarks.md, benchmarks.json and benchmark-chart.svg.
+ * See the package README for what it measures and how.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { loadavg } from "node:os";
+import { join, relative } from "node:path";
+import { type BenchOptions, parseBenchOptions, USAGE } from "./bench-options.js";
+import type { BenchReport, Skipped } from "./bench-report.js";
+import { killAllChildren } from "./child-process.js";
+import { type RunningConfiguration, startConfiguration } from "./configurations.js";
+import { describeGitState, describeMachine } from "./machine.js";
+import { packageDir, repoRoot } from "./paths.js";
+import { findPostgresBinaries, type PostgresCluster, startPostgres } from "./postgres-cluster.js";
+import { computeHeadlines, headlineLines } from "./report/headlines.js";
+import { renderMarkdown } from "./report/markdown.js";
+import { renderChart } from "./report/svg-chart.js";
+import { type RouterProcess, startRouter } from "./router-process.js";
+import { runCodeExecution } from "./scenarios/code-execution.js";
+import { runCrossReplica } from "./scenarios/cross-replica.js";
+import { type IdleSessionsMeasurement, measureIdleSessions } from "./scenarios/idle-sessions.js";
+import { runRouterProfile } from "./scenarios/router-profile.js";
+import { runThroughput } from "./scenarios/throughput.js";
+import { runToolsList } from "./scenarios/tools-list.js";
+
+const began = Date.now();
+const log = (line: string) =>
+  process.stderr.write(`[${((Date.now() - began) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const skipped = (reason: string): Skipped => ({ skipped: reason });
+
+/** Runs a part of the benchmark; a failure becomes a note and a skipped section instead of ending the run. */
+async function attempt<T extends object>(
+  name: string,
+  notes: string[],
+  run: () => Promise<T>,
+): Promise<T | Skipped> {
+  log(`${name}…`);
+  try {
+    return await run();
+  } catch (error) {
+    log(`  ${name} failed: ${message(error)}`);
+    notes.push(`${name} failed: ${message(error)}`);
+    return skipped(`failed: ${message(error)}`);
+  }
+}
+
+/** A server the idle-sessions measurement uses, started with the configurations. */
+interface SessionServer {
+  label: string;
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+async function startSessionServers(options: BenchOptions, cluster: Promise<PostgresCluster | Error>) {
+  const servers: Array<Promise<SessionServer>> = [];
+  const fromRouter = (label: string, router: RouterProcess): SessionServer => ({
+    label,
+    url: `${router.url}/mcp`,
+    pid: router.pid,
+    stop: () => router.stop(),
+  });
+  servers.push(
+    cluster.then(async (pg) => {
+      if (pg instanceof Error) throw pg;
+      const databaseUrl = await pg.createDatabase("trestle_bench_sessions");
+      return fromRouter(
+        "trestle (PostgreSQL store)",
+        await startRouter({ args: ["--database-url", databaseUrl] }),
+      );
+    }),
+  );
+  if (options.mode === "full") {
+    servers.push(
+      startRouter().then((router) => fromRouter("trestle (embedded PGlite store, in memory)", router)),
+    );
+  }
+  servers.push(
+    startConfiguration("bound-mcp").then((bound) => ({
+      label: "bound-mcp (MCP SDK, a transport and server per session)",
+      url: bound.target.kind === "mcp" ? bound.target.url : "",
+      pid: bound.serverPid,
+      stop: () => bound.stop(),
+    })),
+  );
+  return Promise.all(servers.map((p) => p.catch((error: unknown) => error as Error)));
+}
+
+async function bench(options: BenchOptions): Promise<BenchReport> {
+  const startedAt = new Date();
+  const machine = describeMachine();
+  const git = describeGitState(repoRoot);
+  const notes: string[] = [];
+  log(
+    `trestle bench (${options.mode}) on ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; ` +
+      `commit ${git.commit.slice(0, 12)}${git.uncommittedFiles.length ? " (+ uncommitted changes)" : ""}; ` +
+      `load average ${machine.loadAverageAtStart.join(" ")}`,
+  );
+
+  // Everything that must start is started together: routers take seconds to open their store.
+  log("starting the configurations…");
+  const cluster: Promise<PostgresCluster | Error> = findPostgresBinaries()
+    ? startPostgres().catch((error: unknown) => error as Error)
+    : Promise.resolve(new Error("no PostgreSQL server binaries under /usr/lib/postgresql/*/bin"));
+  const startedConfigurations = options.configurations.map((name) =>
+    startConfiguration(name).then(
+      (running) => ({ name, running }),
+      (error: unknown) => ({ name, error }),
+    ),
+  );
+  const sessionServers = startSessionServers(options, cluster);
+  const running: RunningConfiguration[] = [];
+  for (const outcome of await Promise.all(startedConfigurations)) {
+    if ("running" in outcome) running.push(outcome.running);
+    else {
+      log(`  ${outcome.name} could not run: ${message(outcome.error)}`);
+      notes.push(`${outcome.name} could not run here and is left out: ${message(outcome.error)}`);
+    }
+  }
+  const sessions = await sessionServers;
+  const pg = await cluster;
+  if (pg instanceof Error) notes.push(`PostgreSQL could not start: ${pg.message}`);
+
+  try {
+    log(
+      `throughput: ${options.rounds} round(s) × concurrency ${options.concurrencies.join("/")} × ` +
+        `${running.length} configurations, ${options.warmupMs} ms warm-up + ${options.durationMs} ms each`,
+    );
+    const throughput = await runThroughput(running, {
+      concurrencies: options.concurrencies,
+      rounds: options.rounds,
+      warmupMs: options.warmupMs,
+      durationMs: options.durationMs,
+      preWarmMs: options.preWarmMs,
+      log,
+    });
+
+    const trestle = running.find((c) => c.name === "trestle-grpc");
+    const router = trestle?.router;
+    const capability = trestle?.capability;
+    const toolsList = router
+      ? await attempt("tools/list", notes, () =>
+          runToolsList(router.url, {
+            sizes: options.toolListSizes,
+            repetitions: options.toolListRepetitions,
+            log,
+          }),
+        )
+      : skipped("trestle-grpc did not run");
+    const codeExecution =
+      router && capability
+        ? await attempt("code execution streaming", notes, () =>
+            runCodeExecution(router.url, capability, options.codeExecution),
+          )
+        : skipped("trestle-grpc did not run");
+    await Promise.allSettled(running.splice(0).map((c) => c.stop()));
+
+    const idleSessions = await attempt("idle sessions", notes, async () => {
+      const results: IdleSessionsMeasurement[] = [];
+      for (const server of sessions) {
+        if (server instanceof Error) {
+          notes.push(`an idle-sessions server could not start: ${server.message}`);
+          continue;
+        }
+        const m = await measureIdleSessions(server.label, server.url, server.pid, options.idleSessions);
+        log(
+          `  ${m.server}: ${(m.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(m.rssAfterBytes / 2 ** 20).toFixed(0)} MiB`,
+        );
+        results.push(m);
+        await server.stop();
+      }
+      return results;
+    });
+
+    const profile = options.profile
+      ? await attempt("router CPU profile (trestle-grpc, c16)", notes, () =>
+          runRouterProfile({ concurrency: 16, warmupMs: 3_000, durationMs: 8_000 }),
+        )
+      : skipped(options.mode === "quick" ? "not in --quick" : "--no-profile");
+    const crossReplica = !options.crossReplica
+      ? skipped(options.mode === "quick" ? "not in --quick" : "--no-replicas")
+      : pg instanceof Error
+        ? skipped(`PostgreSQL could not start: ${pg.message}`)
+        : await attempt("cross-replica catalog change (PostgreSQL)", notes, () =>
+            runCrossReplica(pg, options.replicaChanges, log),
+          );
+
+    machine.loadAverageAtEnd = loadavg().map((l) => Math.round(l * 100) / 100);
+    const partial = {
+      mode: options.mode,
+      startedAt: startedAt.toISOString(),
+      durationSeconds: (Date.now() - startedAt.getTime()) / 1000,
+      machine,
+      git,
+      settings: {
+        concurrencies: options.concurrencies,
+        rounds: options.rounds,
+        warmupMs: options.warmupMs,
+        durationMs: options.durationMs,
+      },
+      throughput,
+      toolsList,
+      idleSessions,
+      codeExecution,
+      crossReplica,
+      profile,
+      notes,
+    };
+    return { ...partial, headlines: computeHeadlines(partial) };
+  } finally {
+    await Promise.allSettled(running.map((c) => c.stop()));
+    await Promise.allSettled(sessions.map((s) => (s instanceof Error ? undefined : s.stop())));
+    if (!(pg instanceof Error)) await pg.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  let options: ReturnType<typeof parseBenchOptions>;
+  try {
+    options = parseBenchOptions(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`${message(error)}\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (options === "help") {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const out = options.out ?? (options.mode === "full" ? join(repoRoot, "docs") : join(packageDir, "results"));
+  const report = await bench(options);
+  await mkdir(out, { recursive: true });
+  const chartFile = "benchmark-chart.svg";
+  const subtitle =
+    `${report.machine.cpuModel}, ${report.machine.cores} cores, Node ${report.machine.node}; commit ` +
+    `${report.git.commit.slice(0, 12)}; ${report.settings.rounds} interleaved round(s) of ${report.settings.durationMs / 1000} s; ${report.startedAt.slice(0, 10)}`;
+  await writeFile(join(out, "benchmarks.json"), `${JSON.stringify(report, null, 2)}\n`);
+  await writeFile(join(out, chartFile), renderChart(report.throughput.cells, subtitle));
+  await writeFile(join(out, "benchmarks.md"), renderMarkdown(report, chartFile));
+
+  const rel = relative(process.cwd(), out) || ".";
+  log("");
+  log(
+    `wrote ${rel}/benchmarks.md, ${rel}/benchmarks.json, ${rel}/${chartFile} (${Math.round(report.durationSeconds)} s)`,
+  );
+  log("");
+  log("configuration     c   calls/s   p50 ms   p99 ms  errors  server µs/call");
+  for (const cell of report.throughput.cells) {
+    log(
+      `${cell.configuration.padEnd(16)} ${String(cell.concurrency).padStart(3)} ${cell.callsPerSecond.toFixed(0).padStart(9)} ` +
+        `${cell.p50Ms.toFixed(2).padStart(8)} ${cell.p99Ms.toFixed(2).padStart(8)} ${String(cell.errors).padStart(7)} ` +
+        `${cell.serverCpuUsPerCall.toFixed(0).padStart(15)}`,
+    );
+  }
+  for (const note of report.notes) log(`note: ${note}`);
+  process.stdout.write(`\nHeadline ratios\n${headlineLines(report.headlines).join("\n")}\n`);
+}
+
+const abort = (error: unknown) => {
+  killAllChildren();
+  process.stderr.write(
+    `bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+};
+process.once("SIGINT", () => abort(new Error("interrupted")));
+process.once("SIGTERM", () => abort(new Error("terminated")));
+process.on("uncaughtException", abort);
+main().then(() => {
+  killAllChildren();
+}, abort);

@@ -1,0 +1,181 @@
+import { type BenchReport, type Headline, measured } from "../bench-report.js";
+import type { ConfigurationName } from "../configurations.js";
+import { median } from "../latency-summary.js";
+import type { RoundMeasurement, ThroughputResult } from "../scenarios/throughput.js";
+
+const PEERS: ConfigurationName[] = ["supergateway", "mcp-proxy"];
+
+function rounds(t: ThroughputResult, name: ConfigurationName, concurrency: number): RoundMeasurement[] {
+  return t.cells.find((c) => c.configuration === name && c.concurrency === concurrency)?.rounds ?? [];
+}
+
+/** The median over rounds of a's calls/s divided by b's in the same round: noise that hits a round hits both. */
+function ratioByRound(
+  t: ThroughputResult,
+  a: ConfigurationName,
+  b: (round: number) => number | undefined,
+  concurrency: number,
+): number {
+  const ratios: number[] = [];
+  for (const m of rounds(t, a, concurrency)) {
+    const other = b(m.round);
+    if (other !== undefined && other > 0) ratios.push(m.callsPerSecond / other);
+  }
+  return median(ratios);
+}
+
+function callsInRound(t: ThroughputResult, name: ConfigurationName, concurrency: number, round: number) {
+  return rounds(t, name, concurrency).find((m) => m.round === round)?.callsPerSecond;
+}
+
+const fixed = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
+
+/** The headline figures of issue 8, each with its target, from one run's measurements. */
+export function computeHeadlines(report: Omit<BenchReport, "headlines">): Headline[] {
+  const t = report.throughput;
+  const has = (name: ConfigurationName) => t.configurations.some((c) => c.name === name);
+  const cell = (name: ConfigurationName, concurrency: number) =>
+    t.cells.find((c) => c.configuration === name && c.concurrency === concurrency);
+  const headlines: Headline[] = [];
+
+  if (has("trestle-grpc") && has("bound-mcp")) {
+    for (const concurrency of [16, 64]) {
+      const value = ratioByRound(
+        t,
+        "trestle-grpc",
+        (r) => callsInRound(t, "bound-mcp", concurrency, r),
+        concurrency,
+      );
+      headlines.push({
+        name: `throughput trestle-grpc / bound-mcp at c${concurrency}`,
+        value,
+        unit: "×",
+        target: "≥ 1.0",
+        met: value >= 1,
+        detail: "median over rounds of the ratio of calls/s measured in the same round",
+      });
+    }
+  }
+  const peers = PEERS.filter(has);
+  if (has("trestle-grpc") && peers.length > 0) {
+    const best = (round: number) => {
+      const values = peers.map((p) => callsInRound(t, p, 16, round) ?? 0);
+      return Math.max(...values);
+    };
+    const value = ratioByRound(t, "trestle-grpc", best, 16);
+    headlines.push({
+      name: "throughput trestle-grpc / best peer at c16",
+      value,
+      unit: "×",
+      target: "≥ 2.0",
+      met: value >= 2,
+      detail: `best of ${peers.join(", ")} in each round`,
+    });
+  }
+  const c64 = cell("trestle-grpc", 64);
+  if (c64) {
+    headlines.push({
+      name: "errors of trestle-grpc at c64",
+      value: c64.errors,
+      unit: "calls",
+      target: "0",
+      met: c64.errors === 0,
+      detail: "failed calls over every round at concurrency 64",
+    });
+  }
+  const trestle1 = cell("trestle-grpc", 1);
+  const bound1 = cell("bound-mcp", 1);
+  if (trestle1 && bound1) {
+    const value = trestle1.p50Ms - bound1.p50Ms;
+    headlines.push({
+      name: "p50 added latency, trestle-grpc − bound-mcp at c1",
+      value,
+      unit: "ms",
+      target: "≤ 0.3",
+      met: value <= 0.3,
+      detail: `p50 ${fixed(trestle1.p50Ms, 3)} ms vs ${fixed(bound1.p50Ms, 3)} ms over every call of every round`,
+    });
+  }
+  for (const name of ["trestle-grpc", "trestle-connect"] as const) {
+    const summary = t.configurations.find((c) => c.name === name);
+    if (summary?.capabilityConnections !== undefined) {
+      headlines.push({
+        name: `capability connections per router (${name})`,
+        value: summary.capabilityConnections,
+        unit: "connections",
+        target: "1",
+        met: summary.capabilityConnections === 1,
+        detail: `accepted by the echo capability over ${summary.totalCalls} calls from one router process`,
+      });
+    }
+  }
+  const trestle16 = cell("trestle-grpc", 16);
+  const bound16 = cell("bound-mcp", 16);
+  if (trestle16 && bound16) {
+    headlines.push({
+      name: "server CPU per call at c16, trestle-grpc router vs bound-mcp",
+      value: trestle16.serverCpuUsPerCall / bound16.serverCpuUsPerCall,
+      unit: "×",
+      target: "",
+      detail: `${fixed(trestle16.serverCpuUsPerCall, 0)} µs vs ${fixed(bound16.serverCpuUsPerCall, 0)} µs (median over rounds; /proc CPU time ÷ calls)`,
+    });
+  }
+  if (measured(report.toolsList)) {
+    const largest = report.toolsList.at(-1);
+    if (largest) {
+      headlines.push({
+        name: `tools/list p50 at ${largest.tools} tools, whole list (${largest.pages} pages)`,
+        value: largest.fullList.p50,
+        unit: "ms",
+        target: largest.tools >= 10_000 ? "≤ 50" : "",
+        ...(largest.tools >= 10_000 ? { met: largest.fullList.p50 <= 50 } : {}),
+        detail: `first page alone: p50 ${fixed(largest.firstPage.p50, 1)} ms`,
+      });
+    }
+  }
+  if (measured(report.idleSessions)) {
+    for (const m of report.idleSessions.filter((s) => s.server.startsWith("trestle"))) {
+      const mb = m.rssAfterBytes / 2 ** 20;
+      headlines.push({
+        name: `router RSS with ${m.sessions} idle stateful sessions, ${m.server.replace(/^trestle \((.*)\)$/, "$1")}`,
+        value: mb,
+        unit: "MiB",
+        target: "≤ 200",
+        met: mb <= 200,
+        detail: `${fixed(m.rssBeforeBytes / 2 ** 20, 0)} MiB before the sessions; ${fixed(m.bytesPerSession / 1024, 1)} KiB per session`,
+      });
+    }
+  }
+  if (measured(report.codeExecution)) {
+    const c = report.codeExecution;
+    headlines.push({
+      name: "code-execution chunk → client progress notification, p99",
+      value: c.latency.p99,
+      unit: "ms",
+      target: "≤ 20",
+      met: c.latency.p99 <= 20,
+      detail: `p50 ${fixed(c.latency.p50)} ms, max ${fixed(c.latency.max)} ms over ${c.received} chunks`,
+    });
+  }
+  if (measured(report.crossReplica)) {
+    const c = report.crossReplica;
+    headlines.push({
+      name: "cross-replica catalog change → list_changed on the other replica, max",
+      value: c.notified.max,
+      unit: "ms",
+      target: "≤ 1000",
+      met: c.notified.max <= 1000,
+      detail: `p50 ${fixed(c.notified.p50, 1)} ms; listed by tools/list there: p50 ${fixed(c.visible.p50, 1)} ms, max ${fixed(c.visible.max, 1)} ms`,
+    });
+  }
+  return headlines;
+}
+
+/** One line per headline, for the terminal. */
+export function headlineLines(headlines: readonly Headline[]): string[] {
+  return headlines.map((h) => {
+    const verdict = h.met === undefined ? "" : h.met ? "  ✓ target met" : "  ✗ target missed";
+    const target = h.target ? ` (target ${h.target})` : "";
+    return `${h.name}: ${fixed(h.value, h.unit === "calls" || h.unit === "connections" ? 0 : 2)} ${h.unit}${target}${verdict}`;
+  });
+}

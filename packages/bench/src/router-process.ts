@@ -1,0 +1,71 @@
+import type { ChildProcess } from "node:child_process";
+import { captureOutput, spawnNode, stopChild, waitForOutput } from "./child-process.js";
+import { routerCli } from "./paths.js";
+
+/** A Trestle router running in its own process. */
+export interface RouterProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** `http://127.0.0.1:PORT`. */
+  readonly url: string;
+  /** What it printed last (for error messages). */
+  output(): string;
+  /** SIGTERM, then waits for it to exit (a `--cpu-prof` profile is written on that exit). */
+  stop(): Promise<void>;
+}
+
+/** Options for {@link startRouter}. */
+export interface StartRouterOptions {
+  /** Flags for `trestle serve` besides `--port 0 --log-level warn`; default `--memory-store`. */
+  args?: readonly string[];
+  /** Flags for node (e.g. `--cpu-prof`). */
+  nodeArgs?: readonly string[];
+  cwd?: string;
+}
+
+/** Starts `trestle serve` on a free port and waits until it serves (it prints its MCP URL). */
+export async function startRouter(options: StartRouterOptions = {}): Promise<RouterProcess> {
+  const child = spawnNode(
+    routerCli,
+    ["serve", ...(options.args ?? ["--memory-store"]), "--port", "0", "--log-level", "warn"],
+    {
+      ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+    },
+  );
+  const output = captureOutput(child);
+  try {
+    const match = await waitForOutput(child, /serving MCP at (http:\/\/\S+?)\/mcp/, 120_000);
+    return {
+      child,
+      pid: child.pid as number,
+      url: match[1] as string,
+      output,
+      stop: () => stopChild(child),
+    };
+  } catch (error) {
+    await stopChild(child);
+    throw new Error(`The router did not start: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Calls the router's management API and returns the response's `data`.
+ * @throws Error with the status and body when the router refuses.
+ */
+export async function manage<T = unknown>(
+  routerUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
+  const response = await fetch(`${routerUrl}${path}`, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status} ${text.slice(0, 300)}`);
+  const parsed = text ? (JSON.parse(text) as { data?: T }) : {};
+  return parsed.data as T;
+}
