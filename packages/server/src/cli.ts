@@ -2,12 +2,9 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { TrestleError } from "@trestle/core";
-import { type BuiltinService, defaultBuiltins, startBuiltinServices } from "./builtin-services.js";
+import type { BuiltinService } from "./builtin-services.js";
 import { CliError, ManagementClient } from "./cli/management-client.js";
 import { renderTable } from "./cli/table.js";
-import { readConfigFile, resolveConfig } from "./config.js";
-import { serveStdio } from "./mcp/stdio-server.js";
-import { createRouter } from "./router.js";
 import { SERVER_VERSION } from "./version.js";
 
 const USAGE = `trestle ${SERVER_VERSION}: an MCP router
@@ -88,6 +85,18 @@ function withExtraArgs(services: BuiltinService[], extra: readonly string[]): Bu
 }
 
 async function serve(values: Values): Promise<void> {
+  // Loaded here, not at the top: client commands should start fast and never load the router.
+  const [
+    { readConfigFile, resolveConfig },
+    { createRouter },
+    { defaultBuiltins, startBuiltinServices },
+    { serveStdio },
+  ] = await Promise.all([
+    import("./config.js"),
+    import("./router.js"),
+    import("./builtin-services.js"),
+    import("./mcp/stdio-server.js"),
+  ]);
   const list = (v: string[] | undefined) => (v && v.length > 0 ? v.join(",") : undefined);
   const config = resolveConfig({
     ...(values.config ? { file: readConfigFile(values.config) } : {}),

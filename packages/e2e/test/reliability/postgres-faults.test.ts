@@ -1,0 +1,155 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  api,
+  eventually,
+  type RouterProcess,
+  serviceHealthy,
+  startRouter,
+  stopAll,
+} from "../support/processes.js";
+import { type CapabilityProcess, killHard, startCapability } from "./support/capability.js";
+import { type McpSession, openMcpSession, resultText } from "./support/mcp-session.js";
+import { observe } from "./support/observations.js";
+import { type PostgresCluster, startPostgresCluster } from "./support/postgres-cluster.js";
+
+const tool = (name: string, uri: string, type: string) => ({
+  name,
+  description: `${name} (reliability suite)`,
+  uri,
+  type,
+  inputSchema: { type: "object", properties: {} },
+});
+
+async function toolNames(url: string): Promise<string[]> {
+  return (await api<{ name: string }[]>(url, "GET", "/api/v1/tools")).map((t) => t.name).sort();
+}
+
+async function post(url: string, path: string, body: unknown): Promise<{ status: number; message?: string }> {
+  const response = await fetch(`${url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const envelope = (await response.json()) as { error: { message: string } | null };
+  return { status: response.status, ...(envelope.error ? { message: envelope.error.message } : {}) };
+}
+
+/** Two replicas on one PostgreSQL server: the database goes away and comes back, then a replica dies. */
+describe("PostgreSQL outages and replica loss", () => {
+  let cluster: PostgresCluster;
+  let a: RouterProcess;
+  let b: RouterProcess;
+  let capability: CapabilityProcess;
+  let sessionA: McpSession;
+
+  beforeAll(async () => {
+    cluster = await startPostgresCluster();
+    const env = { TRESTLE_SESSION_SECRET: randomBytes(32).toString("hex") };
+    a = await startRouter(["--database-url", cluster.url], env);
+    b = await startRouter(["--database-url", cluster.url], env);
+    capability = await startCapability({ router: a.url, serviceName: "shared" });
+    await api(a.url, "POST", "/api/v1/tools", tool("shared_echo", "fixture://echo", "shared"));
+    await api(a.url, "POST", "/api/v1/tools", tool("shared_sleep", "fixture://sleep?ms=3000", "shared"));
+    await serviceHealthy(a.url, "shared");
+    await serviceHealthy(b.url, "shared");
+    await eventually(async () => ((await toolNames(b.url)).length === 2 ? true : undefined));
+    sessionA = await openMcpSession(`${a.url}/mcp`);
+  }, 180_000);
+
+  afterAll(async () => {
+    await stopAll();
+    await cluster?.destroy();
+  });
+
+  it("with PostgreSQL stopped, calls are served from memory and writes fail with a clear error; then it resynchronises", async () => {
+    await cluster.stop();
+    const downSince = Date.now();
+
+    // Calls keep being served, across several heartbeat and probe intervals without the database.
+    let served = 0;
+    while (Date.now() - downSince < 5_000) {
+      const exchange = await sessionA.callTool("shared_echo", { n: served });
+      expect(exchange.answer?.result?.isError, resultText(exchange)).toBeFalsy();
+      served++;
+    }
+    const sessionB = await openMcpSession(`${b.url}/mcp`);
+    expect((await sessionB.callTool("shared_echo")).answer?.result?.isError).toBeFalsy();
+    expect((await sessionB.request("tools/list")).answer?.result?.tools).toHaveLength(2);
+    expect(await toolNames(a.url)).toEqual(["shared_echo", "shared_sleep"]);
+
+    const write = await post(a.url, "/api/v1/tools", tool("written_while_down", "fixture://echo", "shared"));
+    expect(write.status).toBeGreaterThanOrEqual(500);
+    expect(write.status).not.toBe(500);
+    expect(write.message).toMatch(/database|store|PostgreSQL/i);
+    expect(write.message).not.toContain(cluster.url);
+    const namespace = await post(b.url, "/api/v1/namespaces", { name: "while-down" });
+    expect(namespace.status).toBeGreaterThanOrEqual(500);
+    expect(await toolNames(a.url)).toEqual(["shared_echo", "shared_sleep"]);
+    observe("postgres-down", {
+      callsServedWhileDown: served,
+      writeStatus: write.status,
+      writeMessage: write.message,
+      namespaceStatus: namespace.status,
+    });
+
+    await cluster.start();
+    const backSince = Date.now();
+    // Writes work again through either replica, and each replica sees the other's writes (LISTEN resumed).
+    await eventually(
+      async () =>
+        (await post(a.url, "/api/v1/tools", tool("after_a", "fixture://echo", "shared"))).status === 200
+          ? true
+          : undefined,
+      30_000,
+      "a write through replica A succeeds",
+    );
+    await eventually(
+      async () =>
+        (await post(b.url, "/api/v1/tools", tool("after_b", "fixture://echo", "shared"))).status === 200
+          ? true
+          : undefined,
+      30_000,
+      "a write through replica B succeeds",
+    );
+    const all = ["after_a", "after_b", "shared_echo", "shared_sleep"];
+    await eventually(
+      async () => (JSON.stringify(await toolNames(a.url)) === JSON.stringify(all) ? true : undefined),
+      30_000,
+      "A sees B's write",
+    );
+    await eventually(
+      async () => (JSON.stringify(await toolNames(b.url)) === JSON.stringify(all) ? true : undefined),
+      30_000,
+      "B sees A's write",
+    );
+    // The write refused during the outage was refused for good, not applied later.
+    expect(await toolNames(a.url)).not.toContain("written_while_down");
+    observe("postgres-recovered", { resynchronisedWithinMs: Date.now() - backSince });
+    const after = await sessionB.callTool("after_a", { again: "yes" });
+    expect(JSON.parse(resultText(after)).arguments).toEqual({ again: "yes" });
+  });
+
+  it("a replica killed mid-session: the client carries on on the other replica with its session id", async () => {
+    expect((await sessionA.callTool("shared_echo", { on: "a" })).answer?.result?.isError).toBeFalsy();
+    const call = sessionA.callTool("shared_sleep");
+    await capability.waitForLine((l) => l.includes("fixture://sleep"), 10_000);
+    await killHard(a);
+    await expect(call).rejects.toThrow();
+
+    // The same session, the same Mcp-Session-Id, now on replica B.
+    const retried = await sessionA.callTool("shared_sleep", {}, `${b.url}/mcp`);
+    expect(retried.status).toBe(200);
+    expect(resultText(retried)).toBe("slept");
+    const listed = await sessionA.request("tools/list", undefined, `${b.url}/mcp`);
+    expect(listed.status).toBe(200);
+    expect(listed.answer?.result?.tools?.map((t) => t.name).sort()).toEqual([
+      "after_a",
+      "after_b",
+      "shared_echo",
+      "shared_sleep",
+    ]);
+    const echoed = await sessionA.callTool("shared_echo", { on: "b" }, `${b.url}/mcp`);
+    expect(JSON.parse(resultText(echoed)).arguments).toEqual({ on: "b" });
+  });
+});
