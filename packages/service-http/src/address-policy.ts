@@ -111,10 +111,7 @@ export function createAddressPolicy(options: AddressPolicyOptions = {}): Address
       dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
         if (error) return callback(error, []);
         if (addresses.length === 0) {
-          return failLookup(
-            callback,
-            new TrestleError(`${hostname} resolved to no address`, Code.Unavailable),
-          );
+          return failLookup(callback, new TrestleError(`${hostname} resolved to no address`, Code.Internal));
         }
         if (!allowPrivate) {
           const refused = addresses.find((a) => isPrivateAddress(a.address));

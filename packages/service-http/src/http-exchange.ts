@@ -96,14 +96,15 @@ function asTrestleError(error: unknown, request: HttpExchangeRequest, signal: Ab
     if (reason?.name === "TimeoutError") {
       return new TrestleError(
         `${request.method} ${describeUrl(request.url)} did not answer in time`,
-        Code.DeadlineExceeded,
+        Code.Internal,
         { cause: error },
       );
     }
     return new TrestleError("The HTTP call was cancelled", Code.Canceled, { cause: error });
   }
   const code = (error as NodeJS.ErrnoException).code ?? "network error";
-  return new TrestleError(`${request.method} ${describeUrl(request.url)} failed: ${code}`, Code.Unavailable, {
+  // The upstream's failure, not this service's: see codeForHttpStatus.
+  return new TrestleError(`${request.method} ${describeUrl(request.url)} failed: ${code}`, Code.Internal, {
     cause: error,
   });
 }
@@ -114,8 +115,8 @@ function asTrestleError(error: unknown, request: HttpExchangeRequest, signal: Ab
  * headers named in `originBoundHeaders`; a 303 (and a 301/302 answering a POST) continues as a GET without
  * body.
  *
- * @throws TrestleError PermissionDenied (policy), DeadlineExceeded (timeout signal), Canceled (abort),
- *   Unavailable (network failure, too many redirects).
+ * @throws TrestleError PermissionDenied (policy), Canceled (abort), Internal (timeout, network failure, too many
+ *   redirects: failures of the upstream, which must not count against this service's health).
  */
 export async function exchange(
   first: HttpExchangeRequest,
@@ -145,14 +146,14 @@ export async function exchange(
     if (hop >= limits.maxRedirects) {
       throw new TrestleError(
         `${describeUrl(first.url)} redirected more than ${limits.maxRedirects} times`,
-        Code.Unavailable,
+        Code.Internal,
       );
     }
     const next = new URL(location, request.url);
     if (next.protocol !== "http:" && next.protocol !== "https:") {
       throw new TrestleError(
         `A redirect led to a ${next.protocol} URL, which is not followed`,
-        Code.Unavailable,
+        Code.Internal,
       );
     }
     const headers = { ...request.headers };

@@ -4,13 +4,14 @@ const EXCERPT_CHARS = 200;
 
 /**
  * The {@link Code} for a non-2xx HTTP status: 401/403 PermissionDenied, 404/410 NotFound, any other 4xx
- * InvalidArgument; 502/503/504 Unavailable, any other status Internal.
+ * InvalidArgument; any 5xx Internal. An upstream's outage is the tool's failure, not this service's: codes the
+ * router counts against a service's health (Unavailable, DeadlineExceeded) would take every HTTP tool out of
+ * routing because one API behind one tool is down.
  */
 export function codeForHttpStatus(status: number): Code {
   if (status === 401 || status === 403) return Code.PermissionDenied;
   if (status === 404 || status === 410) return Code.NotFound;
   if (status >= 400 && status < 500) return Code.InvalidArgument;
-  if (status === 502 || status === 503 || status === 504) return Code.Unavailable;
   return Code.Internal;
 }
 
