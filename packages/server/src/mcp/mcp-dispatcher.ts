@@ -148,6 +148,8 @@ export class McpDispatcher implements Transport {
     if (flight.session) {
       const map = this.bySession.get(flight.session.id);
       if (map?.get(flight.originalId) === id) map.delete(flight.originalId);
+      // An idle session holds nothing here: sessions are forgotten by the registry without telling us.
+      if (map?.size === 0) this.bySession.delete(flight.session.id);
     }
   }
 
