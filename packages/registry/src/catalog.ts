@@ -51,7 +51,7 @@ export interface Catalog {
    * The tools of a namespace, sorted by name; only those whose labels match `filter` when given.
    * @throws TrestleError `InvalidArgument` (bad namespace name or filter), `NotFound` (no such namespace).
    */
-  listTools(namespace?: string, filter?: LabelExpression | string): ToolReference[];
+  listTools(namespace?: string, filter?: LabelExpression | string): readonly ToolReference[];
   /** A tool by name, or `undefined` (also for an unknown namespace). */
   getTool(namespace: string | undefined, name: string): ToolReference | undefined;
   /** Adds a tool to its `namespace`; assigns an `id` when it has none. */
@@ -69,7 +69,7 @@ export interface Catalog {
   removeTools(namespace: string | undefined, filter: LabelExpression | string): Promise<ToolReference[]>;
 
   /** The resources of a namespace, sorted by location. Throws as {@link Catalog.listTools}. */
-  listResources(namespace?: string, filter?: LabelExpression | string): ResourceReference[];
+  listResources(namespace?: string, filter?: LabelExpression | string): readonly ResourceReference[];
   /** A resource by location (its MCP URI), or `undefined`. */
   getResource(namespace: string | undefined, location: string): ResourceReference | undefined;
   /** A resource by name (names are unique in a namespace too), or `undefined`. */
@@ -88,7 +88,7 @@ export interface Catalog {
   ): Promise<ResourceReference[]>;
 
   /** The prompts of a namespace, sorted by name. Throws as {@link Catalog.listTools}. */
-  listPrompts(namespace?: string, filter?: LabelExpression | string): PromptReference[];
+  listPrompts(namespace?: string, filter?: LabelExpression | string): readonly PromptReference[];
   getPrompt(namespace: string | undefined, name: string): PromptReference | undefined;
   addPrompt(prompt: PromptReference): Promise<PromptReference>;
   updatePrompt(
@@ -207,11 +207,12 @@ export function createCatalog(options: CatalogOptions): Catalog {
     }
 
     return {
-      list(namespace: string | undefined, filter: LabelExpression | string | undefined): T[] {
+      list(namespace: string | undefined, filter: LabelExpression | string | undefined): readonly T[] {
         const expression = filter === undefined ? undefined : toLabelExpression(filter);
         const name = requireNamespace(namespace);
         const values = view.listValues(spec.kind, name) as readonly T[];
-        return expression ? values.filter((v) => matchesLabels(expression, v.labels)) : [...values];
+        // The view's array is frozen and stays the same until the namespace changes: callers can cache on it.
+        return expression ? values.filter((v) => matchesLabels(expression, v.labels)) : values;
       },
       get(namespace: string | undefined, key: string): T | undefined {
         const name = readableNamespace(namespace);
