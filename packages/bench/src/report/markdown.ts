@@ -1,5 +1,6 @@
 import { type BenchReport, measured } from "../bench-report.js";
 import { cpuProfileMarkdown } from "../cpu-profile-summary.js";
+import { MIN_SAMPLES } from "../scenarios/router-profile.js";
 
 const mib = (bytes: number) => (Number.isFinite(bytes) ? `${(bytes / 2 ** 20).toFixed(0)}` : "n/a");
 const ms = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
@@ -147,6 +148,13 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
         "Self time is time in the function itself; inclusive adds its callees. `(program)` is V8/native work outside " +
         "JavaScript, `(garbage collector)` is GC. Summarised by `node packages/bench/dist/summarise-profile.js`.",
       "",
+      ...(p.summary.samples < MIN_SAMPLES
+        ? [
+            `**Only ${p.summary.samples} samples fell in the measured window** (the profiler's sampling thread starved on ` +
+              "the overloaded machine, twice): the tables below are not reliable.",
+            "",
+          ]
+        : []),
       cpuProfileMarkdown(p.summary, p.calls, 15),
       "",
     );
