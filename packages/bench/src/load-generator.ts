@@ -113,6 +113,16 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   const windowMs = performance.now() - windowStart;
   stopped = true;
   await Promise.race([Promise.all(workers), new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  // The harness reads the servers' CPU now, before the session ends: a gateway ends the stdio server of a
+  // session on DELETE, and an orphaned process's CPU can no longer be read.
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 30_000);
+    process.once("message", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    process.send?.({ type: "measured" });
+  });
   await session.close();
   const cpu = process.cpuUsage(cpuStart);
   return {

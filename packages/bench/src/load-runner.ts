@@ -2,10 +2,18 @@ import { captureOutput, spawnNode, waitForMessage } from "./child-process.js";
 import type { LoadResult, LoadSpec } from "./load-spec.js";
 import { distScript } from "./paths.js";
 
-/** Runs the load generator in a process of its own and resolves with what it measured. */
-export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+/**
+ * Runs the load generator in a process of its own and resolves with what it measured. `onMeasured` runs when the
+ * last measured call has been answered and before the session ends (the moment to read the servers' CPU).
+ */
+export async function runLoad(spec: LoadSpec, onMeasured: () => void = () => undefined): Promise<LoadResult> {
   const child = spawnNode(distScript("load-generator.js"), [JSON.stringify(spec)], { ipc: true });
   const output = captureOutput(child);
+  child.on("message", (message: { type?: string }) => {
+    if (message?.type !== "measured") return;
+    onMeasured();
+    child.send({ type: "finish" });
+  });
   const failed = waitForMessage<{ type: "failed"; message: string }>(
     child,
     "failed",

@@ -102,24 +102,32 @@ export async function runThroughput(
       schedule.push(`round ${round}, c${concurrency}: ${order.map((c) => c.name).join(" → ")}`);
       for (const configuration of order) {
         const serverPid = configuration.serverPid;
-        const backendPid = configuration.capability?.pid;
+        // bound-grpc's server is the capability itself: it has no backend of its own.
+        const backendPid =
+          configuration.capability?.pid === serverPid ? undefined : configuration.capability?.pid;
         const serverBefore = readSelfCpuMs(serverPid);
         const treeBefore = configuration.serverTree ? readTreeCpuMs(serverPid) : 0;
         const backendBefore = backendPid ? readSelfCpuMs(backendPid) : 0;
+        let serverMs = Number.NaN;
+        let backendMs = Number.NaN;
         const rss = sampleRss(() => [serverPid]);
-        const result = await runLoad({
-          target: configuration.target,
-          concurrency,
-          warmupMs: options.warmupMs,
-          durationMs: options.durationMs,
-        });
+        const result = await runLoad(
+          {
+            target: configuration.target,
+            concurrency,
+            warmupMs: options.warmupMs,
+            durationMs: options.durationMs,
+          },
+          () => {
+            serverMs = readSelfCpuMs(serverPid) - serverBefore;
+            backendMs = configuration.serverTree
+              ? readTreeCpuMs(serverPid) - treeBefore - serverMs
+              : backendPid
+                ? readSelfCpuMs(backendPid) - backendBefore
+                : 0;
+          },
+        );
         const peakRssBytes = rss.stop();
-        const serverMs = readSelfCpuMs(serverPid) - serverBefore;
-        const backendMs = configuration.serverTree
-          ? readTreeCpuMs(serverPid) - treeBefore - serverMs
-          : backendPid
-            ? readSelfCpuMs(backendPid) - backendBefore
-            : 0;
         const perCall = (ms: number) =>
           result.totalCalls > 0 ? (ms * 1000) / result.totalCalls : Number.NaN;
         const latency = summariseLatencies(result.latenciesMs);
