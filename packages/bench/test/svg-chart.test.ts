@@ -30,7 +30,7 @@ describe("renderChart", () => {
     const svg = renderChart(cells, "a < b & c");
     expect(svg.startsWith("<svg")).toBe(true);
     expect(svg.trimEnd().endsWith("</svg>")).toBe(true);
-    expect(svg.match(/<title>/g)?.length).toBe(6);
+    expect(svg.match(/<title>/g)?.length).toBe(7);
     expect(svg).toContain("a &lt; b &amp; c");
     expect(svg).toContain(">trestle-grpc</text>");
     expect(svg).not.toContain("NaN");

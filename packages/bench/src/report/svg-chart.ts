@@ -44,6 +44,7 @@ export function renderChart(cells: readonly ThroughputCell[], subtitle: string):
   const out: string[] = [];
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif">`,
+    `<title>Throughput and p99 latency per configuration and concurrency: ${escapeXml(subtitle)}</title>`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
     `<text x="${width / 2}" y="26" text-anchor="middle" font-size="18" font-weight="bold">Trestle side by side with its bounds and peers (echo tool)</text>`,
     `<text x="${width / 2}" y="46" text-anchor="middle" font-size="12" fill="#555">${escapeXml(subtitle)}</text>`,
