@@ -94,7 +94,7 @@ describe("faults in capability services", () => {
     expect(again.answer?.result?.isError).toBe(true);
     expect(resultText(again)).toContain("victim");
     expect(Date.now() - startedAt).toBeLessThan(UNARY_DEADLINE_MS / 2);
-  });
+  }, 120_000);
 
   it("a capability that hangs: each call ends at its deadline and the capability sees every call cancelled", async () => {
     const calls = 5;
@@ -125,7 +125,7 @@ describe("faults in capability services", () => {
 
     const other = await session.callTool("bystander_echo", { city: "Lima" });
     expect(other.answer?.result?.isError).toBeFalsy();
-  });
+  }, 120_000);
 
   it("a capability restarted on the same port serves again without a router restart", async () => {
     const port = await freePort();
@@ -162,7 +162,7 @@ describe("faults in capability services", () => {
       "/api/v1/capabilities",
     );
     expect(services.filter((s) => s.target.serviceName === "phoenix")).toHaveLength(1);
-  });
+  }, 120_000);
 
   it("after the hung and killed calls nothing is left in flight: SIGTERM drains at once and exits 0", async () => {
     const startedAt = Date.now();
@@ -170,5 +170,5 @@ describe("faults in capability services", () => {
     expect(code).toBe(0);
     // A call still counted as in flight would hold the drain for its full 30 s.
     expect(Date.now() - startedAt).toBeLessThan(DRAIN_TIMEOUT_MS / 3);
-  });
+  }, 120_000);
 });

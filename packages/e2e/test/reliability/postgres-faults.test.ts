@@ -128,7 +128,7 @@ describe("PostgreSQL outages and replica loss", () => {
     observe("postgres-recovered", { resynchronisedWithinMs: Date.now() - backSince });
     const after = await sessionB.callTool("after_a", { again: "yes" });
     expect(JSON.parse(resultText(after)).arguments).toEqual({ again: "yes" });
-  });
+  }, 120_000);
 
   it("a replica killed mid-session: the client carries on on the other replica with its session id", async () => {
     expect((await sessionA.callTool("shared_echo", { on: "a" })).answer?.result?.isError).toBeFalsy();
@@ -154,5 +154,5 @@ describe("PostgreSQL outages and replica loss", () => {
     ]);
     const echoed = await sessionA.callTool("shared_echo", { on: "b" }, `${b.url}/mcp`);
     expect(JSON.parse(resultText(echoed)).arguments).toEqual({ on: "b" });
-  });
+  }, 120_000);
 });

@@ -104,7 +104,7 @@ describe("the router's own lifecycle", () => {
     expect(services.filter((s) => s.target.serviceName === "steady")).toHaveLength(1);
     await router.stop();
     await capability.stop();
-  });
+  }, 120_000);
 
   it("SIGTERM under load: calls in flight finish, new calls are refused cleanly, the router exits 0", async () => {
     const router = await startRouter([], { TRESTLE_DRAIN_TIMEOUT_MS: "60000" });
@@ -161,5 +161,5 @@ describe("the router's own lifecycle", () => {
     expect(router.lines.some((l) => l.includes('"router stopped"'))).toBe(true);
     // A fresh request after the exit finds nothing listening.
     await expect(postMcp(endpoint, "{}")).rejects.toThrow();
-  });
+  }, 120_000);
 });

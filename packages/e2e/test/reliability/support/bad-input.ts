@@ -430,15 +430,13 @@ export function managementRequests(targets: ManagementTargets): fc.Arbitrary<Bad
     },
     {
       weight: 2,
-      arbitrary: fc
-        .string({ unit: "binary", maxLength: 200 })
-        .map((id) => ({
-          kind: "unknown heartbeat",
-          method: "POST",
-          path: "/api/v1/management/discovery/heartbeats",
-          body: id,
-          headers: { "content-type": "text/plain" },
-        })),
+      arbitrary: fc.string({ unit: "binary", maxLength: 200 }).map((id) => ({
+        kind: "unknown heartbeat",
+        method: "POST",
+        path: "/api/v1/management/discovery/heartbeats",
+        body: id,
+        headers: { "content-type": "text/plain" },
+      })),
     },
     {
       weight: 2,
