@@ -188,7 +188,7 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     "",
     "```sh",
     "pnpm install",
-    "pnpm bench            # full run, about 12 minutes, writes docs/benchmarks.{md,json} and docs/benchmark-chart.svg",
+    "pnpm bench            # full run, 9–11 minutes here, writes docs/benchmarks.{md,json} and docs/benchmark-chart.svg",
     "pnpm bench --quick    # under 2 minutes, writes packages/bench/results/",
     "```",
     "",
