@@ -12,7 +12,7 @@ import { callOptionsFor } from "./call-context.js";
 import { type CallEnd, createCallRecorder } from "./call-recorder.js";
 import { buildCodeExecutionRequest, type CodeExecutionRequestInput } from "./code-execution-request.js";
 import { categorizeFailure, describeFailure, safeError } from "./failure.js";
-import { createSecretValues } from "./secret-values.js";
+import { addSecretMetadata, createSecretValues } from "./secret-values.js";
 import { resolveEngine } from "./service-resolution.js";
 
 /** Runs code on code execution engines, streaming what they produce. */
@@ -86,6 +86,7 @@ export function createCodeExecutionBridge(
     context: CallContext | undefined,
   ): AsyncGenerator<CodeExecutionReply, void, undefined> {
     const secrets = createSecretValues();
+    addSecretMetadata(secrets, context?.metadata);
     for (const [name, value] of Object.entries(input.environment ?? {})) {
       if (isSecretArgumentKey(name) || isSecretHeaderKey(name)) secrets.add(value);
     }

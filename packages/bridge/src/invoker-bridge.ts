@@ -15,7 +15,7 @@ import { callOptionsFor } from "./call-context.js";
 import { type CallRecording, createCallRecorder } from "./call-recorder.js";
 import { categorizeFailure, describeFailure } from "./failure.js";
 import { applyToolProvisioning, provisionOnService } from "./provisioning.js";
-import { createSecretValues, type SecretValues } from "./secret-values.js";
+import { addSecretMetadata, createSecretValues, type SecretValues } from "./secret-values.js";
 import { resolveToolService } from "./service-resolution.js";
 import {
   type BuiltToolInvokeRequest,
@@ -131,6 +131,7 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
   return {
     async execute(args, tool, context) {
       const secrets = createSecretValues();
+      addSecretMetadata(secrets, context?.metadata);
       const recording = record({
         toolName: tool.name,
         toolType: tool.type,

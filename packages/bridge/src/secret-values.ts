@@ -1,4 +1,4 @@
-import { scrubSecrets } from "@trestle/core";
+import { isSecretHeaderKey, scrubSecrets } from "@trestle/core";
 
 /**
  * The secret values sent in one call, collected so that they can be scrubbed from any text that leaves the
@@ -72,4 +72,16 @@ export function createSecretValues(): SecretValues {
     scrub,
     scrubDeep,
   };
+}
+
+/**
+ * Adds the values of credential-looking call metadata (for example an `authorization` header the router forwards
+ * from the MCP client) to `secrets`, so that a capability echoing them back cannot leak them into a result, an
+ * event or a log.
+ */
+export function addSecretMetadata(
+  secrets: SecretValues,
+  metadata: Readonly<Record<string, string>> | undefined,
+): void {
+  for (const [key, value] of Object.entries(metadata ?? {})) if (isSecretHeaderKey(key)) secrets.add(value);
 }

@@ -177,3 +177,29 @@ describe("canary secrets never leave the bridge", () => {
     for (const canary of CANARIES) expect(leaked).not.toContain(canary);
   });
 });
+
+describe("forwarded credentials", () => {
+  it("scrubs a forwarded Authorization header that a capability echoes from its metadata", async () => {
+    const forwarded = "Bearer canary-forwarded-6b2f10aa";
+    const echoMetadata: CapabilityHandlers = {
+      toolInvoker(_request, context) {
+        if (context.metadata["x-fail"] === "yes")
+          throw new TrestleError(`denied ${JSON.stringify(context.metadata)}`, Code.Internal);
+        return { content: [JSON.stringify(context.metadata)] };
+      },
+    };
+    const local = createHarness();
+    local.serve(echoMetadata, { serviceName: "meta", serviceType: "tool-invoker" });
+    const events = createEventHub();
+    const bridge = createInvokerBridge({ ...local.deps, events });
+    const tool: ToolReference = { name: "echo-meta", uri: "echo://meta", type: "meta" };
+    const ok = await bridge.execute({}, tool, { metadata: { authorization: forwarded } });
+    const failed = await bridge.execute({}, tool, {
+      metadata: { authorization: forwarded, "x-fail": "yes" },
+    });
+    const everything = JSON.stringify([ok, failed, events.history()]);
+    expect(everything).not.toContain("canary-forwarded-6b2f10aa");
+    expect(JSON.stringify(ok)).toContain("[REDACTED]");
+    await local.close();
+  });
+});

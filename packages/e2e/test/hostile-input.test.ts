@@ -115,7 +115,7 @@ describe("the router refuses bad input and keeps serving", () => {
       headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
       body: JSON.stringify({ name: "t", uri: "x://y", type: "z", description: "d".repeat(200_000) }),
     });
-    expect(api.status).toBe(429);
+    expect(api.status).toBe(413);
     await healthyAfter();
   });
 

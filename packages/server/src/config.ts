@@ -3,7 +3,7 @@ import { Code, TrestleError } from "@trestle/core";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 
-const tokenSchema = z.object({
+const tokenSchema = z.strictObject({
   name: z.string().min(1).describe("A name for logs (never the token)"),
   token: z.string().min(16, "a token must have at least 16 characters").describe("The bearer token"),
   scopes: z
@@ -13,7 +13,7 @@ const tokenSchema = z.object({
   namespaces: z.array(z.string()).optional().describe("Namespaces it may use over MCP (all when absent)"),
 });
 
-const serviceSchema = z.object({
+const serviceSchema = z.strictObject({
   protocol: z
     .string()
     .optional()

@@ -231,7 +231,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   let port = 0;
   if (!overrides.noHttp) {
     http = createServer(
-      { keepAliveTimeout: 65_000, headersTimeout: 30_000, requestTimeout: 0 },
+      { keepAliveTimeout: 65_000, headersTimeout: 30_000, requestTimeout: 60_000 },
       (req, res) => void app(req, res),
     );
     await new Promise<void>((resolve, reject) => {

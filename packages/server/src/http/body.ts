@@ -51,3 +51,9 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<ReadBo
     });
   });
 }
+
+/** True when the request's Content-Type is `application/json` (by media type, parameters ignored). */
+export function isJsonContentType(req: IncomingMessage): boolean {
+  const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
+  return type === "application/json";
+}

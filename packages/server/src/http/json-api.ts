@@ -1,11 +1,18 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Code, TrestleError } from "@trestle/core";
-import { readBody } from "./body.js";
+import { isJsonContentType, readBody } from "./body.js";
 
 /** The envelope of every management answer, as Wanaku's API has it. */
 export interface Envelope<T> {
   error: { message: string } | null;
   data: T | null;
+}
+
+/** A request body over the limit: answered 413 Payload Too Large. */
+class BodyTooLargeError extends TrestleError {
+  constructor(limit: number) {
+    super(`The body is larger than ${limit} bytes`, Code.ResourceExhausted);
+  }
 }
 
 /** HTTP status for a Trestle code, as Wanaku maps its exceptions (and the rest sensibly). */
@@ -100,11 +107,7 @@ export function createJsonApi(options: { maxBodyBytes: number }) {
     let bodyText: Promise<string> | undefined;
     const text = () => {
       bodyText ??= readBody(req, options.maxBodyBytes).then((b) => {
-        if (b.tooLarge)
-          throw new TrestleError(
-            `The body is larger than ${options.maxBodyBytes} bytes`,
-            Code.ResourceExhausted,
-          );
+        if (b.tooLarge) throw new BodyTooLargeError(options.maxBodyBytes);
         return b.text;
       });
       return bodyText;
@@ -116,6 +119,13 @@ export function createJsonApi(options: { maxBodyBytes: number }) {
       query: url.searchParams,
       text,
       async json() {
+        // A JSON API reads JSON only: a form or text/plain body could come from a page without a CORS preflight.
+        if (!isJsonContentType(req)) {
+          throw new TrestleError(
+            "The body must be sent with Content-Type: application/json",
+            Code.InvalidArgument,
+          );
+        }
         const t = await text();
         if (t.trim().length === 0)
           throw new TrestleError(
@@ -171,6 +181,10 @@ export function createJsonApi(options: { maxBodyBytes: number }) {
           const result = await route.handler(makeRequest(req, res, params, url));
           if (result !== undefined && !res.headersSent) sendData(res, result.status ?? 200, result.data);
         } catch (error) {
+          if (error instanceof BodyTooLargeError) {
+            if (!res.headersSent) sendError(res, 413, error.rawMessage, { connection: "close" });
+            return true;
+          }
           const e = error instanceof TrestleError ? error : TrestleError.from(error, Code.Internal);
           if (!res.headersSent) sendError(res, httpStatusFor(e.code), e.rawMessage);
           else res.end();

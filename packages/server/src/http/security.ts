@@ -121,9 +121,11 @@ export function createOriginGuard(options: OriginGuardOptions) {
         if (!LOOPBACK.has(name) && !hosts.has(name)) return `The host '${name}' is not allowed`;
       }
       const origin = req.headers.origin;
-      if (typeof origin === "string" && origin !== "null") {
+      // "null" (a sandboxed iframe, a file: page) is foreign unless configured: it can send without a preflight.
+      if (typeof origin === "string") {
         const normalized = origin.toLowerCase().replace(/\/$/, "");
         if (origins.has(normalized) || origins.has("*")) return undefined;
+        if (normalized === "null") return "The origin 'null' is not allowed";
         let originHost: string;
         try {
           originHost = new URL(normalized).hostname;

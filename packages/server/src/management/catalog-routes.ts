@@ -1,6 +1,6 @@
 import type { InvokerBridge, ResourceBridge } from "@trestle/bridge";
 import { Code, type ResourcePayload, type ToolPayload, TrestleError } from "@trestle/core";
-import type { Registry } from "@trestle/registry";
+import { parseResource, parseTool, type Registry } from "@trestle/registry";
 import type { JsonApi } from "../http/json-api.js";
 
 function namespaceOf(query: URLSearchParams): string {
@@ -58,6 +58,7 @@ export function registerCatalogRoutes(
   api.route("POST", "/api/v1/tools/payloads", async (r) => {
     const body = payloadBody(await r.json(), "tool");
     // Validate the reference before provisioning, so a bad one never reaches a capability.
+    parseTool(body.payload);
     const probe = catalog.getTool(
       (body.payload.namespace as string | undefined) ?? "",
       String(body.payload.name ?? ""),
@@ -102,6 +103,7 @@ export function registerCatalogRoutes(
   }));
   api.route("POST", "/api/v1/resources/payloads", async (r) => {
     const body = payloadBody(await r.json(), "resource");
+    parseResource(body.payload);
     const provisioned = await deps.resources.provision(body as unknown as ResourcePayload);
     return { data: await catalog.addResource(provisioned) };
   });

@@ -45,6 +45,19 @@ export function classifyMessage(value: unknown): { kind: IncomingKind } | { erro
     ) {
       return { error: 'the "params" member must be an object' };
     }
+    const meta = (m.params as { _meta?: unknown } | undefined)?._meta;
+    if (meta !== undefined) {
+      if (typeof meta !== "object" || meta === null || Array.isArray(meta))
+        return { error: 'the "_meta" member must be an object' };
+      const token = (meta as { progressToken?: unknown }).progressToken;
+      if (
+        token !== undefined &&
+        typeof token !== "string" &&
+        !(typeof token === "number" && Number.isFinite(token))
+      ) {
+        return { error: 'the "progressToken" must be a string or a number' };
+      }
+    }
     if (!("id" in m)) return { kind: "notification" };
     if (!isRequestId(m.id)) return { error: 'the "id" member must be a string or a number' };
     return { kind: "request" };

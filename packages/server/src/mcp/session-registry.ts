@@ -102,8 +102,12 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
 
   function remember(session: McpSession): McpSession {
     if (sessions.size >= options.maxSessions) {
-      const oldest = sessions.keys().next().value;
-      if (oldest !== undefined) registry.delete(oldest);
+      // Evicted, not ended: its sealed id still restores it, as after an idle sweep.
+      const oldest = sessions.values().next().value;
+      if (oldest !== undefined) {
+        sessions.delete(oldest.id);
+        oldest.stream?.close();
+      }
     }
     sessions.set(session.id, session);
     return session;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
-import { readBody } from "../http/body.js";
+import { isJsonContentType, readBody } from "../http/body.js";
 import { openSseStream, type SseStream } from "../http/sse.js";
 import { type ClassifiedMessage, classifyMessage, JsonRpcErrorCode, jsonRpcError } from "./json-rpc.js";
 import type { Exchange, McpDispatcher } from "./mcp-dispatcher.js";
@@ -155,8 +155,7 @@ export function createStreamableHttpHandler(
       );
       return;
     }
-    const contentType = req.headers["content-type"] ?? "";
-    if (!contentType.includes("application/json")) {
+    if (!isJsonContentType(req)) {
       refuse(
         res,
         415,
