@@ -133,7 +133,8 @@ export function createHttpJsonCapabilityServer(
     try {
       // Breaking out of (or throwing in) this loop ends the handler's generator: its `finally` runs.
       for await (const init of handler.call(options, request, contextFor(envelope, signal))) {
-        if (signal.aborted) break;
+        // Aborted (the caller left, or this server is closing): stop, and never send the end marker.
+        signal.throwIfAborted();
         const reply = toJson(CodeExecutionReplySchema, create(CodeExecutionReplySchema, init));
         // Each reply leaves as soon as it is produced; wait when the client reads slower than the engine writes.
         if (!res.write(line({ reply }))) await once(res, "drain", { signal });
