@@ -186,6 +186,58 @@ describe("the management API's streams and the trestle CLI against a running rou
     expect(result.stdout.split("\n").map((l) => l.split(" @")[0])).toEqual(["first", "second", ""]);
   });
 
+  it("streams registry events (registered, deregistered) as SSE", async () => {
+    const streamed = readSse(`${router.url}/api/v1/management/events`, (events) =>
+      events.some((e) => e.event === "deregistered"),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    const registered = await api<{ id: string }>(router.url, "POST", "/api/v1/management/discovery", {
+      serviceName: "short-lived",
+      host: "127.0.0.1",
+      port: 1,
+      serviceType: "tool-invoker",
+    });
+    await api(router.url, "DELETE", "/api/v1/management/discovery", {
+      id: registered.id,
+      serviceName: "short-lived",
+    });
+    const events = await streamed;
+    const mine = events.filter(
+      (e) => (JSON.parse(e.data) as { service: { id: string } }).service.id === registered.id,
+    );
+    expect(mine.map((e) => e.event)).toContain("registered");
+    expect(mine.map((e) => e.event).at(-1)).toBe("deregistered");
+  });
+
+  it("tails live tool calls from the CLI", { timeout: 120_000 }, async () => {
+    const { spawn } = await import("node:child_process");
+    const tail = spawn(process.execPath, [trestleCli, "events", "tail", "--json", "--url", router.url], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    tail.stdout.on("data", (d) => {
+      out += d;
+    });
+    try {
+      const client = new Client({ name: "tail", version: "1" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${router.url}/mcp`)));
+      const deadline = Date.now() + 60_000;
+      // The CLI connects in its own time: call until its first line shows up.
+      while (!out.includes('"completed"') && Date.now() < deadline) {
+        await client.callTool({ name: "echo", arguments: { city: "Tallinn" } });
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      await client.close();
+      const lines = out
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { type: string; toolName: string });
+      expect(lines.some((l) => l.type === "completed" && l.toolName === "echo")).toBe(true);
+    } finally {
+      tail.kill("SIGINT");
+    }
+  });
+
   it("serves its OpenAPI document", async () => {
     const doc = await api<{ openapi: string; paths: Record<string, object> }>(
       router.url,
