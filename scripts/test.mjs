@@ -6,9 +6,13 @@ import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..");
-const packagesDir = join(root, "packages");
-const packages = readdirSync(packagesDir).filter((p) => existsSync(join(packagesDir, p, "package.json")));
-for (const p of packages) rmSync(join(packagesDir, p, "test-results"), { recursive: true, force: true });
+// Every workspace package: the packages and the examples (the guide's transport runs the test kit too).
+const packageDirs = ["packages", "examples"]
+  .map((folder) => join(root, folder))
+  .filter((folder) => existsSync(folder))
+  .flatMap((folder) => readdirSync(folder).map((name) => join(folder, name)))
+  .filter((dir) => existsSync(join(dir, "package.json")));
+for (const dir of packageDirs) rmSync(join(dir, "test-results"), { recursive: true, force: true });
 
 const turbo = join(root, "node_modules", ".bin", "turbo");
 const extra = process.argv.slice(2);
@@ -21,12 +25,12 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const missing = [];
-for (const p of packages) {
-  const pkg = JSON.parse(readFileSync(join(packagesDir, p, "package.json"), "utf8"));
+for (const dir of packageDirs) {
+  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
   if (!pkg.scripts?.test) continue;
-  const report = join(packagesDir, p, "test-results", "vitest.json");
+  const report = join(dir, "test-results", "vitest.json");
   if (!existsSync(report)) {
-    missing.push(p);
+    missing.push(pkg.name);
     continue;
   }
   const json = JSON.parse(readFileSync(report, "utf8"));

@@ -37,4 +37,14 @@ describe("errorFromStatus", () => {
     expect(error.rawMessage).toContain("42");
     expect(errorFromStatus({ code: grpc.status.OK }).code).toBe(Code.Unknown);
   });
+
+  it("decodes the escapes grpc-js leaves in a percent-encoded status message", () => {
+    // connect-node sends encodeURIComponent(message); grpc-js applies decodeURI, which keeps %3A, %2F, %2C.
+    const error = errorFromStatus({
+      code: 3,
+      details: "Missing required parameter(s)%3A name%2C city %2F user%3Apass",
+    });
+    expect(error.rawMessage).toBe("Missing required parameter(s): name, city / user:pass");
+    expect(errorFromStatus({ code: 3, details: "100% sure" }).rawMessage).toBe("100% sure");
+  });
 });
