@@ -156,6 +156,13 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
         if (event.type === "deregistered") {
           resolver.forget(event.service.id);
           options.transports?.release(event.service.target);
+        } else if (
+          event.type === "registered" ||
+          (event.type === "health-changed" && event.service.health === "healthy")
+        ) {
+          // A service that registered again or answered its probe is back: an open circuit must not keep it out
+          // of rotation for the rest of its cool-down.
+          resolver.closeCircuit(event.service.id);
         }
       }
       fanOut(registryListeners, events);

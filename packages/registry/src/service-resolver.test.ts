@@ -110,6 +110,15 @@ describe("the health-aware resolver", () => {
     expect(await picks(1)).toEqual(["none"]);
   });
 
+  it("closes an open circuit at once when the service proves it is back", async () => {
+    const a = put("a", "healthy");
+    for (let i = 0; i < 3; i++) resolver.callEnded?.(a, true);
+    expect(resolver.circuitState("a")).toBe("open");
+    resolver.closeCircuit("a");
+    expect(resolver.circuitState("a")).toBe("closed");
+    expect(await picks(2)).toEqual(["a", "a"]);
+  });
+
   it("opens a target's circuit after consecutive service failures, tries it again after the cool-down", async () => {
     const a = put("a", "healthy");
     put("b", "healthy", { port: 9001 });

@@ -11,6 +11,8 @@ export interface HealthAwareResolver extends ServiceResolver, CallOutcomeListene
   circuitState(id: string): CircuitState;
   /** Drops what the resolver keeps about a target that went away. */
   forget(id: string): void;
+  /** Closes `id`'s circuit (the service proved it is back), keeping its in-flight count. */
+  closeCircuit(id: string): void;
 }
 
 /** Options for {@link createServiceResolver}. */
@@ -107,6 +109,9 @@ export function createServiceResolver(options: ServiceResolverOptions): HealthAw
     },
     inFlight: (id) => inFlight.get(id) ?? 0,
     circuitState: (id) => circuits.state(id),
+    closeCircuit(id) {
+      circuits.forget(id);
+    },
     forget(id) {
       inFlight.delete(id);
       circuits.forget(id);
