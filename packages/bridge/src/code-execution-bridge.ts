@@ -1,4 +1,5 @@
 import {
+  categorizeError,
   isSecretArgumentKey,
   isSecretHeaderKey,
   isServiceFailure,
@@ -11,7 +12,7 @@ import type { BridgeDependencies, CallContext } from "./call-context.js";
 import { callOptionsFor } from "./call-context.js";
 import { type CallEnd, createCallRecorder } from "./call-recorder.js";
 import { buildCodeExecutionRequest, type CodeExecutionRequestInput } from "./code-execution-request.js";
-import { categorizeFailure, describeFailure, safeError } from "./failure.js";
+import { describeFailure, safeError } from "./failure.js";
 import { addSecretMetadata, createSecretValues } from "./secret-values.js";
 import { resolveEngine } from "./service-resolution.js";
 
@@ -159,7 +160,7 @@ export function createCodeExecutionBridge(
           {
             ok: false,
             content: [failureMessage],
-            errorCategory: categorizeFailure(failure),
+            errorCategory: categorizeError(failure),
             errorMessage: failureMessage,
           },
           isServiceFailure(failure),

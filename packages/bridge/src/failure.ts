@@ -1,14 +1,4 @@
-import { Code, categorizeError, type ErrorCategory, type ServiceTarget, TrestleError } from "@trestle/core";
-
-/**
- * The category recorded for a failure: core's {@link categorizeError}, except that a call the client cancelled
- * (MCP cancellation, or a consumer that stopped reading a stream) is recorded as `none`: nobody's fault, and
- * counting it as `execution_error` or `unknown` would hide real failures among client hang-ups.
- */
-export function categorizeFailure(error: unknown): ErrorCategory {
-  if (error instanceof TrestleError && error.code === Code.Canceled) return "none";
-  return categorizeError(error);
-}
+import { Code, type ServiceTarget, TrestleError } from "@trestle/core";
 
 /** What a failed call was doing, for the message a user reads. */
 export interface FailureSubject {

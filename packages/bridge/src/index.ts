@@ -26,7 +26,6 @@ export {
   type SubscribeOptions,
   type Subscription,
 } from "./event-hub.js";
-export { categorizeFailure } from "./failure.js";
 export { createInvokerBridge, type InvokerBridge } from "./invoker-bridge.js";
 export { applyResourceProvisioning, applyToolProvisioning } from "./provisioning.js";
 export {

@@ -1,5 +1,6 @@
 import {
   Code,
+  categorizeError,
   isServiceFailure,
   REDACTED,
   redactArguments,
@@ -13,7 +14,7 @@ import {
 import type { BridgeDependencies, CallContext, ToolCallResult } from "./call-context.js";
 import { callOptionsFor } from "./call-context.js";
 import { type CallRecording, createCallRecorder } from "./call-recorder.js";
-import { categorizeFailure, describeFailure } from "./failure.js";
+import { describeFailure } from "./failure.js";
 import { applyToolProvisioning, provisionOnService } from "./provisioning.js";
 import { addSecretMetadata, createSecretValues, type SecretValues } from "./secret-values.js";
 import { resolveToolService } from "./service-resolution.js";
@@ -121,7 +122,7 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
         }),
       );
       recording.end(
-        { ok: false, content: [message], errorCategory: categorizeFailure(error), errorMessage: message },
+        { ok: false, content: [message], errorCategory: categorizeError(error), errorMessage: message },
         isServiceFailure(error),
       );
       return textResult([message], true);
