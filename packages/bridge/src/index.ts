@@ -5,7 +5,16 @@
  *
  * @packageDocumentation
  */
-export type { BridgeDependencies, CallContext, ToolCallResult } from "./call-context.js";
+export {
+  type BridgeDependencies,
+  type CallContext,
+  codecFor,
+  type ProtocolCodec,
+  type ResourceContents,
+  type ToolCallResult,
+  type ToolResultContent,
+} from "./call-context.js";
+export { type ConcurrencyLimit, limitConcurrency } from "./concurrency-limit.js";
 export {
   type CodeExecutionBridge,
   type CodeExecutionBridgeOptions,
@@ -34,5 +43,6 @@ export {
   type ResourceBridge,
   type TextResourceContents,
 } from "./resource-bridge.js";
+export type { ExplainingResolver } from "./service-resolution.js";
 export { buildToolInvokeRequest, validateRequiredArguments } from "./tool-invoke-request.js";
 export { expandUriTemplate, isUriTemplate, matchUriTemplate, uriTemplateVariables } from "./uri-template.js";

@@ -12,7 +12,7 @@ import {
   TrestleError,
 } from "@trestle/core";
 import type { BridgeDependencies, CallContext, ToolCallResult } from "./call-context.js";
-import { callOptionsFor } from "./call-context.js";
+import { callOptionsFor, codecFor } from "./call-context.js";
 import { type CallRecording, createCallRecorder } from "./call-recorder.js";
 import { describeFailure } from "./failure.js";
 import { applyToolProvisioning, provisionOnService } from "./provisioning.js";
@@ -100,17 +100,21 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
       });
     };
     try {
-      const built = buildToolInvokeRequest(args, tool, context?.requestId ?? "", secrets);
+      const requestId = context?.requestId ?? "";
+      // Built for every protocol: it checks the arguments and collects the secret values to scrub.
+      const built = buildToolInvokeRequest(args, tool, requestId, secrets);
       validateRequiredArguments(args, tool);
       target = await resolveToolService(deps.resolver, tool.type);
       recording.setTarget(target);
+      const codec = codecFor(deps, target.protocol);
+      const request = codec?.toolRequest ? codec.toolRequest(args, tool, requestId) : built.request;
       const transport = deps.transports.transportFor(target);
       startOnce(built);
       recording.dispatched(target);
-      const reply = await transport.invokeTool(built.request, target, callOptionsFor(context));
+      const reply = await transport.invokeTool(request, target, callOptionsFor(context));
       const content = reply.content.map((text) => secrets.scrub(text));
       recording.end({ ok: true, content }, false);
-      return textResult(content, false);
+      return codec?.toolResult ? codec.toolResult(content) : textResult(content, false);
     } catch (thrown) {
       startOnce();
       const error = TrestleError.from(thrown);

@@ -8,8 +8,8 @@ import {
   TrestleError,
 } from "@trestle/core";
 import { type ResourceRequest, ResourceRequestSchema } from "@trestle/proto";
-import type { BridgeDependencies, CallContext } from "./call-context.js";
-import { callOptionsFor } from "./call-context.js";
+import type { BridgeDependencies, CallContext, ResourceContents } from "./call-context.js";
+import { callOptionsFor, codecFor } from "./call-context.js";
 import { guarded } from "./call-recorder.js";
 import { describeFailure, safeError } from "./failure.js";
 import { applyResourceProvisioning, provisionOnService } from "./provisioning.js";
@@ -27,12 +27,13 @@ export interface TextResourceContents {
 export interface ResourceBridge {
   /**
    * Reads `uri` (the resource's location, or a concrete URI matching its URI template) from the service that
-   * provides resources of the resource's type. Each content string of the reply becomes one entry.
+   * provides resources of the resource's type. Each content string of the reply becomes one text entry (a
+   * protocol codec may restore blobs and other URIs' contents).
    *
    * @throws TrestleError `NotFound` when no service provides the type; `InvalidArgument` when `uri` does not
    * match the resource's URI template; the service's code otherwise, with a message naming the service.
    */
-  read(resource: ResourceReference, uri: string, context?: CallContext): Promise<TextResourceContents[]>;
+  read(resource: ResourceReference, uri: string, context?: CallContext): Promise<ResourceContents[]>;
   /**
    * Provisions the resource's configuration and secrets on its service and returns a copy of the resource with
    * the returned URIs.
@@ -97,6 +98,13 @@ export function createResourceBridge(deps: BridgeDependencies): ResourceBridge {
       let serviceFailure = false;
       try {
         const reply = await transport.acquireResource(request, target, callOptionsFor(context));
+        const codec = codecFor(deps, target.protocol);
+        if (codec?.resourceContents) {
+          return codec.resourceContents(reply.content, {
+            uri,
+            ...(resource.mimeType ? { mimeType: resource.mimeType } : {}),
+          });
+        }
         return reply.content.map((text) => {
           const contents: TextResourceContents = { uri, text };
           if (resource.mimeType) contents.mimeType = resource.mimeType;

@@ -44,6 +44,12 @@ export interface ToolReference {
   /** The `serviceName` of the capability that executes it. */
   type: string;
   inputSchema?: InputSchema;
+  /** A display name for clients (MCP `title`). */
+  title?: string;
+  /** The JSON Schema of the tool's structured result (MCP `outputSchema`), as a forwarded server declares it. */
+  outputSchema?: { type: "object"; [keyword: string]: unknown };
+  /** MCP tool annotations (`readOnlyHint`, `destructiveHint`…), as a forwarded server declares them. */
+  annotations?: Record<string, unknown>;
   /** Namespace name; "" or absent for the default namespace. */
   namespace?: string;
   configurationURI?: string;
@@ -101,6 +107,11 @@ export interface PromptReference {
   id?: string;
   name: string;
   description?: string;
+  /**
+   * The service that expands the prompt (`prompts/get`), for prompts imported from a forwarded MCP server;
+   * absent for prompts the router expands itself from `messages`.
+   */
+  type?: string;
   messages: PromptMessage[];
   arguments?: PromptArgument[];
   namespace?: string;
@@ -126,5 +137,49 @@ export interface Namespace {
   id?: string;
   name: string;
   description?: string;
+  labels?: Labels;
+}
+
+/** An MCP server the router spawns and speaks to over its stdin and stdout. */
+export interface ForwardStdioUpstream {
+  kind: "stdio";
+  /** The program; found on `PATH` when it has no slash. No shell is involved. */
+  command: string;
+  /** Its arguments. Secrets live here: only the program's name is ever shown. */
+  args?: string[];
+  /** Environment variables for the server, over a minimal inherited set. Never shown. */
+  env?: Record<string, string>;
+  /** Working directory of the server. */
+  cwd?: string;
+  /** `pooled` (default): one process kept running and shared by concurrent calls; `per-call`: one per call. */
+  mode?: "pooled" | "per-call";
+}
+
+/** An MCP server the router reaches over Streamable HTTP. */
+export interface ForwardHttpUpstream {
+  kind: "http";
+  /** Its MCP endpoint; only the origin is ever shown. */
+  url: string;
+  /** Headers sent with every request (e.g. `Authorization`). Their values are never shown. */
+  headers?: Record<string, string>;
+}
+
+/** How a forward reaches its MCP server. */
+export type ForwardUpstream = ForwardStdioUpstream | ForwardHttpUpstream;
+
+/**
+ * A forward: an existing MCP server whose tools, resources, resource templates and prompts the router imports
+ * into a namespace and serves through the MCP transport.
+ */
+export interface ForwardReference {
+  id?: string;
+  /** Unique within its namespace; names the service its imported entries are routed to. */
+  name: string;
+  description?: string;
+  /** Namespace the catalog is imported into; "" or absent for the default namespace. */
+  namespace?: string;
+  upstream: ForwardUpstream;
+  /** Put before each imported tool's and prompt's name (e.g. `gh_`), to keep names apart. */
+  prefix?: string;
   labels?: Labels;
 }

@@ -22,6 +22,10 @@ export type {
   ToolInvokeReplyInit,
 } from "./capability-handlers.js";
 export type {
+  ForwardHttpUpstream,
+  ForwardReference,
+  ForwardStdioUpstream,
+  ForwardUpstream,
   InputSchema,
   Labels,
   Namespace,

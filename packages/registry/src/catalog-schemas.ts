@@ -1,4 +1,10 @@
-import type { Namespace, PromptReference, ResourceReference, ToolReference } from "@trestle/core";
+import type {
+  ForwardReference,
+  Namespace,
+  PromptReference,
+  ResourceReference,
+  ToolReference,
+} from "@trestle/core";
 import { z } from "zod";
 import { isNamespaceName } from "./namespace-name.js";
 import { parseOrThrow } from "./validation.js";
@@ -110,22 +116,35 @@ export const labelsSchema = z
   });
 
 const propertySchema = z.looseObject({
-  type: z.string().max(64).optional(),
+  // JSON Schema allows a list of types (["string", "null"]), which MCP servers' schemas use.
+  type: z.union([z.string().max(64), z.array(z.string().max(64)).max(16)]).optional(),
   description: descriptionSchema.optional(),
   target: z.enum(["header", "configuration", "cookie"]).optional(),
   scope: z.string().max(64).optional(),
   value: z.string().max(CATALOG_LIMITS.uriLength).optional(),
 });
 
+/**
+ * A property name of an input schema: any JSON object key (MCP servers use spaces, '/' and ':' in them), without
+ * control characters.
+ */
+const propertyNameSchema = z
+  .string()
+  .min(1, "property names must not be empty")
+  .max(CATALOG_LIMITS.nameLength, `property names must be at most ${CATALOG_LIMITS.nameLength} characters`)
+  .refine((s) => !CONTROL_CHARACTERS.test(s), {
+    message: "property names must not contain control characters",
+  });
+
 const inputSchemaSchema = z.looseObject({
   type: z.literal("object", { message: 'must be "object"' }).default("object"),
   properties: z
-    .record(nameSchema, propertySchema)
+    .record(propertyNameSchema, propertySchema)
     .refine((p) => Object.keys(p).length <= CATALOG_LIMITS.propertyCount, {
       message: `at most ${CATALOG_LIMITS.propertyCount} properties are allowed`,
     })
     .optional(),
-  required: z.array(nameSchema).max(CATALOG_LIMITS.propertyCount).optional(),
+  required: z.array(propertyNameSchema).max(CATALOG_LIMITS.propertyCount).optional(),
 });
 
 const toolSchema = z.object({
@@ -135,6 +154,12 @@ const toolSchema = z.object({
   uri: uriSchema,
   type: nameSchema,
   inputSchema: inputSchemaSchema.optional(),
+  title: z
+    .string()
+    .max(CATALOG_LIMITS.nameLength * 2)
+    .optional(),
+  outputSchema: z.looseObject({ type: z.literal("object", { message: 'must be "object"' }) }).optional(),
+  annotations: z.record(z.string().max(CATALOG_LIMITS.nameLength), z.unknown()).optional(),
   namespace: namespaceSchema.optional(),
   configurationURI: optionalUriSchema,
   secretsURI: optionalUriSchema,
@@ -184,6 +209,7 @@ const promptSchema = z.object({
   id: idSchema.optional(),
   name: nameSchema,
   description: descriptionSchema.optional(),
+  type: nameSchema.optional(),
   messages: z
     .array(z.object({ role: z.enum(["user", "assistant"]), content: promptContentSchema }))
     .max(CATALOG_LIMITS.messageCount, `at most ${CATALOG_LIMITS.messageCount} messages are allowed`),
@@ -198,6 +224,70 @@ const promptSchema = z.object({
     .max(CATALOG_LIMITS.listLength, `at most ${CATALOG_LIMITS.listLength} arguments are allowed`)
     .optional(),
   namespace: namespaceSchema.optional(),
+  labels: labelsSchema.optional(),
+});
+
+/** Forward names stay short, since a forward's service name is built from its namespace and name. */
+const FORWARD_NAME_LENGTH = 48;
+const FORWARD_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
+const stringMapSchema = (what: string) =>
+  z
+    .record(
+      z.string().min(1).max(256),
+      z
+        .string()
+        .max(
+          CATALOG_LIMITS.uriLength,
+          `${what} values must be at most ${CATALOG_LIMITS.uriLength} characters`,
+        ),
+    )
+    .refine((m) => Object.keys(m).length <= CATALOG_LIMITS.labelCount, {
+      message: `at most ${CATALOG_LIMITS.labelCount} ${what} are allowed`,
+    });
+
+const forwardUpstreamSchema = z.discriminatedUnion(
+  "kind",
+  [
+    z.object({
+      kind: z.literal("stdio"),
+      command: z
+        .string()
+        .min(1, "must name the program to run")
+        .max(CATALOG_LIMITS.uriLength)
+        .refine((s) => !CONTROL_CHARACTERS.test(s), { message: "must not contain control characters" }),
+      args: z.array(z.string().max(CATALOG_LIMITS.uriLength)).max(CATALOG_LIMITS.listLength).optional(),
+      env: stringMapSchema("environment variables").optional(),
+      cwd: z.string().min(1).max(CATALOG_LIMITS.uriLength).optional(),
+      mode: z.enum(["pooled", "per-call"]).optional(),
+    }),
+    z.object({
+      kind: z.literal("http"),
+      url: z
+        .string()
+        .max(CATALOG_LIMITS.uriLength)
+        .refine((s) => /^https?:\/\/[^\s]+$/i.test(s), { message: "must be an http:// or https:// URL" }),
+      headers: stringMapSchema("headers").optional(),
+    }),
+  ],
+  { error: 'must be { "kind": "stdio", "command": … } or { "kind": "http", "url": … }' },
+);
+
+const forwardSchema = z.object({
+  id: idSchema.optional(),
+  name: z
+    .string()
+    .min(1, "must not be empty")
+    .max(FORWARD_NAME_LENGTH, `must be at most ${FORWARD_NAME_LENGTH} characters`)
+    .regex(FORWARD_NAME, "must start with a letter or digit and consist of A-Z, a-z, 0-9, '_' and '-'"),
+  description: descriptionSchema.optional(),
+  namespace: namespaceSchema.optional(),
+  upstream: forwardUpstreamSchema,
+  prefix: z
+    .string()
+    .max(32, "must be at most 32 characters")
+    .regex(/^[A-Za-z0-9_.-]*$/, "must consist of A-Z, a-z, 0-9, '_', '.' and '-'")
+    .optional(),
   labels: labelsSchema.optional(),
 });
 
@@ -262,4 +352,18 @@ export function parseNamespace(input: unknown): Namespace {
     "namespace",
     CATALOG_LIMITS.documentBytes,
   ) as Namespace;
+}
+
+/**
+ * Validates a forward as it arrives from a client. Messages name the bad field, never its value (a forward's
+ * arguments, environment and headers hold secrets).
+ * @throws TrestleError `InvalidArgument` naming each bad field.
+ */
+export function parseForward(input: unknown): ForwardReference {
+  return parseOrThrow(
+    forwardSchema,
+    withoutNulls(input),
+    "forward",
+    CATALOG_LIMITS.documentBytes,
+  ) as ForwardReference;
 }

@@ -37,7 +37,7 @@ interface ViewNamespace {
   value: Namespace;
 }
 
-const KINDS: readonly EntryKind[] = ["tool", "resource", "prompt"];
+const KINDS: readonly EntryKind[] = ["tool", "resource", "prompt", "forward"];
 
 function namespaceValue(stored: StoredNamespace): Namespace {
   return deepFreeze({ id: stored.id, name: stored.name, ...stored.document } as Namespace);

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import {
   Code,
+  type ForwardReference,
   type Labels,
   type Namespace,
   type PromptReference,
@@ -8,7 +9,7 @@ import {
   type ToolReference,
   TrestleError,
 } from "@trestle/core";
-import { parseNamespace, parsePrompt, parseResource, parseTool } from "./catalog-schemas.js";
+import { parseForward, parseNamespace, parsePrompt, parseResource, parseTool } from "./catalog-schemas.js";
 import type { CatalogChange, CatalogView } from "./catalog-view.js";
 import type { Clock } from "./clock.js";
 import { type LabelExpression, matchesLabels, toLabelExpression } from "./label-expression.js";
@@ -100,6 +101,21 @@ export interface Catalog {
   removePrompt(namespace: string | undefined, name: string): Promise<PromptReference>;
   removePrompts(namespace: string | undefined, filter: LabelExpression | string): Promise<PromptReference[]>;
 
+  /**
+   * The forwards of a namespace (MCP servers whose catalogs are imported into it), sorted by name; every
+   * namespace's when `namespace` is `"*"`. Throws as {@link Catalog.listTools}.
+   */
+  listForwards(namespace?: string, filter?: LabelExpression | string): readonly ForwardReference[];
+  getForward(namespace: string | undefined, name: string): ForwardReference | undefined;
+  addForward(forward: ForwardReference): Promise<ForwardReference>;
+  updateForward(
+    namespace: string | undefined,
+    name: string,
+    update: EntryUpdate<ForwardReference>,
+    options?: UpdateOptions,
+  ): Promise<ForwardReference>;
+  removeForward(namespace: string | undefined, name: string): Promise<ForwardReference>;
+
   /** Every namespace, the default one ("") first. */
   listNamespaces(): Namespace[];
   /** A namespace by name ("" for the default one), or `undefined`. */
@@ -148,6 +164,14 @@ const promptSpec: EntrySpec<PromptReference> = {
   parse: parsePrompt,
   key: (p) => p.name,
   name: (p) => p.name,
+  keyField: "name",
+};
+
+const forwardSpec: EntrySpec<ForwardReference> = {
+  kind: "forward",
+  parse: parseForward,
+  key: (f) => f.name,
+  name: (f) => f.name,
   keyField: "name",
 };
 
@@ -291,6 +315,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   const tools = section(toolSpec);
   const resources = section(resourceSpec);
   const prompts = section(promptSpec);
+  const forwards = section(forwardSpec);
 
   return {
     listTools: (namespace, filter) => tools.list(namespace, filter),
@@ -314,6 +339,15 @@ export function createCatalog(options: CatalogOptions): Catalog {
     updatePrompt: (namespace, name, update, o) => prompts.update(namespace, name, update, o),
     removePrompt: (namespace, name) => prompts.remove(namespace, name),
     removePrompts: (namespace, filter) => prompts.removeMatching(namespace, filter),
+
+    listForwards: (namespace, filter) =>
+      namespace === "*"
+        ? view.listNamespaces().flatMap((n) => forwards.list(n.name, filter))
+        : forwards.list(namespace, filter),
+    getForward: (namespace, name) => forwards.get(namespace, name),
+    addForward: (forward) => forwards.add(forward),
+    updateForward: (namespace, name, update, o) => forwards.update(namespace, name, update, o),
+    removeForward: (namespace, name) => forwards.remove(namespace, name),
 
     listNamespaces: () => view.listNamespaces(),
     getNamespace: (name) => (isNamespaceName(name) ? view.getNamespace(name) : undefined),

@@ -11,7 +11,14 @@ export type {
   EntryUpdate,
   UpdateOptions,
 } from "./catalog.js";
-export { CATALOG_LIMITS, parseNamespace, parsePrompt, parseResource, parseTool } from "./catalog-schemas.js";
+export {
+  CATALOG_LIMITS,
+  parseForward,
+  parseNamespace,
+  parsePrompt,
+  parseResource,
+  parseTool,
+} from "./catalog-schemas.js";
 export type { CatalogChange, ChangeOrigin } from "./catalog-view.js";
 export type { CircuitState } from "./circuit-breaker.js";
 export { type Clock, systemClock } from "./clock.js";

@@ -76,6 +76,15 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "forwards in the catalog",
+    sql: `
+      ALTER TABLE trestle_catalog_entries DROP CONSTRAINT trestle_catalog_entries_kind_check;
+      ALTER TABLE trestle_catalog_entries ADD CONSTRAINT trestle_catalog_entries_kind_check
+        CHECK (kind IN ('tool', 'resource', 'prompt', 'forward'));
+    `,
+  },
 ];
 
 /**

@@ -1,7 +1,7 @@
 import type { HealthState, ServiceTarget } from "@trestle/core";
 
-/** The kinds of catalog entry. */
-export type EntryKind = "tool" | "resource" | "prompt";
+/** The kinds of catalog entry. A forward is an MCP server whose catalog is imported into its namespace. */
+export type EntryKind = "tool" | "resource" | "prompt" | "forward";
 
 /** A catalog entry as stored: the reference (`document`) with the columns that make it unique. */
 export interface StoredEntry {

@@ -103,7 +103,7 @@ export function createViewSync(options: ViewSyncOptions): ViewSync {
     const [namespaces, services, ...entryLists] = await Promise.all([
       store.fetchNamespaces([...(upserts.get("namespace") ?? [])]),
       store.fetchServices([...(upserts.get("service") ?? [])]),
-      ...(["tool", "resource", "prompt"] as const).map((kind) =>
+      ...(["tool", "resource", "prompt", "forward"] as const).map((kind) =>
         store.fetchEntries(kind, [...(upserts.get(kind) ?? [])]),
       ),
     ]);

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { TrestleError } from "@trestle/core";
 import type { BuiltinService } from "./builtin-services.js";
+import { FORWARDS_USAGE, forwardsCommand } from "./cli/forwards-command.js";
 import { CliError, ManagementClient } from "./cli/management-client.js";
 import { renderTable } from "./cli/table.js";
 import { SERVER_VERSION } from "./version.js";
@@ -17,6 +18,7 @@ Usage:
   trestle resources list|show NAME|add FILE|remove NAME           [--namespace NS]
   trestle prompts list|show NAME|add FILE|remove NAME             [--namespace NS]
   trestle namespaces list|create NAME|delete NAME
+  ${FORWARDS_USAGE}
   trestle services list|show ID|cleanup
   trestle events tail
   trestle exec ENGINE LANGUAGE FILE [ARG...]
@@ -49,6 +51,11 @@ const options = {
   token: { type: "string" },
   json: { type: "boolean" },
   "label-filter": { type: "string" },
+  prefix: { type: "string" },
+  mode: { type: "string" },
+  env: { type: "string", multiple: true },
+  header: { type: "string", multiple: true },
+  http: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -266,6 +273,8 @@ async function main(argv: string[]): Promise<void> {
     case "resources":
     case "prompts":
       return entityCommand(client, command, rest, values);
+    case "forwards":
+      return forwardsCommand(client, rest, values);
     case "namespaces": {
       const [action, name] = rest;
       if (action === "list") {

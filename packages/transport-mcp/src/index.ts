@@ -33,6 +33,7 @@ export {
   type McpUpstream,
   programName,
 } from "./mcp-upstream.js";
+export { mcpProtocolCodec } from "./protocol-codec.js";
 export { buildMcpToolRequest, type McpToolRequestInit, mcpToolArguments } from "./tool-request.js";
 export { MCP_TOOL_URI_SCHEME, type McpToolAddress, mcpToolUri, parseMcpToolUri } from "./tool-uri.js";
 export {

@@ -1,4 +1,5 @@
 import type {
+  GetPromptResult,
   Implementation,
   Prompt,
   Resource,
@@ -209,6 +210,15 @@ export interface UpstreamCatalogWatch {
   readonly catalog: UpstreamCatalog;
   /** Lists everything again now and returns it (without calling `onChange`). */
   refresh(): Promise<UpstreamCatalog>;
+  /**
+   * Asks the server for one of its prompts (`prompts/get`) on the watch's connection.
+   * @throws TrestleError as a call: `Unavailable` while reconnecting, the mapped JSON-RPC error, `DeadlineExceeded`.
+   */
+  getPrompt(
+    name: string,
+    args: Record<string, string>,
+    options?: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<GetPromptResult>;
   /** Stops watching and disconnects (ending the process, for stdio). Idempotent. */
   close(): Promise<void>;
 }
@@ -382,6 +392,30 @@ export async function watchUpstreamCatalog(
         );
       }
       return serial(() => list(on));
+    },
+    async getPrompt(name, args, callOptions = {}) {
+      const on = connection;
+      if (stopped || !on) {
+        throw new TrestleError(
+          `The MCP server ${subject.label} is not connected; the watch is reconnecting`,
+          Code.Unavailable,
+        );
+      }
+      const timeoutMs = callOptions.timeoutMs ?? deadlineMs;
+      const scope = createCallScope(
+        AbortSignal.any([stop.signal, ...(callOptions.signal ? [callOptions.signal] : [])]),
+        timeoutMs,
+      );
+      try {
+        return await on.client.getPrompt(
+          { name, arguments: args },
+          { signal: scope.signal, timeout: timeoutMs + 1_000 },
+        );
+      } catch (error) {
+        throw requestFailure(error, subject, "prompts/get", scope.signal, timeoutMs);
+      } finally {
+        scope.dispose();
+      }
     },
     async close() {
       if (stopped) return;

@@ -132,6 +132,90 @@ export function describeStoreSuite(backend: string, open: () => Promise<StoreSui
       expect(a.catalog.listResources(ns)).toEqual([]);
     });
 
+    it("keeps forwards by name per namespace, validates them without echoing their secrets, and feeds them to the other replica", async () => {
+      const ns = await namespace();
+      const seen = nextEvent<CatalogChange>(
+        (l) => b.catalog.onChange(l),
+        (c) => c.kind === "forward" && c.namespace === ns && c.op === "added",
+        "the added forward on the other replica",
+      );
+      const added = await a.catalog.addForward({
+        name: "everything",
+        namespace: ns,
+        prefix: "ev_",
+        upstream: {
+          kind: "stdio",
+          command: "npx",
+          args: ["-y", "server", "--token=canary-1"],
+          mode: "pooled",
+        },
+      });
+      expect(added.id).toMatch(/^[0-9a-f-]{36}$/);
+      await seen;
+      expect(b.catalog.getForward(ns, "everything")?.upstream).toEqual({
+        kind: "stdio",
+        command: "npx",
+        args: ["-y", "server", "--token=canary-1"],
+        mode: "pooled",
+      });
+      await a.catalog.addForward({
+        name: "web",
+        namespace: ns,
+        upstream: { kind: "http", url: "http://127.0.0.1:9/mcp" },
+      });
+      expect(a.catalog.listForwards(ns).map((f) => f.name)).toEqual(["everything", "web"]);
+      expect(a.catalog.listForwards("*").filter((f) => f.namespace === ns)).toHaveLength(2);
+      expect(
+        (
+          await rejection(
+            a.catalog.addForward({
+              name: "web",
+              namespace: ns,
+              upstream: { kind: "http", url: "http://x/mcp" },
+            }),
+          )
+        ).code,
+      ).toBe(Code.AlreadyExists);
+
+      const bad = await rejection(
+        a.catalog.addForward({
+          name: "bad name",
+          namespace: ns,
+          upstream: {
+            kind: "http",
+            url: "ftp://secret-host-canary/mcp",
+            headers: { authorization: 7 as unknown as string },
+          },
+        }),
+      );
+      expect(bad.code).toBe(Code.InvalidArgument);
+      expect(bad.rawMessage).toContain("name:");
+      expect(bad.rawMessage).toContain("upstream.url");
+      expect(bad.rawMessage).not.toContain("secret-host-canary");
+      const noKind = await rejection(
+        a.catalog.addForward({ name: "x", upstream: { command: "node" } } as never),
+      );
+      expect(noKind.rawMessage).toContain("upstream");
+
+      // Tools imported from forwards keep JSON Schemas that the catalog's own tools rarely use.
+      const imported = await a.catalog.addTool(
+        tool("typed", {
+          namespace: ns,
+          inputSchema: {
+            type: "object",
+            properties: { "file path": { type: ["string", "null"] }, "a:b": { type: "number" } },
+            required: ["file path"],
+            additionalProperties: false,
+          },
+        }),
+      );
+      expect(imported.inputSchema?.properties?.["file path"]?.type).toEqual(["string", "null"]);
+
+      await a.catalog.removeForward(ns, "web");
+      expect(a.catalog.listForwards(ns).map((f) => f.name)).toEqual(["everything"]);
+      await a.catalog.deleteNamespace(ns, { cascade: true });
+    });
+
     it("refuses duplicates with AlreadyExists and unknown namespaces with NotFound", async () => {
       const ns = await namespace();
       await a.catalog.addTool(tool("dup", { namespace: ns }));

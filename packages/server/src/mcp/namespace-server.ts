@@ -4,6 +4,7 @@ import {
   type CallToolResult,
   CompleteRequestSchema,
   GetPromptRequestSchema,
+  type GetPromptResult,
   InitializeRequestSchema,
   LATEST_PROTOCOL_VERSION,
   ListPromptsRequestSchema,
@@ -26,7 +27,8 @@ import {
   matchUriTemplate,
   type ResourceBridge,
 } from "@trestle/bridge";
-import type { ResourceReference } from "@trestle/core";
+import type { PromptReference, ResourceReference } from "@trestle/core";
+import { withMcpCallListeners } from "@trestle/transport-mcp";
 import { z } from "zod";
 import type { CatalogView, EngineLanguage } from "./catalog-view.js";
 import { codeExecutionTool, runCodeExecutionTool } from "./code-execution-tool.js";
@@ -73,7 +75,24 @@ export interface McpBackend {
   engines(): readonly EngineLanguage[];
   /** True when some service could serve resources (a resource-provider or multi-capability service is registered). */
   canServeResources(): boolean;
+  /** Forwarded MCP servers: what their upstreams advertise, and their prompts. Absent: no forwards. */
+  forwards?: McpForwards;
 }
+
+/** What the MCP endpoint asks about forwarded MCP servers. */
+export interface McpForwards {
+  /** The capabilities the upstreams of a namespace's forwards advertise. */
+  capabilitiesOf(namespace: string): readonly { forward: string; capabilities: ServerCapabilities }[];
+  /** Expands a prompt imported from a forward by asking its upstream. */
+  getPrompt(
+    prompt: PromptReference,
+    args: Record<string, string>,
+    options?: { signal?: AbortSignal },
+  ): Promise<GetPromptResult>;
+}
+
+/** The capabilities a namespace may advertise, each narrowed away when a forward's upstream lacks it. */
+type NarrowedCapability = "tools" | "resources" | "prompts" | "logging" | "completions";
 
 /** Settings of the MCP endpoint. */
 export interface McpSettings {
@@ -107,7 +126,12 @@ const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]
  * binary content Base64-encoded (as the built-in file provider does), so content whose MIME type is not textual
  * and that is strict Base64 is served as a `blob`.
  */
-function asMcpContents(content: { uri: string; mimeType?: string; text: string }) {
+function asMcpContents(
+  content:
+    | { uri: string; mimeType?: string; text: string }
+    | { uri: string; mimeType?: string; blob: string },
+) {
+  if (!("text" in content)) return content;
   if (
     content.mimeType &&
     !TEXT_MIME.test(content.mimeType) &&
@@ -166,7 +190,33 @@ export function createNamespaceServer(
     },
   });
 
+  /**
+   * The first forward of this namespace whose upstream does not advertise `capability`: what the router serves
+   * here is narrowed to what every forward's upstream offers (the intersection, never the union).
+   */
+  const lackingForward = (capability: NarrowedCapability): string | undefined =>
+    backend.forwards?.capabilitiesOf(namespace).find((f) => f.capabilities[capability] === undefined)
+      ?.forward;
+
+  /** Refuses a method of a capability narrowed away, with -32601 naming the method and the forward. */
+  const requireCapability = (capability: NarrowedCapability, method: string): void => {
+    const forward = lackingForward(capability);
+    if (forward === undefined) return;
+    throw new ProtocolError(
+      JsonRpcErrorCode.MethodNotFound,
+      `Method not found: ${method} is not offered in ${namespace ? `namespace '${namespace}'` : "the default namespace"}, because the MCP server forwarded as '${forward}' does not support ${capability}`,
+    );
+  };
+
   const capabilities = (): ServerCapabilities => {
+    const caps = unnarrowedCapabilities();
+    for (const capability of ["tools", "resources", "prompts", "logging", "completions"] as const) {
+      if (caps[capability] !== undefined && lackingForward(capability) !== undefined) delete caps[capability];
+    }
+    return caps;
+  };
+
+  const unnarrowedCapabilities = (): ServerCapabilities => {
     const listChanged = settings.listChangedDelivered;
     const caps: ServerCapabilities = { tools: { listChanged }, logging: {} };
     if (backend.catalog.listResources(namespace).length > 0 || backend.canServeResources()) {
@@ -196,6 +246,7 @@ export function createNamespaceServer(
   }));
 
   onRequest(server, "logging/setLevel", SetLevelRequestSchema, (request, extra) => {
+    requireCapability("logging", "logging/setLevel");
     originOf(extra.requestId)?.setLogLevel(request.params.level as LogLevel);
     return {};
   });
@@ -214,6 +265,7 @@ export function createNamespaceServer(
   };
 
   onRequest(server, "tools/list", ListToolsRequestSchema, (request) => {
+    requireCapability("tools", "tools/list");
     const { items, nextCursor } = page(listTools(), request.params?.cursor, settings.pageSize);
     return nextCursor ? { tools: items, nextCursor } : { tools: items };
   });
@@ -236,12 +288,26 @@ export function createNamespaceServer(
   };
 
   onRequest(server, "tools/call", CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    requireCapability("tools", "tools/call");
     const origin = originOf(extra.requestId);
     const { name } = request.params;
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     const tool = backend.catalog.getTool(namespace, name);
-    if (tool)
-      return (await backend.invoker.execute(args, tool, contextFor(origin, extra.signal))) as CallToolResult;
+    if (tool) {
+      const call = () => backend.invoker.execute(args, tool, contextFor(origin, extra.signal));
+      const progressToken = request.params._meta?.progressToken;
+      if (progressToken === undefined) return (await call()) as CallToolResult;
+      // A forwarded MCP server's progress reaches the client under the client's own token.
+      return (await withMcpCallListeners(
+        {
+          onProgress: (p) =>
+            void extra
+              .sendNotification({ method: "notifications/progress", params: { progressToken, ...p } })
+              .catch(() => undefined),
+        },
+        call,
+      )) as CallToolResult;
+    }
     if (name === settings.codeExecutionToolName && backend.engines().length > 0) {
       const progressToken = request.params._meta?.progressToken;
       return runCodeExecutionTool(
@@ -271,6 +337,7 @@ export function createNamespaceServer(
   });
 
   onRequest(server, "resources/list", ListResourcesRequestSchema, (request) => {
+    requireCapability("resources", "resources/list");
     const resources = backend.catalog
       .listResources(namespace)
       .filter((r) => !isTemplate(r))
@@ -285,6 +352,7 @@ export function createNamespaceServer(
   });
 
   onRequest(server, "resources/templates/list", ListResourceTemplatesRequestSchema, (request) => {
+    requireCapability("resources", "resources/templates/list");
     const templates = backend.catalog
       .listResources(namespace)
       .filter(isTemplate)
@@ -299,6 +367,7 @@ export function createNamespaceServer(
   });
 
   onRequest(server, "resources/read", ReadResourceRequestSchema, async (request, extra) => {
+    requireCapability("resources", "resources/read");
     const { uri } = request.params;
     const resource =
       backend.catalog.getResource(namespace, uri) ??
@@ -320,6 +389,7 @@ export function createNamespaceServer(
   });
 
   onRequest(server, "prompts/list", ListPromptsRequestSchema, (request) => {
+    requireCapability("prompts", "prompts/list");
     const prompts = backend.catalog.listPrompts(namespace).map((p) => ({
       name: p.name,
       ...(p.description ? { description: p.description } : {}),
@@ -332,6 +402,7 @@ export function createNamespaceServer(
   // Argument values are not known to the catalog: completion answers with the values already seen in the
   // catalog for resource template variables, and with none for prompt arguments.
   onRequest(server, "completion/complete", CompleteRequestSchema, (request) => {
+    requireCapability("completions", "completion/complete");
     const { ref, argument } = request.params;
     let values: string[] = [];
     if (ref.type === "ref/prompt") {
@@ -354,11 +425,25 @@ export function createNamespaceServer(
     return { completion: { values, total: values.length, hasMore: false } };
   });
 
-  onRequest(server, "prompts/get", GetPromptRequestSchema, (request) => {
+  onRequest(server, "prompts/get", GetPromptRequestSchema, async (request, extra) => {
+    requireCapability("prompts", "prompts/get");
     const prompt = backend.catalog.getPrompt(namespace, request.params.name);
     if (!prompt)
       throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
-    return expandPrompt(prompt, request.params.arguments ?? {});
+    if (prompt.type === undefined || !backend.forwards) {
+      return expandPrompt(prompt, request.params.arguments ?? {});
+    }
+    try {
+      return await backend.forwards.getPrompt(prompt, request.params.arguments ?? {}, {
+        signal: extra.signal,
+      });
+    } catch (error) {
+      const message = (error as { rawMessage?: string }).rawMessage ?? (error as Error).message;
+      throw new ProtocolError(
+        JsonRpcErrorCode.InternalError,
+        `Getting prompt '${prompt.name}' failed: ${message}`,
+      );
+    }
   });
 
   return server;

@@ -29,8 +29,11 @@ export function clientInputSchema(schema: InputSchema | undefined): Tool["inputS
 export function toMcpTool(tool: ToolReference): Tool {
   return {
     name: tool.name,
+    ...(tool.title ? { title: tool.title } : {}),
     ...(tool.description ? { description: tool.description } : {}),
     inputSchema: clientInputSchema(tool.inputSchema),
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema as Tool["outputSchema"] } : {}),
+    ...(tool.annotations ? { annotations: tool.annotations as Tool["annotations"] } : {}),
   };
 }
 

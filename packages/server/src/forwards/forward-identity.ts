@@ -1,0 +1,58 @@
+import type { ForwardReference, ForwardUpstream, ServiceTarget } from "@trestle/core";
+import { describeUpstream, programName } from "@trestle/transport-mcp";
+
+/** The label every entry imported from a forward carries, valued with the forward's name. */
+export const FORWARD_LABEL = "trestle.forward";
+
+/** The protocol name the MCP transport is registered under. */
+export const MCP_PROTOCOL = "mcp";
+
+/**
+ * The service name a forward's imported entries are routed to (their `type`): `forward.<name>` in the default
+ * namespace, `forward.<namespace>.<name>` in another. Forward names hold no '.', so two forwards never share one.
+ */
+export function forwardServiceName(namespace: string, name: string): string {
+  return namespace ? `forward.${namespace}.${name}` : `forward.${name}`;
+}
+
+/** The service target calls to a forward go to: no address, the MCP transport finds the upstream by name. */
+export function forwardTarget(forward: ForwardReference): ServiceTarget {
+  const namespace = forward.namespace ?? "";
+  return {
+    id: `forward:${namespace}/${forward.name}`,
+    serviceName: forwardServiceName(namespace, forward.name),
+    host: "",
+    port: 0,
+    serviceType: "multi-capability",
+    protocol: MCP_PROTOCOL,
+  };
+}
+
+/** What the management API shows of an upstream: the program or origin, never arguments, env or header values. */
+export type PublicUpstream =
+  | {
+      kind: "stdio";
+      program: string;
+      argumentCount: number;
+      environment: string[];
+      mode: "pooled" | "per-call";
+    }
+  | { kind: "http"; server: string; headers: string[] };
+
+/** The upstream as it may be shown: secrets live in arguments, environment values and header values. */
+export function publicUpstream(upstream: ForwardUpstream): PublicUpstream {
+  if (upstream.kind === "stdio") {
+    return {
+      kind: "stdio",
+      program: programName(upstream.command),
+      argumentCount: upstream.args?.length ?? 0,
+      environment: Object.keys(upstream.env ?? {}).sort(),
+      mode: upstream.mode ?? "pooled",
+    };
+  }
+  return {
+    kind: "http",
+    server: describeUpstream(upstream).replace(/^at /, ""),
+    headers: Object.keys(upstream.headers ?? {}).sort(),
+  };
+}
