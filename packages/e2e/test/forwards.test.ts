@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import {
   CallToolResultSchema,
   ErrorCode,
+  LoggingMessageNotificationSchema,
   McpError,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -430,6 +431,31 @@ describe("MCP forwards: existing MCP servers behind the router", () => {
     const after = await api<{ name: string }[]>(router.url, "GET", "/api/v1/tools?namespace=mixed");
     expect(after.some((t) => t.name.startsWith("c_"))).toBe(false);
     expect(after.some((t) => t.name === "fx_echo")).toBe(true);
+  });
+
+  it("relays the logging messages of a server spawned per call, its argv and environment scrubbed", async () => {
+    const added = await post(router.url, "/api/v1/forwards", {
+      ...fixtureForward("per-call", { prefix: "pc_" }),
+      upstream: { ...fixtureForward("x").upstream, mode: "per-call" },
+    });
+    seen.push(added.text);
+    expect(added.status).toBe(201);
+    const messages: { level: string; data: unknown }[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      messages.push(n.params);
+    });
+    await client.setLoggingLevel("debug");
+    const pids = new Set<string>();
+    for (let i = 0; i < 2; i++) {
+      const logged = await client.callTool({ name: "pc_log", arguments: {} });
+      expect(texts(logged)).toEqual(["logged"]);
+      pids.add(texts(await client.callTool({ name: "pc_pid", arguments: {} }))[0] as string);
+    }
+    // A process per call.
+    expect(pids.size).toBe(2);
+    expect(messages.length).toBeGreaterThanOrEqual(2);
+    expect(JSON.stringify(messages)).toContain("argv=");
+    seen.push(JSON.stringify(messages));
   });
 
   it("never lets a secret of an argv, environment or header reach an error, event, log or answer", async () => {

@@ -9,6 +9,7 @@ import {
   DEFAULT_UNARY_TIMEOUT_MS,
   healthFromProbeError,
   type ServiceTarget,
+  scrubSecrets,
   TrestleError,
   targetAddress,
 } from "@trestle/core";
@@ -106,6 +107,23 @@ function unimplemented(method: string, contractMethod: string): TrestleError {
   );
 }
 
+/**
+ * A logging message with the upstream's argument, environment and header values scrubbed from its data: a
+ * server may log its own command line.
+ */
+function scrubLogMessage(message: McpLogMessage, subject: FailureSubject): McpLogMessage {
+  if (subject.secrets.length === 0) return message;
+  const text = JSON.stringify(message.data);
+  if (text === undefined) return message;
+  const scrubbed = scrubSecrets(text, subject.secrets);
+  if (scrubbed === text) return message;
+  try {
+    return { ...message, data: JSON.parse(scrubbed) };
+  } catch {
+    return { ...message, data: scrubbed };
+  }
+}
+
 function safely(call: () => void): void {
   try {
     call();
@@ -164,9 +182,10 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     const listeners = pooled ? undefined : currentCallListeners();
     if (listeners?.onLog) {
       const onCallLog = listeners.onLog;
-      hooks.onLog = (message) => onCallLog(message);
+      hooks.onLog = (message) => onCallLog(scrubLogMessage(message, subject));
     } else if (onLog) {
-      hooks.onLog = (message) => onLog({ target, upstream: subject.label, message });
+      hooks.onLog = (message) =>
+        onLog({ target, upstream: subject.label, message: scrubLogMessage(message, subject) });
     }
     if (onStderr) hooks.onStderr = (line) => onStderr({ target, upstream: subject.label, line });
     if (onListChanged && pooled) {

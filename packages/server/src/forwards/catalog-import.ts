@@ -181,13 +181,14 @@ export function planImport(
     const name = importedName(forward.prefix, prompt.name);
     const skip = (reason: string) =>
       skipped.push({ kind: "prompt", upstreamName: prompt.name, name, reason });
-    const holder = takenPrompts.get(name);
-    if (holder !== undefined || promptNames.has(name)) {
-      skip(
-        holder !== undefined
-          ? `the namespace already has a prompt named '${name}'${holder ? ` (served by '${holder}')` : ""}`
-          : `another prompt of the same server is already imported as '${name}'`,
-      );
+    if (takenPrompts.has(name)) {
+      // A prompt the router expands itself has no service.
+      const holder = takenPrompts.get(name);
+      skip(`the namespace already has a prompt named '${name}'${holder ? ` (served by '${holder}')` : ""}`);
+      continue;
+    }
+    if (promptNames.has(name)) {
+      skip(`another prompt of the same server is already imported as '${name}'`);
       continue;
     }
     try {

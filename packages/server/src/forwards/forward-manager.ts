@@ -100,6 +100,8 @@ export interface ForwardManager {
   upstreamFor(target: ServiceTarget): McpUpstream | undefined;
   /** A resolver that answers forwards' service names with their targets and asks `base` for every other. */
   resolver(base: ServiceResolver): ServiceResolver;
+  /** True when `serviceName` is a forward's. */
+  isForwarded(serviceName: string): boolean;
   /** The capabilities the upstreams of a namespace's forwards advertise (those connected at least once). */
   capabilitiesOf(namespace: string): { forward: string; capabilities: ServerCapabilities }[];
   /** Expands a prompt imported from a forward by asking its upstream. */
@@ -452,6 +454,8 @@ export function createForwardManager(options: ForwardManagerOptions): ForwardMan
         resolveCodeExecution: (engineType, language) => base.resolveCodeExecution(engineType, language),
       };
     },
+
+    isForwarded: (serviceName) => byService.has(serviceName),
 
     capabilitiesOf(namespace) {
       const out: { forward: string; capabilities: ServerCapabilities }[] = [];

@@ -28,7 +28,7 @@ import {
   type ResourceBridge,
 } from "@trestle/bridge";
 import type { PromptReference, ResourceReference } from "@trestle/core";
-import { withMcpCallListeners } from "@trestle/transport-mcp";
+import { type McpCallListeners, withMcpCallListeners } from "@trestle/transport-mcp";
 import { z } from "zod";
 import type { CatalogView, EngineLanguage } from "./catalog-view.js";
 import { codeExecutionTool, runCodeExecutionTool } from "./code-execution-tool.js";
@@ -81,6 +81,8 @@ export interface McpBackend {
 
 /** What the MCP endpoint asks about forwarded MCP servers. */
 export interface McpForwards {
+  /** True when `serviceName` is a forward's: its tools are MCP tools of an upstream server. */
+  isForwarded(serviceName: string): boolean;
   /** The capabilities the upstreams of a namespace's forwards advertise. */
   capabilitiesOf(namespace: string): readonly { forward: string; capabilities: ServerCapabilities }[];
   /** Expands a prompt imported from a forward by asking its upstream. */
@@ -296,17 +298,27 @@ export function createNamespaceServer(
     if (tool) {
       const call = () => backend.invoker.execute(args, tool, contextFor(origin, extra.signal));
       const progressToken = request.params._meta?.progressToken;
-      if (progressToken === undefined) return (await call()) as CallToolResult;
-      // A forwarded MCP server's progress reaches the client under the client's own token.
-      return (await withMcpCallListeners(
-        {
-          onProgress: (p) =>
-            void extra
-              .sendNotification({ method: "notifications/progress", params: { progressToken, ...p } })
-              .catch(() => undefined),
-        },
-        call,
-      )) as CallToolResult;
+      const forwarded = backend.forwards?.isForwarded(tool.type) === true;
+      if (progressToken === undefined && !forwarded) return (await call()) as CallToolResult;
+      // A forwarded MCP server's progress reaches the client under the client's own token, and the logging
+      // messages of a server spawned for this call alone reach it at the level the client set.
+      const listeners: McpCallListeners = {};
+      if (progressToken !== undefined) {
+        listeners.onProgress = (p) =>
+          void extra
+            .sendNotification({ method: "notifications/progress", params: { progressToken, ...p } })
+            .catch(() => undefined);
+      }
+      if (forwarded) {
+        listeners.onLog = (message) => {
+          const wanted = origin?.logLevel() ?? "info";
+          if (LOG_LEVELS.indexOf(message.level as LogLevel) < LOG_LEVELS.indexOf(wanted)) return;
+          void extra
+            .sendNotification({ method: "notifications/message", params: message })
+            .catch(() => undefined);
+        };
+      }
+      return (await withMcpCallListeners(listeners, call)) as CallToolResult;
     }
     if (name === settings.codeExecutionToolName && backend.engines().length > 0) {
       const progressToken = request.params._meta?.progressToken;
