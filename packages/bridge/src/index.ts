@@ -14,7 +14,6 @@ export {
   type ToolCallResult,
   type ToolResultContent,
 } from "./call-context.js";
-export { type ConcurrencyLimit, limitConcurrency } from "./concurrency-limit.js";
 export {
   type CodeExecutionBridge,
   type CodeExecutionBridgeOptions,
@@ -25,6 +24,7 @@ export {
   type CodeExecutionRequestInput,
   decodeCode,
 } from "./code-execution-request.js";
+export { type ConcurrencyLimit, limitConcurrency } from "./concurrency-limit.js";
 export {
   createEventHub,
   type EventHub,

@@ -13,6 +13,17 @@ interface Circuit {
   trialSince?: number;
 }
 
+/** What a circuit looks like now, to explain why a target is out of rotation. */
+export interface CircuitSnapshot {
+  state: CircuitState;
+  /** Service failures in a row so far (0 for a closed circuit without failures). */
+  consecutiveFailures: number;
+  /** While open: when (ms since the epoch) the cool-down ends and a trial call may go. */
+  retryAt?: number;
+  /** While half-open: the trial call is out and no other may go before it answers or its cool-down passes. */
+  trialInFlight?: boolean;
+}
+
 /** Options for {@link createCircuitBreaker}. */
 export interface CircuitBreakerOptions {
   clock: Clock;
@@ -37,6 +48,8 @@ export interface CircuitBreaker {
   /** Records the outcome of a call to `id`. */
   record(id: string, serviceFailure: boolean): void;
   state(id: string): CircuitState;
+  /** The state of `id`'s circuit with its failure count and, when open, when a trial call may go. */
+  inspect(id: string): CircuitSnapshot;
   forget(id: string): void;
 }
 
@@ -87,6 +100,29 @@ export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBre
       const circuit = current(id);
       if (!circuit || circuit.openUntil === 0) return "closed";
       return circuit.halfOpen ? "half-open" : "open";
+    },
+    inspect(id) {
+      const circuit = current(id);
+      if (!circuit) return { state: "closed", consecutiveFailures: 0 };
+      if (circuit.openUntil === 0)
+        return { state: "closed", consecutiveFailures: circuit.consecutiveFailures };
+      if (!circuit.halfOpen) {
+        return {
+          state: "open",
+          consecutiveFailures: circuit.consecutiveFailures,
+          retryAt: circuit.openUntil,
+        };
+      }
+      const trialInFlight =
+        circuit.trialSince !== undefined && clock.now() - circuit.trialSince < options.cooldownMs;
+      return trialInFlight
+        ? {
+            state: "half-open",
+            consecutiveFailures: circuit.consecutiveFailures,
+            trialInFlight,
+            retryAt: (circuit.trialSince as number) + options.cooldownMs,
+          }
+        : { state: "half-open", consecutiveFailures: circuit.consecutiveFailures, trialInFlight };
     },
     forget(id) {
       circuits.delete(id);

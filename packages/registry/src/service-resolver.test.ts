@@ -1,4 +1,4 @@
-import type { HealthState, ServiceTarget, ServiceType } from "@trestle/core";
+import { Code, type HealthState, type ServiceTarget, type ServiceType } from "@trestle/core";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createCircuitBreaker } from "./circuit-breaker.js";
 import { createServiceResolver, type HealthAwareResolver } from "./service-resolver.js";
@@ -155,5 +155,73 @@ describe("the health-aware resolver", () => {
     resolver.forget("a");
     expect(resolver.circuitState("a")).toBe("closed");
     expect(await picks(1)).toEqual(["none"]);
+  });
+
+  describe("explains why it found nothing", () => {
+    const explained = (name = "weather", type: ServiceType = "tool-invoker") => {
+      const error = resolver.explain(name, type);
+      expect(error?.code).toBe(Code.Unavailable);
+      return error?.rawMessage;
+    };
+
+    it("says nothing for a name no one registered, so the caller can say it is not registered", () => {
+      put("maps", "down", { serviceName: "maps" });
+      expect(resolver.explain("weather", "tool-invoker")).toBeUndefined();
+      expect(resolver.explainCodeExecution("jvm", "python")).toBeUndefined();
+    });
+
+    it("names a down instance with its last health message", async () => {
+      view.apply(
+        {
+          id: "a",
+          target: { id: "a", serviceName: "weather", host: "h", port: 1, serviceType: "tool-invoker" },
+          health: "down",
+          healthMessage: "connect ECONNREFUSED",
+          healthChangedAt: now,
+          registeredAt: now,
+          lastSeenAt: now,
+          version: ++version,
+        },
+        "local",
+      );
+      expect(await picks(1)).toEqual(["none"]);
+      expect(explained()).toBe(
+        "The capability service 'weather' is unavailable: its instance is down (connect ECONNREFUSED)",
+      );
+    });
+
+    it("counts instances by reason: down, unhealthy, never confirmed healthy", () => {
+      put("a", "down");
+      put("b", "down", { port: 9001 });
+      put("c", "unhealthy", { port: 9002 });
+      put("d", "pending", { port: 9003 }, now - 30_000);
+      expect(explained()).toBe(
+        "The capability service 'weather' is unavailable: 2 of its 4 instances are down; 1 of its 4 instances is unhealthy; 1 of its 4 instances is not confirmed healthy: no health check passed since it registered",
+      );
+    });
+
+    it("names an open circuit with its failures and when it lets a call through again", async () => {
+      const a = put("a", "healthy");
+      for (let i = 0; i < 3; i++) resolver.callEnded?.(a, true);
+      now += 2_500;
+      expect(await picks(1)).toEqual(["none"]);
+      expect(explained()).toBe(
+        "The capability service 'weather' is unavailable: its circuit is open after 3 failed calls in a row (retry after ~8 s)",
+      );
+      now += 7_500;
+      await picks(1); // the trial call
+      expect(explained()).toMatch(/its instance is on trial after failed calls, a test call is under way/);
+    });
+
+    it("explains an engine the same way", () => {
+      put("py", "down", {
+        serviceType: "code-execution-engine",
+        serviceSubType: "jvm",
+        languageName: "python",
+      });
+      expect(resolver.explainCodeExecution("jvm", "python")?.rawMessage).toBe(
+        "The code execution engine 'jvm' for 'python' is unavailable: its instance is down",
+      );
+    });
   });
 });

@@ -1,4 +1,11 @@
-import type { CallOutcomeListener, ServiceResolver, ServiceTarget, ServiceType } from "@trestle/core";
+import {
+  type CallOutcomeListener,
+  Code,
+  type ServiceResolver,
+  type ServiceTarget,
+  type ServiceType,
+  TrestleError,
+} from "@trestle/core";
 import type { CircuitBreaker, CircuitState } from "./circuit-breaker.js";
 import type { Clock } from "./clock.js";
 import type { ServiceView } from "./service-view.js";
@@ -13,6 +20,15 @@ export interface HealthAwareResolver extends ServiceResolver, CallOutcomeListene
   forget(id: string): void;
   /** Closes `id`'s circuit (the service proved it is back), keeping its in-flight count. */
   closeCircuit(id: string): void;
+  /**
+   * Why {@link ServiceResolver.resolve} finds no instance of `serviceName` for `serviceType`: `undefined` when
+   * none is registered at all (the name is unknown), else a `TrestleError` `Unavailable` naming the service and
+   * what keeps its instances out of rotation (down or unhealthy with the last health message, not yet confirmed
+   * healthy, or an open circuit with when it lets a call through again).
+   */
+  explain(serviceName: string, serviceType: ServiceType): TrestleError | undefined;
+  /** The same as {@link explain}, for {@link ServiceResolver.resolveCodeExecution}. */
+  explainCodeExecution(engineType: string, language: string): TrestleError | undefined;
 }
 
 /** Options for {@link createServiceResolver}. */
@@ -31,6 +47,77 @@ const SERVED_BY: Record<ServiceType, readonly ServiceType[]> = {
   "multi-capability": ["multi-capability"],
   "code-execution-engine": ["code-execution-engine"],
 };
+
+/** Why one instance is out of rotation. */
+type Exclusion =
+  | { kind: "down" | "unhealthy"; message?: string }
+  | { kind: "unconfirmed" }
+  | { kind: "circuit-open"; failures: number; retryAt: number }
+  | { kind: "trial-in-flight"; retryAt?: number }
+  | { kind: "available" };
+
+const MAX_HEALTH_MESSAGE = 200;
+
+function clip(text: string): string {
+  return text.length > MAX_HEALTH_MESSAGE ? `${text.slice(0, MAX_HEALTH_MESSAGE)}…` : text;
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return n === 1 ? one : many;
+}
+
+/** "its instance", "its 3 instances", "2 of its 3 instances", with the verb that agrees with it. */
+function instances(count: number, total: number): { noun: string; verb: string } {
+  if (total === 1) return { noun: "its instance", verb: "is" };
+  const verb = plural(count, "is", "are");
+  return count === total
+    ? { noun: `its ${total} instances`, verb }
+    : { noun: `${count} of its ${total} instances`, verb };
+}
+
+function retryIn(retryAt: number, now: number): string {
+  return `retry after ~${Math.max(1, Math.ceil((retryAt - now) / 1000))} s`;
+}
+
+/** One sentence naming the subject and every reason its instances are out of rotation. */
+function describeExclusions(subject: string, exclusions: readonly Exclusion[], now: number): string {
+  const total = exclusions.length;
+  const of = <K extends Exclusion["kind"]>(kind: K) =>
+    exclusions.filter((e): e is Extract<Exclusion, { kind: K }> => e.kind === kind);
+  const reasons: string[] = [];
+  for (const kind of ["down", "unhealthy"] as const) {
+    const found = of(kind);
+    if (found.length === 0) continue;
+    const message = found.find((e) => e.message)?.message;
+    const { noun, verb } = instances(found.length, total);
+    reasons.push(`${noun} ${verb} ${kind}${message ? ` (${clip(message)})` : ""}`);
+  }
+  const unconfirmed = of("unconfirmed");
+  if (unconfirmed.length > 0) {
+    const { noun, verb } = instances(unconfirmed.length, total);
+    reasons.push(`${noun} ${verb} not confirmed healthy: no health check passed since it registered`);
+  }
+  const open = of("circuit-open");
+  if (open.length > 0) {
+    const soonest = Math.min(...open.map((e) => e.retryAt));
+    const failures = Math.max(...open.map((e) => e.failures));
+    const circuits =
+      total === 1 ? "its circuit is" : `the circuits of ${instances(open.length, total).noun} are`;
+    reasons.push(
+      `${circuits} open after ${failures} failed ${plural(failures, "call")} in a row (${retryIn(soonest, now)})`,
+    );
+  }
+  const trials = of("trial-in-flight");
+  if (trials.length > 0) {
+    const at = trials.find((e) => e.retryAt !== undefined)?.retryAt;
+    const { noun, verb } = instances(trials.length, total);
+    reasons.push(
+      `${noun} ${verb} on trial after failed calls, a test call is under way${at === undefined ? "" : ` (${retryIn(at, now)})`}`,
+    );
+  }
+  if (reasons.length === 0) reasons.push("no instance was free at the moment; try again");
+  return `${subject} is unavailable: ${reasons.join("; ")}`;
+}
 
 /**
  * Creates the health-aware {@link ServiceResolver}. Among all services that match (contract §5), it prefers
@@ -84,16 +171,63 @@ export function createServiceResolver(options: ServiceResolverOptions): HealthAw
     return view.get(id)?.target;
   }
 
+  function exclusionOf(id: string, now: number): Exclusion | undefined {
+    const service = view.get(id);
+    if (!service) return undefined;
+    if (service.health === "down" || service.health === "unhealthy") {
+      return service.healthMessage === undefined
+        ? { kind: service.health }
+        : { kind: service.health, message: service.healthMessage };
+    }
+    const circuit = circuits.inspect(id);
+    if (circuit.state === "open" && circuit.retryAt !== undefined) {
+      return { kind: "circuit-open", failures: circuit.consecutiveFailures, retryAt: circuit.retryAt };
+    }
+    if (circuit.state === "half-open" && circuit.trialInFlight) {
+      return circuit.retryAt === undefined
+        ? { kind: "trial-in-flight" }
+        : { kind: "trial-in-flight", retryAt: circuit.retryAt };
+    }
+    if (service.health === "pending" && now - service.healthChangedAt >= options.registrationGraceMs) {
+      return { kind: "unconfirmed" };
+    }
+    return { kind: "available" };
+  }
+
+  function explainFor(
+    subject: string,
+    candidateSets: readonly (ReadonlySet<string> | undefined)[],
+  ): TrestleError | undefined {
+    const now = clock.now();
+    const exclusions: Exclusion[] = [];
+    for (const ids of candidateSets) {
+      if (!ids) continue;
+      for (const id of ids) {
+        const exclusion = exclusionOf(id, now);
+        if (exclusion) exclusions.push(exclusion);
+      }
+    }
+    if (exclusions.length === 0) return undefined;
+    return new TrestleError(describeExclusions(subject, exclusions, now), Code.Unavailable);
+  }
+
+  const servedSets = (serviceName: string, serviceType: ServiceType) =>
+    (SERVED_BY[serviceType] ?? []).map((type) => view.idsFor(type, serviceName));
+
   return {
     async resolve(serviceName, serviceType) {
-      const served = SERVED_BY[serviceType] ?? [];
-      return choose(
-        `${serviceType}\u0000${serviceName}`,
-        served.map((type) => view.idsFor(type, serviceName)),
-      );
+      return choose(`${serviceType}\u0000${serviceName}`, servedSets(serviceName, serviceType));
     },
     async resolveCodeExecution(engineType, language) {
       return choose(`engine\u0000${engineType.toLowerCase()}\u0000${language.toLowerCase()}`, [
+        view.idsForEngine(engineType, language),
+      ]);
+    },
+    explain(serviceName, serviceType) {
+      return explainFor(`The capability service '${serviceName}'`, servedSets(serviceName, serviceType));
+    },
+    explainCodeExecution(engineType, language) {
+      return explainFor(`The code execution engine '${engineType}' for '${language}'`, [
         view.idsForEngine(engineType, language),
       ]);
     },

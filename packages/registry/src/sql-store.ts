@@ -1,7 +1,12 @@
 import { Code, type HealthState, type ServiceTarget, TrestleError } from "@trestle/core";
 import { DEFAULT_NAMESPACE, describeNamespace } from "./namespace-name.js";
 import type { SqlClient, SqlExecutor } from "./sql-client.js";
-import { databaseErrorOf, FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION } from "./sql-errors.js";
+import {
+  connectionFailureOf,
+  databaseErrorOf,
+  FOREIGN_KEY_VIOLATION,
+  UNIQUE_VIOLATION,
+} from "./sql-errors.js";
 import type {
   EntryKind,
   HealthRecord,
@@ -99,7 +104,12 @@ function toService(row: ServiceRow): RegisteredService {
   return service;
 }
 
-const KEY_LABEL: Record<EntryKind, string> = { tool: "named", resource: "at location", prompt: "named" };
+const KEY_LABEL: Record<EntryKind, string> = {
+  tool: "named",
+  resource: "at location",
+  prompt: "named",
+  forward: "named",
+};
 
 function entryWriteError(
   error: unknown,
@@ -160,6 +170,55 @@ async function appendHealthHistory(tx: SqlExecutor, service: RegisteredService):
   );
 }
 
+/** Store methods that only read; every other one writes (or, like `subscribe`, starts listening). */
+const READ_METHODS = new Set([
+  "loadSnapshot",
+  "fetchEntries",
+  "fetchNamespaces",
+  "fetchServices",
+  "listServices",
+  "healthHistory",
+]);
+
+/**
+ * The store with every connection-level failure (database down, connection lost or refused, server shutting
+ * down) turned into a `TrestleError` `Unavailable` whose message names the store and says that nothing was
+ * saved, instead of the driver's text (which names hosts and ports and means nothing to an API client). Other
+ * errors pass unchanged; the driver's error stays as the `cause`, for logs.
+ */
+function withConnectionErrors(store: Store): Store {
+  const database = store.backend === "postgres" ? "PostgreSQL" : "embedded PGlite";
+  const guarded: Record<string, unknown> = { ...store };
+  for (const [name, value] of Object.entries(store)) {
+    if (typeof value !== "function" || name === "close") continue;
+    const method = value as (...args: unknown[]) => unknown;
+    const mapped = (error: unknown): unknown => {
+      const failure = connectionFailureOf(error);
+      if (failure === undefined) return error;
+      const outcome = READ_METHODS.has(name) ? "nothing could be read" : "the change was not saved";
+      return new TrestleError(
+        `The catalog store (${database}) is unavailable (${failure}); ${outcome}. Try again once the database is reachable`,
+        Code.Unavailable,
+        { cause: error },
+      );
+    };
+    guarded[name] = (...args: unknown[]) => {
+      let result: unknown;
+      try {
+        result = method.apply(store, args);
+      } catch (error) {
+        throw mapped(error);
+      }
+      return result instanceof Promise
+        ? result.catch((error: unknown) => {
+            throw mapped(error);
+          })
+        : result;
+    };
+  }
+  return guarded as unknown as Store;
+}
+
 /**
  * Creates the {@link Store} on a {@link SqlClient}, whose schema {@link applyMigrations} has brought up to
  * date. The SQL is the same for PGlite and PostgreSQL.
@@ -188,7 +247,7 @@ export function createSqlStore(client: SqlClient): Store {
     return service;
   }
 
-  return {
+  return withConnectionErrors({
     backend: client.backend,
 
     loadSnapshot() {
@@ -597,5 +656,5 @@ export function createSqlStore(client: SqlClient): Store {
     close() {
       return client.close();
     },
-  };
+  });
 }

@@ -3,6 +3,16 @@ import { Code, TrestleError } from "@trestle/core";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 
+const rateLimitSchema = z.strictObject({
+  requestsPerSecond: z.number().positive().describe("Requests per second, on average"),
+  burst: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("Requests that may come at once after a quiet spell (default: requestsPerSecond, at least 1)"),
+});
+
 const tokenSchema = z.strictObject({
   name: z.string().min(1).describe("A name for logs (never the token)"),
   token: z.string().min(16, "a token must have at least 16 characters").describe("The bearer token"),
@@ -11,22 +21,55 @@ const tokenSchema = z.strictObject({
     .min(1)
     .describe("What it allows: mcp, admin, register"),
   namespaces: z.array(z.string()).optional().describe("Namespaces it may use over MCP (all when absent)"),
+  rateLimit: rateLimitSchema
+    .optional()
+    .describe("Requests this token may make (token bucket); the top-level rateLimit when absent"),
 });
 
-const serviceSchema = z.strictObject({
-  protocol: z
-    .string()
-    .optional()
-    .describe("Transport for this service: grpc, connect (overrides the registration)"),
-  dialect: z.enum(["v1", "legacy"]).optional().describe("gRPC wire dialect: v1 or legacy (Wanaku <= 0.0.9)"),
-  unaryTimeoutMs: z.number().int().positive().optional().describe("Deadline of unary calls to this service"),
-  streamTimeoutMs: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe("Deadline of code execution streams on this service"),
-});
+const serviceSchema = z
+  .strictObject({
+    protocol: z
+      .string()
+      .optional()
+      .describe("Transport for this service: grpc, connect (overrides the registration)"),
+    dialect: z
+      .enum(["v1", "legacy"])
+      .optional()
+      .describe("gRPC wire dialect: v1 or legacy (Wanaku <= 0.0.9)"),
+    unaryTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("Deadline of unary calls to this service"),
+    streamTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("Deadline of code execution streams on this service"),
+    maxConcurrentCalls: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("Calls to this service (all its instances) that may run at once (default: no limit)"),
+    maxQueuedCalls: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(
+        "Calls that may wait for a free slot beyond maxConcurrentCalls (default 100); more fail at once",
+      ),
+  })
+  .refine((service) => service.maxQueuedCalls === undefined || service.maxConcurrentCalls !== undefined, {
+    message: "maxQueuedCalls needs maxConcurrentCalls",
+    path: ["maxQueuedCalls"],
+  });
+
+/** Calls that may wait for a service's free slot when its `maxConcurrentCalls` is set without `maxQueuedCalls`. */
+export const DEFAULT_MAX_QUEUED_CALLS = 100;
 
 /**
  * The router's configuration: every key, with its default and meaning. The same schema validates a config file,
@@ -70,7 +113,15 @@ export const routerConfigSchema = z.object({
     .array(z.string())
     .default([])
     .describe("Browser origins allowed (CORS and Origin checks)"),
-  tokens: z.array(tokenSchema).default([]).describe("Bearer tokens; a scope with no token is open"),
+  tokens: z
+    .array(tokenSchema)
+    .default([])
+    .describe("Bearer tokens (name, token, scopes, namespaces, rateLimit); a scope with no token is open"),
+  rateLimit: rateLimitSchema
+    .optional()
+    .describe(
+      "Requests per token without its own rateLimit, and per client address without a token ({requestsPerSecond, burst}; default: none)",
+    ),
   forwardHeaders: z
     .array(z.string().transform((h) => h.toLowerCase()))
     .default([])
@@ -95,6 +146,18 @@ export const routerConfigSchema = z.object({
     .positive()
     .default(90_000)
     .describe("A service silent this long is marked down"),
+  circuitFailureThreshold: z
+    .number()
+    .int()
+    .positive()
+    .default(3)
+    .describe("Failed calls in a row (unreachable, deadline) that take a service instance out of rotation"),
+  circuitOpenMs: z
+    .number()
+    .int()
+    .positive()
+    .default(30_000)
+    .describe("How long an instance stays out of rotation after that, before a trial call"),
   unaryTimeoutMs: z
     .number()
     .int()
@@ -110,7 +173,9 @@ export const routerConfigSchema = z.object({
   services: z
     .record(z.string(), serviceSchema)
     .default({})
-    .describe("Per-service overrides, by service name"),
+    .describe(
+      "Per-service settings by service name: protocol, dialect, unaryTimeoutMs, streamTimeoutMs, maxConcurrentCalls, maxQueuedCalls",
+    ),
   tlsCaFile: z.string().optional().describe("CA certificate (PEM) trusted for TLS to capabilities"),
   tlsCertFile: z.string().optional().describe("Client certificate (PEM) for mutual TLS to capabilities"),
   tlsKeyFile: z.string().optional().describe("Client key (PEM) for mutual TLS to capabilities"),
@@ -152,12 +217,15 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   allowedHosts: { env: "TRESTLE_ALLOWED_HOSTS", flag: "--allowed-host" },
   allowedOrigins: { env: "TRESTLE_ALLOWED_ORIGINS", flag: "--allowed-origin" },
   tokens: { env: "TRESTLE_TOKENS" },
+  rateLimit: { env: "TRESTLE_RATE_LIMIT" },
   forwardHeaders: { env: "TRESTLE_FORWARD_HEADERS", flag: "--forward-header" },
   codeExecutionToolName: { env: "TRESTLE_CODE_EXECUTION_TOOL" },
   pageSize: { env: "TRESTLE_PAGE_SIZE" },
   probeIntervalMs: { env: "TRESTLE_PROBE_INTERVAL_MS" },
   registrationGraceMs: { env: "TRESTLE_REGISTRATION_GRACE_MS" },
   heartbeatTimeoutMs: { env: "TRESTLE_HEARTBEAT_TIMEOUT_MS" },
+  circuitFailureThreshold: { env: "TRESTLE_CIRCUIT_FAILURE_THRESHOLD" },
+  circuitOpenMs: { env: "TRESTLE_CIRCUIT_OPEN_MS" },
   unaryTimeoutMs: { env: "TRESTLE_UNARY_TIMEOUT_MS" },
   streamTimeoutMs: { env: "TRESTLE_STREAM_TIMEOUT_MS" },
   services: { env: "TRESTLE_SERVICES" },
@@ -202,6 +270,7 @@ function fromText(key: string, text: string, where: string): unknown {
         .map((s) => s.trim())
         .filter(Boolean);
     case "record":
+    case "object":
       return parseJson(text, where);
     default:
       return text;

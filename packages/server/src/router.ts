@@ -2,11 +2,13 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
+  type ConcurrencyLimit,
   createCodeExecutionBridge,
   createEventHub,
   createInvokerBridge,
   createResourceBridge,
   type EventHub,
+  limitConcurrency,
 } from "@trestle/bridge";
 import {
   type BridgeTransport,
@@ -17,16 +19,21 @@ import {
 import { createRegistry, openStore, type Registry } from "@trestle/registry";
 import { createConnectTransport } from "@trestle/transport-connect";
 import { createGrpcTransport } from "@trestle/transport-grpc";
+import { createMcpTransport, mcpProtocolCodec } from "@trestle/transport-mcp";
 import { type Logger, pino } from "pino";
-import type { RouterConfig } from "./config.js";
+import { DEFAULT_MAX_QUEUED_CALLS, type RouterConfig } from "./config.js";
+import { MCP_PROTOCOL } from "./forwards/forward-identity.js";
+import { createForwardManager, type ForwardManager } from "./forwards/forward-manager.js";
 import { createHttpApp } from "./http/http-app.js";
 import { createJsonApi } from "./http/json-api.js";
 import { buildOpenApiDocument } from "./http/openapi.js";
+import { createRateLimiter } from "./http/rate-limit.js";
 import { createOriginGuard, createTokenAuthenticator } from "./http/security.js";
 import { registerCatalogRoutes } from "./management/catalog-routes.js";
 import { registerCodeExecutionRoutes } from "./management/code-execution-routes.js";
 import { registerDiscoveryRoutes } from "./management/discovery-routes.js";
 import { registerEventRoutes } from "./management/event-routes.js";
+import { registerForwardRoutes } from "./management/forward-routes.js";
 import type { EngineLanguage } from "./mcp/catalog-view.js";
 import { createMcpEndpoint, type ListKind, type McpEndpoint } from "./mcp/mcp-endpoint.js";
 import type { McpBackend } from "./mcp/namespace-server.js";
@@ -40,6 +47,8 @@ export interface Router {
   readonly registry: Registry;
   readonly events: EventHub;
   readonly mcp: McpEndpoint;
+  /** Forwarded MCP servers. */
+  readonly forwards: ForwardManager;
   /** The MCP backend, for serving MCP over stdio. */
   readonly backend: McpBackend;
   readonly logger: Logger;
@@ -59,10 +68,11 @@ export interface RouterOverrides {
   noHttp?: boolean;
 }
 
-const LIST_KIND = { tool: "tools", resource: "resources", prompt: "prompts" } as const satisfies Record<
-  string,
-  ListKind
->;
+const LIST_KIND: Partial<Record<string, ListKind>> = {
+  tool: "tools",
+  resource: "resources",
+  prompt: "prompts",
+};
 
 function readPem(path: string | undefined): Buffer | undefined {
   return path ? readFileSync(path) : undefined;
@@ -106,8 +116,22 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       timeouts,
       ...(useTls ? { tls } : {}),
     }),
+    // Forwards: existing MCP servers, found by the forward manager (set below, once the catalog is open).
+    [MCP_PROTOCOL]: createMcpTransport({
+      upstreamFor: (target) => forwards?.upstreamFor(target),
+      unaryTimeoutMs: config.unaryTimeoutMs,
+      timeouts,
+      clientInfo: { name: "trestle", version: SERVER_VERSION },
+      // An upstream's messages are not tied to a call; their data may quote anything, so only their level shows.
+      onLog: ({ target, upstream, message }) =>
+        logger.debug(
+          { service: target.serviceName, upstream, level: message.level },
+          "forwarded server logged",
+        ),
+    }),
     ...overrides.transports,
   };
+  let forwards: ForwardManager | undefined;
   const byServiceName: Record<string, BridgeTransport> = {};
   for (const [name, service] of Object.entries(config.services)) {
     if (!service.protocol) continue;
@@ -115,7 +139,21 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     if (!transport) throw new Error(`services.${name}.protocol: no transport named '${service.protocol}'`);
     byServiceName[name] = transport;
   }
-  const transports: TransportSelector = createTransportSelector({ byProtocol, byServiceName });
+  // Per-service concurrency limits hold calls before they reach a transport; health probes pass through.
+  const limits = new Map<string, ConcurrencyLimit>();
+  for (const [name, service] of Object.entries(config.services)) {
+    if (service.maxConcurrentCalls === undefined) continue;
+    limits.set(name, {
+      maxConcurrentCalls: service.maxConcurrentCalls,
+      maxQueuedCalls: service.maxQueuedCalls ?? DEFAULT_MAX_QUEUED_CALLS,
+      unaryTimeoutMs: service.unaryTimeoutMs ?? config.unaryTimeoutMs,
+      streamTimeoutMs: service.streamTimeoutMs ?? config.streamTimeoutMs,
+    });
+  }
+  const transports: TransportSelector = limitConcurrency(
+    createTransportSelector({ byProtocol, byServiceName }),
+    (target) => limits.get(target.serviceName),
+  );
 
   const store = await openStore({
     ...(config.databaseUrl
@@ -130,12 +168,30 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     probeIntervalMs: config.probeIntervalMs,
     registrationGraceMs: config.registrationGraceMs,
     heartbeatTimeoutMs: config.heartbeatTimeoutMs,
+    failureThreshold: config.circuitFailureThreshold,
+    circuitCooldownMs: config.circuitOpenMs,
     logger: logger.child({ component: "registry" }),
   });
   await registry.start();
 
+  const forwardManager = createForwardManager({
+    catalog: registry.catalog,
+    logger: logger.child({ component: "forwards" }),
+    handshakeTimeoutMs: 10_000,
+    catalogTimeoutMs: 30_000,
+    onReleased: (target) => byProtocol[MCP_PROTOCOL]?.release?.(target),
+  });
+  forwards = forwardManager;
+  forwardManager.start();
+
   const events = createEventHub({ historySize: config.eventHistorySize });
-  const bridgeDeps = { resolver: registry.resolver, transports, events, outcomes: registry.resolver };
+  const bridgeDeps = {
+    resolver: forwardManager.resolver(registry.resolver),
+    transports,
+    events,
+    outcomes: registry.resolver,
+    codecs: { [MCP_PROTOCOL]: mcpProtocolCodec },
+  };
   const invoker = createInvokerBridge(bridgeDeps);
   const resources = createResourceBridge(bridgeDeps);
   const codeExecution = createCodeExecutionBridge(bridgeDeps);
@@ -174,6 +230,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     codeExecution,
     engines: () => engines,
     canServeResources: () => canServeResources,
+    forwards: forwardManager,
   };
   const mcp = createMcpEndpoint(backend, {
     stateless: config.stateless,
@@ -196,7 +253,8 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       if (change.op === "removed") mcp.dropNamespace(change.namespace);
       return;
     }
-    mcp.listChanged(change.namespace, LIST_KIND[change.kind]);
+    const list = LIST_KIND[change.kind];
+    if (list) mcp.listChanged(change.namespace, list);
   });
   const unsubscribeServices = registry.services.onEvent(() => {
     if (refreshServices()) mcp.listChanged(undefined, "tools");
@@ -207,6 +265,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   registerDiscoveryRoutes(api, { registry });
   registerCatalogRoutes(api, { registry, invoker, resources });
   registerEventRoutes(api, { events, registry });
+  registerForwardRoutes(api, { forwards: forwardManager });
   const codeExecutionRoutes = registerCodeExecutionRoutes(api, { bridge: codeExecution });
   api.route("GET", "/api/openapi.json", () => ({
     data: buildOpenApiDocument(api.routes(), { title: "Trestle management API", version: SERVER_VERSION }),
@@ -219,6 +278,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       allowedOrigins: config.allowedOrigins,
     }),
     auth: createTokenAuthenticator(config.tokens),
+    limiter: createRateLimiter({ defaultLimit: config.rateLimit }),
     api,
     mcp: (req, res, namespace) => mcp.handle(req, res, namespace),
     hasNamespace: (name) => registry.catalog.getNamespace(name) !== undefined,
@@ -251,6 +311,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     registry,
     events,
     mcp,
+    forwards: forwardManager,
     backend,
     logger,
     close() {
@@ -265,6 +326,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
         unsubscribeEvents.unsubscribe();
         await mcp.close();
         http?.closeAllConnections();
+        await forwardManager.close();
         await transports.close();
         await registry.close();
         logger.info("router stopped");

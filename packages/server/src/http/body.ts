@@ -3,40 +3,66 @@ import type { IncomingMessage } from "node:http";
 /** A request body read with a size limit. */
 export interface ReadBody {
   text: string;
-  /** True when the body was larger than the limit; `text` is then empty and the rest was not read. */
+  /** True when the body was larger than the limit; `text` is then empty. Answer 413 with `Connection: close`. */
   tooLarge: boolean;
 }
 
+/** The most an oversized body is read (and discarded) before its 413, as a multiple of the limit. */
+const DRAIN_FACTOR = 4;
+/** … but never less than this many bytes. */
+const MIN_DRAIN_BYTES = 8 * 1024 * 1024;
+
 /**
- * Reads a request body as UTF-8, up to `maxBytes`. A body over the limit is not buffered: reading stops and
- * `tooLarge` is set (answer 413 and close the connection).
+ * How many bytes of an oversized body are read and thrown away so that the client, which is still sending, is
+ * not cut off before it can read the 413: the larger of 4× the limit and 8 MiB.
+ */
+export function drainLimitFor(maxBytes: number): number {
+  return Math.max(DRAIN_FACTOR * maxBytes, MIN_DRAIN_BYTES);
+}
+
+/**
+ * Reads a request body as UTF-8, up to `maxBytes`. A body over the limit is not buffered: the rest of it is read
+ * and discarded until it ends, and only then does the promise resolve with `tooLarge`, so that the 413 the caller
+ * writes reaches a client that sends its whole body before it reads (most do). Closing the connection while the
+ * client still sends would reset it, and the client would see EPIPE or ECONNRESET instead of the answer. Past
+ * {@link drainLimitFor} bytes (or a declared length beyond it) reading stops at once: the caller's answer then
+ * closes the connection on the rest.
  */
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<ReadBody> {
+  const drainLimit = drainLimitFor(maxBytes);
   const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    req.resume();
+  if (Number.isFinite(declared) && declared > drainLimit) {
+    req.pause();
     return Promise.resolve({ text: "", tooLarge: true });
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let tooLarge = Number.isFinite(declared) && declared > maxBytes;
     let done = false;
+    const finish = (result: ReadBody) => {
+      if (done) return;
+      done = true;
+      resolve(result);
+    };
     req.on("data", (chunk: Buffer) => {
       if (done) return;
       size += chunk.length;
-      if (size > maxBytes) {
-        done = true;
-        chunks.length = 0;
+      if (size > drainLimit) {
         req.pause();
-        resolve({ text: "", tooLarge: true });
+        finish({ text: "", tooLarge: true });
         return;
       }
-      chunks.push(chunk);
+      if (size > maxBytes) tooLarge = true;
+      if (tooLarge) chunks.length = 0;
+      else chunks.push(chunk);
     });
     req.on("end", () => {
-      if (done) return;
-      done = true;
-      resolve({
+      if (tooLarge) {
+        finish({ text: "", tooLarge: true });
+        return;
+      }
+      finish({
         text:
           chunks.length === 1
             ? (chunks[0] as Buffer).toString("utf8")
@@ -44,7 +70,15 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<ReadBo
         tooLarge: false,
       });
     });
+    // A client that gives up while its oversized body is drained still gets (or not) its 413: nothing failed here.
+    req.on("close", () => {
+      if (tooLarge) finish({ text: "", tooLarge: true });
+    });
     req.on("error", (error) => {
+      if (tooLarge) {
+        finish({ text: "", tooLarge: true });
+        return;
+      }
       if (done) return;
       done = true;
       reject(error);

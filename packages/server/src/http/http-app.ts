@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonApi } from "./json-api.js";
 import { sendData, sendError } from "./json-api.js";
+import type { RateLimiter } from "./rate-limit.js";
 import type { OriginGuard, TokenAuthenticator } from "./security.js";
 
 /** A namespace name as it may appear in a path: a DNS label. Anything else is not a namespace. */
@@ -10,6 +11,8 @@ const NAMESPACE_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 export interface HttpAppDependencies {
   guard: OriginGuard;
   auth: TokenAuthenticator;
+  /** Counts requests per token (and per address without one); none are limited without it. */
+  limiter?: RateLimiter;
   api: JsonApi;
   /** Serves an MCP request for a namespace ("" = default). */
   mcp(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void>;
@@ -112,6 +115,11 @@ export function createHttpApp(deps: HttpAppDependencies) {
           );
           return;
         }
+        const rate = deps.limiter?.admit(req, outcome.principal);
+        if (rate && !rate.ok) {
+          sendError(res, 429, rate.message, { "retry-after": String(rate.retryAfterSeconds) });
+          return;
+        }
         if (!(await deps.api.handle(req, res, url)))
           sendError(res, 404, `No management endpoint at ${req.method ?? ""} ${path}`);
         return;
@@ -137,6 +145,11 @@ export function createHttpApp(deps: HttpAppDependencies) {
         mcpError(res, outcome.status, outcome.message, {
           "www-authenticate": `Bearer realm="trestle"${outcome.status === 401 ? ', error="invalid_token"' : ', error="insufficient_scope"'}`,
         });
+        return;
+      }
+      const rate = deps.limiter?.admit(req, outcome.principal);
+      if (rate && !rate.ok) {
+        mcpError(res, 429, rate.message, { "retry-after": String(rate.retryAfterSeconds) });
         return;
       }
       if (!deps.ready()) {

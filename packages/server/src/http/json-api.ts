@@ -26,6 +26,7 @@ export function httpStatusFor(code: Code): number {
     case Code.NotFound:
       return 404;
     case Code.Unavailable:
+      return 503;
     case Code.DeadlineExceeded:
       return 502;
     case Code.Unauthenticated:
@@ -42,6 +43,16 @@ export function httpStatusFor(code: Code): number {
     default:
       return 500;
   }
+}
+
+/**
+ * Seconds a client should wait before it tries again after an error of `code` (`Retry-After`): a store or
+ * service that is unavailable is given a few seconds to come back, a limit a second to free up.
+ */
+export function retryAfterFor(code: Code): number | undefined {
+  if (code === Code.Unavailable) return 5;
+  if (code === Code.ResourceExhausted) return 1;
+  return undefined;
 }
 
 /** Writes `{error: null, data}`. */
@@ -186,7 +197,14 @@ export function createJsonApi(options: { maxBodyBytes: number }) {
             return true;
           }
           const e = error instanceof TrestleError ? error : TrestleError.from(error, Code.Internal);
-          if (!res.headersSent) sendError(res, httpStatusFor(e.code), e.rawMessage);
+          const retryAfter = retryAfterFor(e.code);
+          if (!res.headersSent)
+            sendError(
+              res,
+              httpStatusFor(e.code),
+              e.rawMessage,
+              retryAfter === undefined ? {} : { "retry-after": String(retryAfter) },
+            );
           else res.end();
         }
         return true;

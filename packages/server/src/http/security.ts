@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import type { RateLimit } from "./rate-limit.js";
 
 /** What a token allows. */
 export type TokenScope = "mcp" | "admin" | "register";
@@ -12,13 +13,16 @@ export interface AccessToken {
   scopes: readonly TokenScope[];
   /** Namespaces this token may use over MCP; all when absent. */
   namespaces?: readonly string[];
+  /** Requests this token may make; the router's default when absent. */
+  rateLimit?: RateLimit | undefined;
 }
 
-/** Who made a request, after token checks. */
+/** Who made a request, after token checks: one object per configured token, the same for each of its requests. */
 export interface Principal {
   name: string;
   scopes: readonly TokenScope[];
   namespaces?: readonly string[];
+  rateLimit?: RateLimit;
 }
 
 /** The outcome of checking a request's bearer token. */
@@ -33,7 +37,15 @@ const digest = (text: string) => createHash("sha256").update(text).digest();
  * length nor the content leaks through timing). With no token configured for a scope, that scope is open.
  */
 export function createTokenAuthenticator(tokens: readonly AccessToken[]) {
-  const entries = tokens.map((t) => ({ ...t, hash: digest(t.token) }));
+  const entries = tokens.map((t) => {
+    const principal: Principal = Object.freeze({
+      name: t.name,
+      scopes: t.scopes,
+      ...(t.namespaces ? { namespaces: t.namespaces } : {}),
+      ...(t.rateLimit ? { rateLimit: t.rateLimit } : {}),
+    });
+    return { scopes: t.scopes, hash: digest(t.token), principal };
+  });
 
   function identify(req: IncomingMessage): Principal | undefined | null {
     const header = req.headers.authorization;
@@ -43,12 +55,7 @@ export function createTokenAuthenticator(tokens: readonly AccessToken[]) {
     const given = digest(match[1] as string);
     let found: (typeof entries)[number] | undefined;
     for (const entry of entries) if (timingSafeEqual(entry.hash, given)) found = entry;
-    if (!found) return null;
-    return {
-      name: found.name,
-      scopes: found.scopes,
-      ...(found.namespaces ? { namespaces: found.namespaces } : {}),
-    };
+    return found ? found.principal : null;
   }
 
   return {

@@ -1,0 +1,104 @@
+import { createServer, type Server } from "node:http";
+import { type AddressInfo, connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readBody } from "../src/http/body.js";
+import { createJsonApi } from "../src/http/json-api.js";
+
+const LIMIT = 64 * 1024;
+
+/**
+ * A server that reads bodies as the router does: the management API through `createJsonApi`, and a
+ * `/raw` endpoint that answers an oversized body the way the MCP endpoint does (413, `Connection: close`).
+ */
+describe("an oversized body", () => {
+  let server: Server;
+  let url: string;
+
+  beforeAll(async () => {
+    const api = createJsonApi({ maxBodyBytes: LIMIT });
+    api.route("POST", "/api/echo", async ({ json }) => ({ data: await json() }));
+    server = createServer((req, res) => {
+      if (req.url === "/raw") {
+        void readBody(req, LIMIT).then((body) => {
+          const text = JSON.stringify({ tooLarge: body.tooLarge, length: body.text.length });
+          res.writeHead(body.tooLarge ? 413 : 200, {
+            "content-type": "application/json",
+            "content-length": Buffer.byteLength(text),
+            ...(body.tooLarge ? { connection: "close" } : {}),
+          });
+          res.end(text);
+        });
+        return;
+      }
+      void api.handle(req, res, new URL(req.url ?? "/", "http://x"));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  /**
+   * Sends a body of 3× the limit the way a client on a slow link does (a pause after the limit is crossed, then
+   * the rest), and reads the answer only once it sent everything, as most HTTP clients do. A server that closes
+   * while the client still sends makes the client's next write fail with EPIPE or ECONNRESET: such a client never
+   * reads the 413.
+   */
+  function send(path: string, chunked: boolean): Promise<string> {
+    const body = Buffer.from(JSON.stringify({ pad: "x".repeat(LIMIT * 3) }));
+    const head = [
+      `POST ${path} HTTP/1.1`,
+      `Host: ${new URL(url).host}`,
+      "Content-Type: application/json",
+      chunked ? "Transfer-Encoding: chunked" : `Content-Length: ${body.length}`,
+      "",
+      "",
+    ].join("\r\n");
+    const framed = (part: Buffer) =>
+      chunked
+        ? Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from("\r\n")])
+        : part;
+    const split = LIMIT + 4096;
+    return new Promise((resolve) => {
+      let answer = "";
+      // Half-open, as a client that keeps sending after the server's FIN (Node's default would give up on FIN).
+      const socket = connect(
+        { port: Number(new URL(url).port), host: "127.0.0.1", allowHalfOpen: true },
+        () => {
+          socket.write(head);
+          socket.write(framed(body.subarray(0, split)));
+          setTimeout(() => {
+            socket.write(framed(body.subarray(split)));
+            socket.end(chunked ? "0\r\n\r\n" : "");
+          }, 25);
+        },
+      );
+      socket.on("data", (chunk: Buffer) => {
+        answer += chunk.toString("latin1");
+      });
+      socket.on("error", (error: NodeJS.ErrnoException) => resolve(`error ${error.code}`));
+      socket.on("close", () => resolve(answer.split("\r\n")[0] ?? ""));
+    });
+  }
+
+  it("is always answered 413 to a client that sends all of it before it reads, with or without Content-Length, 20 times over", async () => {
+    const answers: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      answers.push(await send("/raw", false), await send("/raw", true));
+      answers.push(await send("/api/echo", false), await send("/api/echo", true));
+    }
+    expect(answers.filter((a) => !a.startsWith("HTTP/1.1 413"))).toEqual([]);
+  });
+
+  it("is still served up to the limit", async () => {
+    const response = await fetch(`${url}/api/echo`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ pad: "x".repeat(LIMIT - 20) }),
+    });
+    expect(response.status).toBe(200);
+  });
+});
