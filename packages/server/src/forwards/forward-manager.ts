@@ -115,6 +115,7 @@ export interface ForwardManager {
 }
 
 const FIRST_RETRY_MS = 1_000;
+const MAX_IMPORT_ATTEMPTS = 5;
 const MAX_RETRY_MS = 60_000;
 
 interface LiveForward {
@@ -228,12 +229,31 @@ export function createForwardManager(options: ForwardManagerOptions): ForwardMan
     return result;
   }
 
+  /**
+   * Imports in the background. Another replica importing the same upstream at the same moment makes a write
+   * collide (`AlreadyExists`, `Aborted`, `NotFound`): the view catches up and the import runs again, finding less
+   * or nothing to write.
+   */
+  async function importNow(entry: LiveForward, upstream: UpstreamCatalog): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await serial(entry, () => importCatalog(entry, upstream));
+        return;
+      } catch (error) {
+        const failure = TrestleError.from(error);
+        const raced = [Code.AlreadyExists, Code.Aborted, Code.NotFound].includes(failure.code);
+        if (!raced || attempt >= MAX_IMPORT_ATTEMPTS || entry.stopped) {
+          entry.status = { ...entry.status, error: `Importing failed: ${failure.rawMessage}` };
+          logger.warn({ ...logContext(entry), err: failure.rawMessage }, "forward import failed");
+          throw failure;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
+    }
+  }
+
   function reimport(entry: LiveForward, upstream: UpstreamCatalog): void {
-    void serial(entry, () => importCatalog(entry, upstream)).catch((error: unknown) => {
-      const failure = TrestleError.from(error);
-      entry.status = { ...entry.status, error: `Importing failed: ${failure.rawMessage}` };
-      logger.warn({ ...logContext(entry), err: failure.rawMessage }, "forward import failed");
-    });
+    void importNow(entry, upstream).catch(() => undefined);
   }
 
   async function connect(entry: LiveForward): Promise<UpstreamCatalogWatch> {
@@ -380,7 +400,7 @@ export function createForwardManager(options: ForwardManagerOptions): ForwardMan
         await untrack(entry);
         throw error;
       }
-      await serial(entry, () => importCatalog(entry, opened.catalog));
+      await importNow(entry, opened.catalog);
       return view(entry);
     },
 
@@ -391,8 +411,9 @@ export function createForwardManager(options: ForwardManagerOptions): ForwardMan
       if (!entry && !stored) requireLive(ns, name);
       const shown = entry ? view(entry) : undefined;
       if (entry) await untrack(entry);
-      await removeImported(catalog, ns, forwardServiceName(ns, name));
+      // The forward goes first, so that no replica still following it imports again what is removed next.
       const removed = await catalog.removeForward(ns, name);
+      await removeImported(catalog, ns, forwardServiceName(ns, name));
       return (
         shown ?? {
           ...(removed.id ? { id: removed.id } : {}),
@@ -422,7 +443,7 @@ export function createForwardManager(options: ForwardManagerOptions): ForwardMan
       }
       const opened = entry.watch as UpstreamCatalogWatch;
       const upstream = await opened.refresh();
-      await serial(entry, () => importCatalog(entry, upstream));
+      await importNow(entry, upstream);
       return view(entry);
     },
 
