@@ -8,6 +8,7 @@ import {
   createInvokerBridge,
   createResourceBridge,
   type EventHub,
+  type ExplainingResolver,
   limitConcurrency,
 } from "@trestle/bridge";
 import {
@@ -185,8 +186,17 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   forwardManager.start();
 
   const events = createEventHub({ historySize: config.eventHistorySize });
+  // Forwards answer their own service names; the registry says why any other service it knows is unavailable.
+  const routed = forwardManager.resolver(registry.resolver);
+  const resolver: ExplainingResolver = {
+    resolve: (serviceName, serviceType) => routed.resolve(serviceName, serviceType),
+    resolveCodeExecution: (engineType, language) => routed.resolveCodeExecution(engineType, language),
+    explain: (serviceName, serviceType) => registry.resolver.explain(serviceName, serviceType),
+    explainCodeExecution: (engineType, language) =>
+      registry.resolver.explainCodeExecution(engineType, language),
+  };
   const bridgeDeps = {
-    resolver: forwardManager.resolver(registry.resolver),
+    resolver,
     transports,
     events,
     outcomes: registry.resolver,
@@ -259,7 +269,10 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   const unsubscribeServices = registry.services.onEvent(() => {
     if (refreshServices()) mcp.listChanged(undefined, "tools");
   });
-  const unsubscribeEvents = events.subscribe((event) => logger.debug({ event }, "tool call"));
+  // Only a debug log wants every event: a subscriber at other levels would cost each call for nothing.
+  const unsubscribeEvents = logger.isLevelEnabled("debug")
+    ? events.subscribe((event) => logger.debug({ event }, "tool call"))
+    : { unsubscribe: () => undefined };
 
   const api = createJsonApi({ maxBodyBytes: config.maxBodyBytes });
   registerDiscoveryRoutes(api, { registry });
