@@ -12,7 +12,7 @@ export interface SecretValues {
   addPayload(payload: string | undefined): void;
   /** `text` with every known secret value replaced by `[REDACTED]`. */
   scrub(text: string): string;
-  /** A copy of `value` with every string inside it scrubbed. */
+  /** `value` with every string inside it scrubbed: a copy when a secret is known, else `value` itself. */
   scrubDeep<T>(value: T): T;
 }
 
@@ -44,6 +44,8 @@ export function createSecretValues(): SecretValues {
   }
 
   function scrubDeep<T>(value: T): T {
+    // Most calls carry no secret: their events go out as they are, without a copy.
+    if (values.size === 0) return value;
     if (typeof value === "string") return scrub(value) as T;
     if (Array.isArray(value)) return value.map((item) => scrubDeep(item)) as T;
     if (value !== null && typeof value === "object") {

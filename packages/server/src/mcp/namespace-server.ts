@@ -53,7 +53,12 @@ function onRequest<S extends z.ZodType<{ method: string }>>(
   ) => unknown,
 ): void {
   const loose = z.looseObject({ method: z.literal(method) });
-  server.setRequestHandler(loose, (request, extra) => {
+  // The SDK's Server wraps a tools/call handler to parse the request and the result once more with its own
+  // schemas; the handler below parses the request itself, and results are built here (or decoded from an
+  // upstream the MCP client already validated). Registering on the Protocol underneath skips the second parse.
+  const register: Server["setRequestHandler"] =
+    method === "tools/call" ? protocolSetRequestHandler.bind(server) : server.setRequestHandler.bind(server);
+  register(loose, (request, extra) => {
     const parsed = schema.safeParse(request);
     if (!parsed.success) {
       const problems = parsed.error.issues
@@ -64,6 +69,10 @@ function onRequest<S extends z.ZodType<{ method: string }>>(
     return handler(parsed.data, extra) as never;
   });
 }
+
+/** `Protocol.setRequestHandler`: what `Server.setRequestHandler` overrides for tools/call. */
+const protocolSetRequestHandler = (Object.getPrototypeOf(Server.prototype) as Server)
+  .setRequestHandler as Server["setRequestHandler"];
 
 /** What the MCP endpoint routes to. */
 export interface McpBackend {
