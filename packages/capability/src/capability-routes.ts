@@ -1,32 +1,22 @@
-import type { HandlerContext as ConnectHandlerContext, ConnectRouter } from "@connectrpc/connect";
+import type {
+  ConnectError,
+  HandlerContext as ConnectHandlerContext,
+  ConnectRouter,
+} from "@connectrpc/connect";
 import type { CapabilityHandlers, HandlerContext } from "@trestle/core";
 import { CodeExecutor, HealthProbe, Provisioner, ResourceAcquirer, ToolInvoker } from "@trestle/proto";
 import { handlerContextFrom } from "./handler-context.js";
 import { toConnectError } from "./handler-error.js";
+import { untilAborted } from "./until-aborted.js";
 
 /** Counts the calls being served, so that a graceful close knows when the last one has ended. */
 export interface InFlightCalls {
-  /** Notes a call as started; the returned function notes it as ended. */
-  enter(): () => void;
-}
-
-/** Rejects with the signal's reason as soon as it aborts, so a handler that ignores cancellation frees the call. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
+  /**
+   * Notes a call as started; the returned function notes it as ended. `cancel`, when given, is how a closing
+   * server that ran out of patience ends the call (Connect calls are ended through the adapter's shutdown signal
+   * instead).
+   */
+  enter(cancel?: (reason: ConnectError) => void): () => void;
 }
 
 function unary<Req, Res>(

@@ -3,11 +3,15 @@ import * as http from "node:http";
 import * as http2 from "node:http2";
 import * as net from "node:net";
 import type { Duplex } from "node:stream";
+import * as tls from "node:tls";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import * as grpc from "@grpc/grpc-js";
 import type { CapabilityHandlers } from "@trestle/core";
-import { capabilityRoutes } from "./capability-routes.js";
+import { capabilityRoutes, type InFlightCalls } from "./capability-routes.js";
+import { registerGrpcHandlers } from "./grpc-handlers.js";
 import { sniffHttpVersion } from "./http-version-sniffer.js";
+import { createHttp2StreamRouter, type Http2StreamListener } from "./http2-stream-router.js";
 
 /** TLS settings of a {@link CapabilityServer}. PEM text or buffers. */
 export interface CapabilityServerTlsOptions {
@@ -95,30 +99,41 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
   let closing: Promise<void> | undefined;
 
   let inFlightCalls = 0;
+  /** How to end each grpc-js call in flight when the grace period runs out (Connect's follow the shutdown signal). */
+  const cancellers = new Set<(reason: ConnectError) => void>();
   // A call ends in two steps that may come in either order: its handler returns, its HTTP response closes.
   function notifyIfDrained() {
     if (activeResponses === 0 && inFlightCalls === 0) onResponsesDrained?.();
   }
+  const inFlight: InFlightCalls = {
+    enter(cancel) {
+      inFlightCalls++;
+      if (cancel) cancellers.add(cancel);
+      return () => {
+        inFlightCalls--;
+        if (cancel) cancellers.delete(cancel);
+        notifyIfDrained();
+      };
+    },
+  };
+  // Connect, gRPC-Web, and gRPC with the JSON codec, over HTTP/1.1 and HTTP/2.
   const adapter = connectNodeAdapter({
-    routes: capabilityRoutes(options, {
-      enter() {
-        inFlightCalls++;
-        return () => {
-          inFlightCalls--;
-          notifyIfDrained();
-        };
-      },
-    }),
+    routes: capabilityRoutes(options, inFlight),
     shutdownSignal: shutdown.signal,
   });
+  // gRPC in protobuf, what Trestle's router and other gRPC clients send: grpc-js serves it for a fraction of the
+  // CPU connect-node needs per call. It never listens: the HTTP/2 server below hands it its streams.
+  const grpcServer = new grpc.Server({
+    "grpc.enable_channelz": 0,
+    // As through Connect, which reads requests of any size.
+    "grpc.max_receive_message_length": -1,
+  });
+  registerGrpcHandlers(grpcServer, options, inFlight);
 
-  function trackResponse(
-    request: http.IncomingMessage | http2.Http2ServerRequest,
-    response: Duplex | object,
-  ) {
+  function trackHttp1Response(request: http.IncomingMessage, response: http.ServerResponse) {
     activeResponses++;
-    if (request.httpVersionMajor === 1) trackHttp1Socket(request.socket);
-    (response as NodeJS.EventEmitter).once("close", () => {
+    trackHttp1Socket(request.socket);
+    response.once("close", () => {
       activeResponses--;
       notifyIfDrained();
     });
@@ -136,51 +151,60 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
     socket.once("close", () => rawSockets.delete(socket));
   }
 
+  // HTTP/2 connections, cleartext or TLS: each stream goes to grpc-js or to connect-node by its content type,
+  // and counts as a response in flight until it closes, whichever serves it.
+  const h2 = http2.createServer();
+  const routeStream = createHttp2StreamRouter(grpcServer, adapter);
+  const onStream: Http2StreamListener = (stream, headers, flags, rawHeaders) => {
+    activeResponses++;
+    stream.once("close", () => {
+      activeResponses--;
+      notifyIfDrained();
+    });
+    routeStream(stream, headers, flags, rawHeaders);
+  };
+  h2.on("stream", onStream);
+  h2.on("session", (session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+  });
+  h2.on("sessionError", () => undefined);
+  // HTTP/1.1 connections. Long code execution streams must not be cut by Node's default five-minute request timeout.
+  const h1 = http.createServer({ requestTimeout: 0 }, adapter);
+  h1.on("request", trackHttp1Response);
+  function serveHttp1(socket: Duplex) {
+    trackHttp1Socket(socket);
+    h1.emit("connection", socket);
+  }
+
   let listener: net.Server;
   if (options.tls) {
-    const secure = http2.createSecureServer(
+    // HTTP/2 or HTTP/1.1 as ALPN decides; a client that offers no ALPN speaks HTTP/1.1.
+    const secure = tls.createServer(
       {
         cert: options.tls.cert,
         key: options.tls.key,
         ...(options.tls.ca === undefined ? {} : { ca: options.tls.ca }),
         requestCert: options.tls.requireClientCert ?? false,
         rejectUnauthorized: options.tls.requireClientCert ?? false,
-        allowHTTP1: true,
+        ALPNProtocols: ["h2", "http/1.1"],
+        noDelay: true,
       },
-      adapter,
+      (socket) => {
+        if (socket.alpnProtocol === "h2") h2.emit("connection", socket);
+        else serveHttp1(socket);
+      },
     );
     secure.on("connection", trackSocket);
-    secure.on("request", trackResponse);
-    secure.on("session", (session) => {
-      sessions.add(session);
-      session.once("close", () => sessions.delete(session));
-    });
-    secure.on("secureConnection", (socket) => {
-      if (socket.alpnProtocol !== "h2") trackHttp1Socket(socket);
-    });
     // A client that fails the handshake (no certificate under mutual TLS) is the client's problem, not ours.
     secure.on("tlsClientError", () => undefined);
-    secure.on("sessionError", () => undefined);
     listener = secure;
   } else {
-    const h2 = http2.createServer(adapter);
-    h2.on("request", trackResponse);
-    h2.on("session", (session) => {
-      sessions.add(session);
-      session.once("close", () => sessions.delete(session));
-    });
-    h2.on("sessionError", () => undefined);
-    // Long code execution streams must not be cut by Node's default five-minute request timeout.
-    const h1 = http.createServer({ requestTimeout: 0 }, adapter);
-    h1.on("request", trackResponse);
     listener = net.createServer({ noDelay: true }, (socket) => {
       trackSocket(socket);
       sniffHttpVersion(socket, (handed, version) => {
         if (version === "2") h2.emit("connection", handed);
-        else {
-          trackHttp1Socket(handed);
-          h1.emit("connection", handed);
-        }
+        else serveHttp1(handed);
       });
     });
   }
@@ -214,7 +238,9 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
     // GOAWAY: HTTP/2 clients open no new streams here and move on, streams in flight go on.
     for (const session of sessions) session.close();
     if (!(await drained())) {
-      shutdown.abort(new ConnectError("The capability server is shutting down", Code.Unavailable));
+      const reason = new ConnectError("The capability server is shutting down", Code.Unavailable);
+      shutdown.abort(reason);
+      for (const cancel of [...cancellers]) cancel(reason);
       await new Promise((resolve) => setTimeout(resolve, FLUSH_AFTER_CANCEL_MS));
     }
     // Nothing is being answered any more: idle HTTP/1.1 keep-alive connections can go.
@@ -222,6 +248,7 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
     await socketsClosed(FLUSH_AFTER_CANCEL_MS * 4);
     for (const socket of rawSockets) socket.destroy();
     for (const session of sessions) session.destroy();
+    grpcServer.forceShutdown();
     await stopped;
   }
 
@@ -247,7 +274,13 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
       return accepted;
     },
     close() {
-      if (!closing) closing = listening ? shutDown() : Promise.resolve();
+      if (!closing) {
+        if (listening) closing = shutDown();
+        else {
+          grpcServer.forceShutdown();
+          closing = Promise.resolve();
+        }
+      }
       return closing;
     },
   };

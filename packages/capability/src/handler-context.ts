@@ -1,4 +1,5 @@
 import type { HandlerContext as ConnectHandlerContext } from "@connectrpc/connect";
+import type * as grpc from "@grpc/grpc-js";
 import { type HandlerContext, REQUEST_ID_METADATA_KEY } from "@trestle/core";
 
 /**
@@ -34,5 +35,51 @@ export function handlerContextFrom(context: ConnectHandlerContext): HandlerConte
     signal: context.signal,
     requestId: metadata[REQUEST_ID_METADATA_KEY] ?? "",
     metadata,
+  };
+}
+
+/** Metadata of a grpc-js call as a handler sees it; see {@link handlerContextFromGrpc}. */
+function metadataRecord(metadata: grpc.Metadata): Record<string, string> {
+  const entries: Record<string, string> = {};
+  const all = metadata.toJSON();
+  for (const key in all) {
+    if (isFramingHeader(key)) continue;
+    const values = all[key] ?? [];
+    entries[key] =
+      values.length === 1 && typeof values[0] === "string"
+        ? values[0]
+        : values.map((v) => (typeof v === "string" ? v : v.toString("base64"))).join(", ");
+  }
+  return entries;
+}
+
+/**
+ * The Trestle {@link HandlerContext} of a grpc-js call, shaped as {@link handlerContextFrom} shapes a Connect
+ * call's: repeated entries joined with ", " and a `-bin` entry as the base64 text it crossed the wire as (grpc-js
+ * has decoded it), so a handler sees the same metadata whichever protocol the caller spoke.
+ *
+ * Its fields are getters (own and enumerable, so spreading the context still copies them) that build the metadata
+ * record and the signal on first read: most handlers read neither, and an `AbortSignal` per call is a measurable
+ * part of a short call's CPU.
+ */
+export function handlerContextFromGrpc(
+  metadata: grpc.Metadata,
+  cancellation: { readonly signal: AbortSignal },
+): HandlerContext {
+  let entries: Record<string, string> | undefined;
+  const read = () => {
+    entries ??= metadataRecord(metadata);
+    return entries;
+  };
+  return {
+    get signal() {
+      return cancellation.signal;
+    },
+    get requestId() {
+      return read()[REQUEST_ID_METADATA_KEY] ?? "";
+    },
+    get metadata() {
+      return read();
+    },
   };
 }

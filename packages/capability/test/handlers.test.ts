@@ -1,5 +1,5 @@
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { type HandlerContext, Code as TrestleCode, TrestleError } from "@trestle/core";
 import { CodeExecutor, HealthProbe, Provisioner, ResourceAcquirer, ToolInvoker } from "@trestle/proto";
 import { afterEach, describe, expect, it } from "vitest";
@@ -112,6 +112,73 @@ describe("capability server handlers", () => {
       Object.keys(seen?.metadata ?? {}).filter((k) => k.startsWith("grpc-") || k === "content-type"),
     ).toEqual([]);
     expect(seen?.signal.aborted).toBe(true); // the call is over
+  });
+
+  it("gives the handler the same metadata over gRPC and Connect, a -bin entry as its base64 text", async () => {
+    const seen: Record<string, string>[] = [];
+    const transport = await serve({
+      toolInvoker(_request, context) {
+        seen.push({ ...context.metadata });
+        return { content: [] };
+      },
+    });
+    const baseUrl = `http://${server?.address()?.host}:${server?.address()?.port}`;
+    const headers = { "x-wanaku-request-id": "r-9", "x-tenant": "Acme", "x-trace-bin": "AAEC/w==" };
+    await createClient(ToolInvoker, transport).invokeTool({}, { headers });
+    await createClient(ToolInvoker, createConnectTransport({ baseUrl, httpVersion: "2" })).invokeTool(
+      {},
+      { headers },
+    );
+    const [overGrpc, overConnect] = seen;
+    expect(overGrpc).toMatchObject(headers);
+    // user-agent differs by client: every other entry is the same.
+    expect({ ...overGrpc, "user-agent": "" }).toEqual({ ...overConnect, "user-agent": "" });
+  });
+
+  it("gives a context whose fields survive a spread", async () => {
+    let copy: HandlerContext | undefined;
+    const transport = await serve({
+      toolInvoker(_request, context) {
+        copy = { ...context };
+        return { content: [] };
+      },
+    });
+    await createClient(ToolInvoker, transport).invokeTool({}, { headers: { "x-wanaku-request-id": "r-3" } });
+    expect(copy?.requestId).toBe("r-3");
+    expect(copy?.metadata["x-wanaku-request-id"]).toBe("r-3");
+    expect(copy?.signal).toBeInstanceOf(AbortSignal);
+  });
+
+  it("answers a ConnectError thrown by a handler with its code, message and metadata", async () => {
+    const transport = await serve({
+      toolInvoker() {
+        throw new ConnectError("quota used up", Code.ResourceExhausted, { "x-retry-after": "30" });
+      },
+    });
+    const baseUrl = `http://${server?.address()?.host}:${server?.address()?.port}`;
+    for (const t of [transport, createConnectTransport({ baseUrl, httpVersion: "1.1" })]) {
+      const error = await failure(createClient(ToolInvoker, t).invokeTool({}));
+      expect(error.code).toBe(Code.ResourceExhausted);
+      expect(error.rawMessage).toBe("quota used up");
+      expect(error.metadata.get("x-retry-after")).toBe("30");
+    }
+  });
+
+  it("streams many large replies intact and in order", async () => {
+    const chunk = "x".repeat(256 * 1024);
+    const transport = await serve({
+      async *codeExecutor() {
+        for (let i = 0; i < 64; i++) yield { content: [`${i}:${chunk}`] };
+      },
+    });
+    let next = 0;
+    for await (const reply of createClient(CodeExecutor, transport).executeCode({})) {
+      expect(reply.content[0]).toBe(`${next}:${chunk}`);
+      next++;
+      // A slow reader: the engine must wait for it rather than fail or drop replies.
+      if (next % 16 === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(next).toBe(64);
   });
 
   it("gives a request id of '' when none was sent", async () => {

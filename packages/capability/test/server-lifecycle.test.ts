@@ -1,6 +1,6 @@
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
-import { ToolInvoker } from "@trestle/proto";
+import { CodeExecutor, ToolInvoker } from "@trestle/proto";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CapabilityServer, type CapabilityServerOptions, createCapabilityServer } from "../src/index.js";
 
@@ -88,6 +88,55 @@ describe("capability server lifecycle", () => {
     expect(Date.now() - began).toBeLessThan(3_000);
     expect(aborted).toBe(true);
     expect(await call).toBeInstanceOf(ConnectError);
+  });
+
+  it("cancels gRPC calls still running after closeTimeoutMs with UNAVAILABLE, even if the handler ignores it", async () => {
+    let aborted = false;
+    let started = 0;
+    const { server, baseUrl } = await start({
+      closeTimeoutMs: 200,
+      toolInvoker: (_request, context) => {
+        started++;
+        context.signal.addEventListener("abort", () => {
+          aborted = true;
+        });
+        return new Promise(() => undefined);
+      },
+      async *codeExecutor() {
+        started++;
+        yield { content: ["first"] };
+        await new Promise(() => undefined);
+      },
+    });
+    const transport = createGrpcTransport({ baseUrl });
+    const unary = createClient(ToolInvoker, transport)
+      .invokeTool({})
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    const stream = (async () => {
+      const lines: string[] = [];
+      try {
+        for await (const reply of createClient(CodeExecutor, transport).executeCode({}))
+          lines.push(...reply.content);
+      } catch (error) {
+        return { lines, error };
+      }
+      return { lines, error: undefined };
+    })();
+    await until(() => started === 2, "both calls to start");
+    const began = Date.now();
+    await server.close();
+    expect(Date.now() - began).toBeLessThan(3_000);
+    expect(aborted).toBe(true);
+    const unaryError = (await unary) as ConnectError;
+    expect(unaryError).toBeInstanceOf(ConnectError);
+    expect(unaryError.code).toBe(Code.Unavailable);
+    expect(unaryError.rawMessage).toBe("The capability server is shutting down");
+    const streamed = await stream;
+    expect(streamed.lines).toEqual(["first"]);
+    expect((streamed.error as ConnectError).code).toBe(Code.Unavailable);
   });
 
   it("closes at once when idle, even with idle HTTP/1.1 and HTTP/2 connections open", async () => {

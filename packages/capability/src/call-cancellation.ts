@@ -1,0 +1,32 @@
+/**
+ * The cancellation of one grpc-js call. Its `AbortSignal` is made only when someone reads `signal` (a handler
+ * that never looks at it costs no signal); one read after {@link CallCancellation.abort} gets a signal already
+ * aborted with the same reason.
+ */
+export class CallCancellation {
+  #controller: AbortController | undefined;
+  #reason: unknown;
+  #aborted = false;
+
+  /** Aborted once {@link CallCancellation.abort} has been called. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** True once aborted. */
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  /** Aborts with `reason`; later calls change nothing. */
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+}

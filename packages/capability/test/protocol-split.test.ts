@@ -1,0 +1,163 @@
+import * as http2 from "node:http2";
+import { create, fromBinary, fromJson, toBinary, toJson } from "@bufbuild/protobuf";
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import * as grpc from "@grpc/grpc-js";
+import { createReferenceCapability } from "@trestle/core/testing";
+import { ToolInvokeReplySchema, ToolInvokeRequestSchema, ToolInvoker } from "@trestle/proto";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { isGrpcProtobuf } from "../src/http2-stream-router.js";
+import { type CapabilityServer, createCapabilityServer } from "../src/index.js";
+
+const PATH = "/ai.wanaku.tool.v1.ToolInvoker/InvokeTool";
+
+/** grpc-js's per-stream entry point, which the capability server hands gRPC streams to. */
+interface StreamHandlerHost {
+  _streamHandler(
+    interceptors: unknown,
+    stream: http2.ServerHttp2Stream,
+    headers: http2.IncomingHttpHeaders,
+  ): void;
+}
+
+/** One length-prefixed message, as gRPC and gRPC-Web frame them. */
+function frame(message: Uint8Array): Buffer {
+  const header = Buffer.alloc(5);
+  header.writeUInt32BE(message.length, 1);
+  return Buffer.concat([header, message]);
+}
+
+function unframe(body: Buffer): Buffer {
+  return body.subarray(5, 5 + body.readUInt32BE(1));
+}
+
+interface Answer {
+  headers: http2.IncomingHttpHeaders;
+  body: Buffer;
+  trailers: http2.IncomingHttpHeaders;
+}
+
+/** Sends one POST on the session and collects the whole answer. */
+function post(session: http2.ClientHttp2Session, contentType: string, body: Uint8Array): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({
+      ":method": "POST",
+      ":path": PATH,
+      "content-type": contentType,
+      te: "trailers",
+      "x-wanaku-request-id": contentType,
+    });
+    let headers: http2.IncomingHttpHeaders = {};
+    let trailers: http2.IncomingHttpHeaders = {};
+    const chunks: Buffer[] = [];
+    stream.on("response", (h) => {
+      headers = h;
+    });
+    stream.on("trailers", (t) => {
+      trailers = t;
+    });
+    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+    stream.on("end", () => resolve({ headers, body: Buffer.concat(chunks), trailers }));
+    stream.on("error", reject);
+    stream.end(body);
+  });
+}
+
+describe("gRPC through grpc-js, everything else through connect-node, on one port", () => {
+  let server: CapabilityServer | undefined;
+
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    vi.restoreAllMocks();
+  });
+
+  async function start(): Promise<string> {
+    server = createCapabilityServer(createReferenceCapability().handlers);
+    const { host, port } = await server.listen();
+    return `http://${host}:${port}`;
+  }
+
+  it.each([
+    ["application/grpc", true],
+    ["application/grpc+proto", true],
+    ["application/grpc; charset=utf-8", true],
+    ["application/grpc+proto;x=1", true],
+    ["application/grpc+json", false],
+    ["application/grpc-web", false],
+    ["application/grpc-web+proto", false],
+    ["application/grpcx", false],
+    ["application/proto", false],
+    ["application/json", false],
+    [undefined, false],
+  ])("sends content type %s to grpc-js: %s", (contentType, expected) => {
+    expect(isGrpcProtobuf(contentType)).toBe(expected);
+  });
+
+  it("the pinned grpc-js has the per-stream entry point the server hands gRPC streams to", () => {
+    const handler = (grpc.Server.prototype as unknown as Record<string, unknown>)._streamHandler;
+    expect(typeof handler).toBe("function");
+    expect((handler as () => void).length).toBe(3);
+  });
+
+  it("serves gRPC, gRPC-Web, Connect and gRPC with JSON side by side on one HTTP/2 connection", async () => {
+    const toGrpcJs = vi.spyOn(grpc.Server.prototype as unknown as StreamHandlerHost, "_streamHandler");
+    const session = http2.connect(await start());
+    try {
+      const request = create(ToolInvokeRequestSchema, { uri: "echo://split", body: "hi" });
+      const binary = toBinary(ToolInvokeRequestSchema, request);
+      const json = Buffer.from(JSON.stringify(toJson(ToolInvokeRequestSchema, request)));
+      const [grpcPlain, grpcProto, connect, grpcWeb, grpcJson] = await Promise.all([
+        post(session, "application/grpc", frame(binary)),
+        post(session, "application/grpc+proto", frame(binary)),
+        post(session, "application/proto", binary),
+        post(session, "application/grpc-web+proto", frame(binary)),
+        post(session, "application/grpc+json", frame(json)),
+      ]);
+      const replies = [
+        fromBinary(ToolInvokeReplySchema, unframe(grpcPlain.body)),
+        fromBinary(ToolInvokeReplySchema, unframe(grpcProto.body)),
+        fromBinary(ToolInvokeReplySchema, connect.body),
+        fromBinary(ToolInvokeReplySchema, unframe(grpcWeb.body)),
+        fromJson(ToolInvokeReplySchema, JSON.parse(unframe(grpcJson.body).toString("utf8"))),
+      ];
+      const seen = replies.map((reply) => JSON.parse(reply.content[0] ?? "{}"));
+      expect(seen.map((s) => s.contextRequestId)).toEqual([
+        "application/grpc",
+        "application/grpc+proto",
+        "application/proto",
+        "application/grpc-web+proto",
+        "application/grpc+json",
+      ]);
+      for (const s of seen) expect(s).toMatchObject({ uri: "echo://split", body: "hi" });
+      expect(grpcPlain.trailers["grpc-status"]).toBe("0");
+      expect(grpcJson.trailers["grpc-status"]).toBe("0");
+      // Only the two gRPC-in-protobuf streams went to grpc-js.
+      expect(toGrpcJs).toHaveBeenCalledTimes(2);
+      const contentTypes = toGrpcJs.mock.calls.map(([, , headers]) => headers["content-type"]);
+      expect(contentTypes.sort()).toEqual(["application/grpc", "application/grpc+proto"]);
+    } finally {
+      session.close();
+    }
+  });
+
+  it("still serves gRPC, through connect-node, with a grpc-js that has no per-stream entry point", async () => {
+    const prototype = grpc.Server.prototype as unknown as Record<string, unknown>;
+    const original = Object.getOwnPropertyDescriptor(prototype, "_streamHandler");
+    Object.defineProperty(prototype, "_streamHandler", {
+      value: undefined,
+      configurable: true,
+      writable: true,
+    });
+    let baseUrl: string;
+    try {
+      baseUrl = await start();
+    } finally {
+      if (original) Object.defineProperty(prototype, "_streamHandler", original);
+    }
+    const reply = await createClient(ToolInvoker, createGrpcTransport({ baseUrl })).invokeTool({
+      uri: "echo://fallback",
+    });
+    expect(JSON.parse(reply.content[0] ?? "{}")).toMatchObject({ uri: "echo://fallback" });
+  });
+});
