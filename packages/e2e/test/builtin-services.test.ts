@@ -228,4 +228,17 @@ describe("the built-in services, started by the router and used through MCP", ()
       "the process to stop",
     );
   });
+
+  // Last: it stops the router.
+  it("SIGTERM lets a call in flight on a built-in service finish before the services stop, then exits 0", async () => {
+    const code = "setTimeout(() => console.log('finished after the signal'), 1500);";
+    const call = client.callTool({ name: "execute_code", arguments: { language: "javascript", code } });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const exit = new Promise<number | null>((resolve) => router.child.once("exit", (c) => resolve(c)));
+    router.child.kill("SIGTERM");
+    const result = await call;
+    expect(result.isError).toBeFalsy();
+    expect(JSON.stringify(result.content)).toContain("finished after the signal");
+    expect(await exit).toBe(0);
+  });
 });

@@ -146,6 +146,8 @@ async function serve(values: Values): Promise<void> {
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
+    // In-flight calls finish first, the built-in services behind them still running; then they stop.
+    await router.drain();
     await builtins?.stop();
     await router.close();
     process.exit(code);

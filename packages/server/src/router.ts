@@ -54,8 +54,13 @@ export interface Router {
   readonly backend: McpBackend;
   readonly logger: Logger;
   /**
-   * Stops: refuses new requests, lets in-flight calls finish (up to `drainTimeoutMs`), then closes streams,
-   * transports, the registry and the store. Idempotent.
+   * Refuses new requests (`/readyz` answers 503, the listener closes) and waits for in-flight MCP requests to
+   * finish, up to `drainTimeoutMs`. Capabilities stay reachable meanwhile. Idempotent; `close` drains first.
+   */
+  drain(): Promise<void>;
+  /**
+   * Stops: drains (see {@link Router.drain}), then closes streams, transports, the registry and the store.
+   * Idempotent.
    */
   close(): Promise<void>;
 }
@@ -318,6 +323,16 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   logger.info({ url, store: store.backend, stateless: config.stateless }, "router listening");
 
   let closing: Promise<void> | undefined;
+  let draining: Promise<void> | undefined;
+  const drain = () => {
+    draining ??= (async () => {
+      ready = false;
+      http?.close();
+      const deadline = Date.now() + config.drainTimeoutMs;
+      while (mcp.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    })();
+    return draining;
+  };
   return {
     url,
     port,
@@ -327,12 +342,10 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     forwards: forwardManager,
     backend,
     logger,
+    drain,
     close() {
       closing ??= (async () => {
-        ready = false;
-        http?.close();
-        const deadline = Date.now() + config.drainTimeoutMs;
-        while (mcp.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+        await drain();
         codeExecutionRoutes.close();
         unsubscribeCatalog();
         unsubscribeServices();
