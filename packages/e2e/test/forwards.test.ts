@@ -299,6 +299,43 @@ describe("MCP forwards: existing MCP servers behind the router", () => {
     );
   });
 
+  it("changes a forward's upstream or prefix in place, and changes nothing when the new upstream fails", async () => {
+    const put = async (body: unknown) => {
+      const response = await fetch(`${router.url}/api/v1/forwards/fixture-mixed?namespace=mixed`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, text: await response.text() };
+    };
+    const broken = await put({
+      name: "fixture-mixed",
+      namespace: "mixed",
+      prefix: "mx_",
+      upstream: { kind: "stdio", command: "/nonexistent/mcp-server", args: [`--token=${ARGV_CANARY}`] },
+    });
+    seen.push(broken.text);
+    expect(broken.status).toBe(503);
+    expect(JSON.parse(broken.text).error.message).toMatch(/^The forward 'fixture-mixed' was not changed/);
+    let tools = await api<{ name: string; type: string }[]>(
+      router.url,
+      "GET",
+      "/api/v1/tools?namespace=mixed",
+    );
+    expect(tools.some((t) => t.name === "fx_pid")).toBe(true);
+
+    const changed = await put(fixtureForward("fixture-mixed", { prefix: "mx_", namespace: "mixed" }));
+    seen.push(changed.text);
+    expect(changed.status).toBe(200);
+    tools = await api<{ name: string; type: string }[]>(router.url, "GET", "/api/v1/tools?namespace=mixed");
+    const mine = tools.filter((t) => t.type === "forward.mixed.fixture-mixed").map((t) => t.name);
+    expect(mine.length).toBeGreaterThan(10);
+    expect(mine.every((n) => n.startsWith("mx_"))).toBe(true);
+    // The tool that was there first is still there, and no longer collides.
+    expect(tools.find((t) => t.name === "fx_echo")?.type).toBe("http");
+    expect((JSON.parse(changed.text).data as ForwardView).status.skipped).toEqual([]);
+  });
+
   it("advertises only what every forward's upstream offers, and refuses the rest with -32601", async () => {
     await api(router.url, "POST", "/api/v1/namespaces", { name: "files" });
     const added = await post(router.url, "/api/v1/forwards", {
@@ -427,6 +464,7 @@ describe("MCP forwards: existing MCP servers behind the router", () => {
     expect(refreshed.stdout).toContain("cli-fixture");
     const before = await api<{ name: string }[]>(router.url, "GET", "/api/v1/tools?namespace=mixed");
     expect(before.some((t) => t.name === "c_echo")).toBe(true);
+    expect(before.some((t) => t.name === "mx_echo")).toBe(true);
     await cli("forwards", "remove", "cli-fixture", "--namespace", "mixed");
     const after = await api<{ name: string }[]>(router.url, "GET", "/api/v1/tools?namespace=mixed");
     expect(after.some((t) => t.name.startsWith("c_"))).toBe(false);

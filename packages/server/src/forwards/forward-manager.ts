@@ -89,6 +89,12 @@ export interface ForwardManager {
    * @throws TrestleError `InvalidArgument`, `NotFound` (namespace), `AlreadyExists`, or the upstream's failure.
    */
   add(input: unknown): Promise<ForwardView>;
+  /**
+   * Replaces a forward's upstream, prefix, description or labels: connects to the new upstream first (nothing
+   * changes when that fails), then saves and imports again; entries the new import no longer holds are removed.
+   * @throws TrestleError `InvalidArgument` (also for a changed name or namespace), `NotFound`, the upstream's failure.
+   */
+  update(namespace: string, name: string, input: unknown): Promise<ForwardView>;
   /** Removes a forward and every entry it imported. @throws TrestleError `NotFound`. */
   remove(namespace: string, name: string): Promise<ForwardView>;
   /** Lists the upstream's catalog again and re-imports it. @throws TrestleError `NotFound`, the upstream's failure. */
@@ -303,8 +309,18 @@ export function createForwardManager(options: ForwardManagerOptions): ForwardMan
   }
 
   function track(forward: ForwardReference, state: ForwardState): LiveForward {
+    return register(unregistered(forward, state));
+  }
+
+  function register(entry: LiveForward): LiveForward {
+    live.set(keyOf(entry.namespace, entry.forward.name), entry);
+    byService.set(entry.service, entry);
+    return entry;
+  }
+
+  function unregistered(forward: ForwardReference, state: ForwardState): LiveForward {
     const namespace = normalizeNamespace(forward.namespace);
-    const entry: LiveForward = {
+    return {
       forward,
       namespace,
       service: forwardServiceName(namespace, forward.name),
@@ -314,12 +330,14 @@ export function createForwardManager(options: ForwardManagerOptions): ForwardMan
       retryDelayMs: FIRST_RETRY_MS,
       stopped: false,
     };
-    live.set(keyOf(namespace, forward.name), entry);
-    byService.set(entry.service, entry);
-    return entry;
   }
 
-  async function untrack(entry: LiveForward): Promise<void> {
+  /**
+   * Stops following a forward. `release` ends the transport's processes for it too; a forward whose upstream
+   * changed does not need that (the transport starts the new upstream apart and ends the old one's processes
+   * when their calls are done).
+   */
+  async function untrack(entry: LiveForward, release = true): Promise<void> {
     entry.stopped = true;
     clearTimeout(entry.retryTimer);
     const key = keyOf(entry.namespace, entry.forward.name);
@@ -328,7 +346,7 @@ export function createForwardManager(options: ForwardManagerOptions): ForwardMan
     const opened = entry.watch;
     entry.watch = undefined;
     await opened?.close().catch(() => undefined);
-    options.onReleased?.(forwardTarget(entry.forward));
+    if (release) options.onReleased?.(forwardTarget(entry.forward));
   }
 
   function onCatalogChange(change: CatalogChange): void {
@@ -402,6 +420,52 @@ export function createForwardManager(options: ForwardManagerOptions): ForwardMan
       }
       await importNow(entry, opened.catalog);
       return view(entry);
+    },
+
+    async update(namespace, name, input) {
+      const ns = normalizeNamespace(namespace);
+      const current = requireLive(ns, name);
+      const forward = parseForward(input);
+      if (
+        forward.name !== name ||
+        (forward.namespace !== undefined && normalizeNamespace(forward.namespace) !== ns)
+      ) {
+        throw new TrestleError(
+          `A forward cannot be renamed or moved ('${name}' in ${ns ? `namespace '${ns}'` : "the default namespace"}); remove it and add it anew`,
+          Code.InvalidArgument,
+        );
+      }
+      const next = unregistered(
+        { ...forward, namespace: ns, ...(current.forward.id ? { id: current.forward.id } : {}) },
+        "connecting",
+      );
+      let opened: UpstreamCatalogWatch;
+      try {
+        opened = await connect(next);
+      } catch (error) {
+        const failure = TrestleError.from(error);
+        throw new TrestleError(
+          `The forward '${name}' was not changed: ${failure.rawMessage}`,
+          failure.code === Code.Unknown ? Code.Unavailable : failure.code,
+        );
+      }
+      // The new entry answers before the change is saved, so that hearing its own change does not start another.
+      register(next);
+      try {
+        next.forward = await catalog.updateForward(ns, name, (stored) => ({
+          ...next.forward,
+          id: stored.id,
+        }));
+      } catch (error) {
+        register(current);
+        next.stopped = true;
+        next.watch = undefined;
+        await opened.close().catch(() => undefined);
+        throw error;
+      }
+      await untrack(current, false);
+      await importNow(next, opened.catalog);
+      return view(next);
     },
 
     async remove(namespace, name) {

@@ -11,7 +11,8 @@ function namespaceOf(query: URLSearchParams): string {
  * - `GET /api/v1/forwards?namespace=` (`namespace=*` for all) lists them with their import status;
  * - `POST /api/v1/forwards` connects to the upstream, saves the forward and imports its catalog (201); nothing
  *   is saved when the upstream cannot be started, reached or listed;
- * - `GET /api/v1/forwards/{name}`, `DELETE /api/v1/forwards/{name}` (removes what it imported too),
+ * - `GET /api/v1/forwards/{name}`, `PUT /api/v1/forwards/{name}` (new upstream, prefix, description or labels:
+ *   connected first, nothing changed when that fails), `DELETE /api/v1/forwards/{name}` (removes what it imported too),
  *   `POST /api/v1/forwards/{name}/refresh` (lists the upstream again and re-imports).
  *
  * Answers never show a forward's arguments, environment values or header values.
@@ -34,6 +35,9 @@ export function registerForwardRoutes(api: JsonApi, deps: { forwards: ForwardMan
     }
     return { data: found };
   });
+  api.route("PUT", "/api/v1/forwards/:name", async (r) => ({
+    data: await forwards.update(namespaceOf(r.query), r.params.name as string, await r.json()),
+  }));
   api.route("DELETE", "/api/v1/forwards/:name", async ({ params, query }) => ({
     data: await forwards.remove(namespaceOf(query), params.name as string),
   }));
