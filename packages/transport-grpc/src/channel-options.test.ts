@@ -2,19 +2,14 @@ import { describe, expect, it } from "vitest";
 import { channelOptionsOf } from "./channel-options.js";
 
 describe("channelOptionsOf", () => {
-  it("has keepalive, message size and reconnect defaults, and retries off", () => {
+  it("has keepalive, message size and reconnect defaults", () => {
     expect(channelOptionsOf({})).toEqual({
       "grpc.keepalive_time_ms": 30_000,
       "grpc.keepalive_timeout_ms": 10_000,
       "grpc.keepalive_permit_without_calls": 0,
       "grpc.max_receive_message_length": 16 * 1024 * 1024,
       "grpc.max_reconnect_backoff_ms": 10_000,
-      "grpc.enable_retries": 0,
     });
-  });
-
-  it("lets raw channel options turn retries back on", () => {
-    expect(channelOptionsOf({ channelOptions: { "grpc.enable_retries": 1 } })["grpc.enable_retries"]).toBe(1);
   });
 
   it("passes keepalive and size options through, and raw channel options over everything", () => {
@@ -32,7 +27,6 @@ describe("channelOptionsOf", () => {
       "grpc.max_receive_message_length": 1_024,
       "grpc.max_send_message_length": 2_048,
       "grpc.max_reconnect_backoff_ms": 500,
-      "grpc.enable_retries": 0,
       "grpc.primary_user_agent": "trestle",
     });
   });
