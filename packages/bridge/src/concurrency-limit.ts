@@ -94,6 +94,8 @@ export function limitConcurrency(
     options: CallOptions | undefined,
     deadlineMs: number | undefined,
   ): Promise<Slot> {
+    const signal = options?.signal;
+    if (signal?.aborted) throw TrestleError.from(signal.reason, Code.Canceled);
     const name = target.serviceName;
     let slots = slotsByService.get(name);
     if (!slots) {
@@ -110,8 +112,6 @@ export function limitConcurrency(
         releaseOne(name, held, limitsFor(target) ?? limit);
       },
     });
-    const signal = options?.signal;
-    if (signal?.aborted) throw TrestleError.from(signal.reason, Code.Canceled);
     if (held.active < limit.maxConcurrentCalls && held.waiting.size === 0) {
       held.active++;
       return slot(0);
@@ -161,16 +161,14 @@ export function limitConcurrency(
     return { ...options, timeoutMs: Math.max(1, deadlineMs - slot.waitedMs) };
   }
 
-  async function run<T>(
+  async function runUnary<T>(
     target: ServiceTarget,
     options: CallOptions | undefined,
-    kind: "unary" | "stream",
     call: (options: CallOptions | undefined) => Promise<T>,
   ): Promise<T> {
     const limit = limitsFor(target);
     if (!limit) return call(options);
-    const deadlineMs =
-      options?.timeoutMs ?? (kind === "unary" ? limit.unaryTimeoutMs : limit.streamTimeoutMs);
+    const deadlineMs = options?.timeoutMs ?? limit.unaryTimeoutMs;
     const slot = await acquire(target, limit, options, deadlineMs);
     try {
       return await call(remaining(options, slot, deadlineMs));
@@ -184,11 +182,11 @@ export function limitConcurrency(
   function limited(inner: BridgeTransport): BridgeTransport {
     const wrapper: BridgeTransport = {
       provision: (name, configData, secretsData, target, options) =>
-        run(target, options, "unary", (o) => inner.provision(name, configData, secretsData, target, o)),
+        runUnary(target, options, (o) => inner.provision(name, configData, secretsData, target, o)),
       invokeTool: (request, target, options) =>
-        run(target, options, "unary", (o) => inner.invokeTool(request, target, o)),
+        runUnary(target, options, (o) => inner.invokeTool(request, target, o)),
       acquireResource: (request, target, options) =>
-        run(target, options, "unary", (o) => inner.acquireResource(request, target, o)),
+        runUnary(target, options, (o) => inner.acquireResource(request, target, o)),
       async *executeCode(request, target, options) {
         const limit = limitsFor(target);
         if (!limit) {

@@ -218,10 +218,10 @@ describe("limitConcurrency", () => {
     const timeoutMs = held.running[0]?.options?.timeoutMs as number;
     expect(timeoutMs).toBeLessThanOrEqual(10_000 - 25);
     expect(timeoutMs).toBeGreaterThan(5_000);
-    // A call that did not wait keeps its options as they were (the transport applies its own default).
     expect(held.running.length).toBe(1);
     held.finish("b");
     await Promise.all([first, waiting]);
+    // A call that did not wait keeps its options as they were (the transport applies its own default).
     const free = transports.transportFor(t).invokeTool(call("free"), t, {});
     await settle();
     expect(held.running[0]?.options?.timeoutMs).toBeUndefined();

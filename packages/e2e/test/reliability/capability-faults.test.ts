@@ -12,6 +12,7 @@ import {
 } from "../support/processes.js";
 import { type CapabilityProcess, killHard, startCapability } from "./support/capability.js";
 import { type McpSession, openMcpSession, resultText } from "./support/mcp-session.js";
+import { observe } from "./support/observations.js";
 import { freePort } from "./support/ports.js";
 import { profile } from "./support/profile.js";
 
@@ -59,6 +60,7 @@ describe("faults in capability services", () => {
       tool("hang", "fixture://hang", "hanger"),
       tool("bystander_echo", "fixture://echo", "bystander"),
       tool("phoenix_echo", "fixture://echo", "phoenix"),
+      tool("ghost_echo", "fixture://echo", "ghost"),
     ])
       await api(router.url, "POST", "/api/v1/tools", t);
     await Promise.all(["victim", "hanger", "bystander"].map((s) => serviceHealthy(router.url, s)));
@@ -122,6 +124,20 @@ describe("faults in capability services", () => {
     );
     expect(failed).toHaveLength(calls);
     for (const event of failed) expect(event.errorMessage).toContain("did not answer in time");
+
+    // Five deadlines in a row opened the service's circuit (threshold 3): the next call is refused at once, and
+    // the client is told why and for how long, not that the service is not registered (finding 1, fixed).
+    const refusedAt = Date.now();
+    const refused = await session.callTool("hang");
+    expect(Date.now() - refusedAt).toBeLessThan(HANG_DEADLINE_MS);
+    expect(resultText(refused)).toMatch(
+      /^The capability service 'hanger' is unavailable: its circuit is open after \d+ failed calls in a row \(retry after ~\d+ s\)$/,
+    );
+    observe("circuit-open", { message: resultText(refused) });
+    // A name that no one registered still says so.
+    expect(resultText(await session.callTool("ghost_echo"))).toMatch(
+      /^No capability service is registered for tool type 'ghost'/,
+    );
 
     const other = await session.callTool("bystander_echo", { city: "Lima" });
     expect(other.answer?.result?.isError).toBeFalsy();

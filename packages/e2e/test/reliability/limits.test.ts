@@ -1,8 +1,22 @@
+import { randomBytes } from "node:crypto";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, type RouterProcess, serviceHealthy, startRouter, stopAll } from "../support/processes.js";
-import { startCapability } from "./support/capability.js";
-import { type McpSession, openMcpSession, postMcp, resultText } from "./support/mcp-session.js";
+import {
+  api,
+  eventually,
+  type RouterProcess,
+  serviceHealthy,
+  startRouter,
+  stopAll,
+} from "../support/processes.js";
+import { type CapabilityProcess, startCapability } from "./support/capability.js";
+import {
+  type McpExchange,
+  type McpSession,
+  openMcpSession,
+  postMcp,
+  resultText,
+} from "./support/mcp-session.js";
 import { residentBytes } from "./support/memory.js";
 import { observe } from "./support/observations.js";
 import { profile } from "./support/profile.js";
@@ -10,6 +24,11 @@ import { profile } from "./support/profile.js";
 const MAX_BODY_BYTES = 64 * 1024;
 const MAX_SESSIONS = 50;
 const SLOW_MS = 1_000;
+/** The service with a concurrency limit: 2 calls at once, 2 more waiting. */
+const LIMITED = { maxConcurrentCalls: 2, maxQueuedCalls: 2 };
+const LIMITED_MS = 1_500;
+/** A token's rate limit: 2 requests a second, 4 at once. */
+const METERED = { requestsPerSecond: 2, burst: 4 };
 
 const tool = (name: string, uri: string, type: string) => ({
   name,
@@ -40,6 +59,51 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
+/** How many calls to `uri` the capability ran at once at most, from its `invoked` and `ended` lines. */
+function mostAtOnce(lines: readonly string[], uri: string): number {
+  let running = 0;
+  let most = 0;
+  for (const line of lines) {
+    if (!line.includes(uri)) continue;
+    if (line.includes('"event":"invoked"')) most = Math.max(most, ++running);
+    else if (line.includes('"event":"ended"')) running--;
+  }
+  return most;
+}
+
+/**
+ * Posts `body` to the MCP endpoint as a client on a slow link that reads only once it sent everything: a pause
+ * after the limit is crossed, then the rest. Returns the status line, or the socket error the client got instead.
+ */
+function postSlowly(url: string, body: string, headers: Record<string, string>): Promise<string> {
+  const { port } = new URL(url);
+  const bytes = Buffer.from(body);
+  const head = [
+    "POST /mcp HTTP/1.1",
+    "Host: 127.0.0.1",
+    "Content-Type: application/json",
+    "Accept: application/json, text/event-stream",
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    `Content-Length: ${bytes.length}`,
+    "",
+    "",
+  ].join("\r\n");
+  return new Promise((resolve) => {
+    let answer = "";
+    // Half-open: the client keeps sending after the router's FIN, as most clients do.
+    const socket = connect({ port: Number(port), host: "127.0.0.1", allowHalfOpen: true }, () => {
+      socket.write(head);
+      socket.write(bytes.subarray(0, MAX_BODY_BYTES + 4096));
+      setTimeout(() => socket.end(bytes.subarray(MAX_BODY_BYTES + 4096)), 25);
+    });
+    socket.on("data", (chunk: Buffer) => {
+      answer += chunk.toString("latin1");
+    });
+    socket.on("error", (error: NodeJS.ErrnoException) => resolve(`error ${error.code}`));
+    socket.on("close", () => resolve(answer.split("\r\n")[0] ?? ""));
+  });
+}
+
 /** Sends raw bytes on a new connection and returns the status line the router answers with. */
 function rawStatus(url: string, text: string): Promise<string> {
   const { hostname, port } = new URL(url);
@@ -49,7 +113,9 @@ function rawStatus(url: string, text: string): Promise<string> {
     socket.on("data", (chunk) => {
       answer += chunk.toString("latin1");
     });
-    socket.on("error", reject);
+    // Node's HTTP layer answers a request it cannot parse and destroys the socket at once, with the rest of the
+    // request unread, so a reset may follow the answer: what counts is that the answer arrived first.
+    socket.on("error", (error) => (answer ? resolve(answer.split("\r\n")[0] ?? "") : reject(error)));
     socket.on("close", () => resolve(answer.split("\r\n")[0] ?? ""));
   });
 }
@@ -57,20 +123,41 @@ function rawStatus(url: string, text: string): Promise<string> {
 describe("limits", () => {
   let router: RouterProcess;
   let session: McpSession;
+  let limited: CapabilityProcess;
+  /** A router of its own for rate limits: its tokens close the endpoints the other tests use without one. */
+  let metered: RouterProcess;
+  const meteredToken = `metered-${randomBytes(12).toString("hex")}`;
+  const freeToken = `free-${randomBytes(12).toString("hex")}`;
+  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
   beforeAll(async () => {
-    router = await startRouter([], {
-      TRESTLE_MAX_BODY_BYTES: String(MAX_BODY_BYTES),
-      TRESTLE_MAX_SESSIONS: String(MAX_SESSIONS),
-    });
-    await Promise.all([
+    [router, metered] = await Promise.all([
+      startRouter([], {
+        TRESTLE_MAX_BODY_BYTES: String(MAX_BODY_BYTES),
+        TRESTLE_MAX_SESSIONS: String(MAX_SESSIONS),
+        TRESTLE_SERVICES: JSON.stringify({ limited: LIMITED }),
+      }),
+      startRouter([], {
+        TRESTLE_TOKENS: JSON.stringify([
+          { name: "metered", token: meteredToken, scopes: ["mcp", "admin"], rateLimit: METERED },
+          { name: "free", token: freeToken, scopes: ["mcp", "admin"] },
+        ]),
+      }),
+    ]);
+    [, , limited] = await Promise.all([
       startCapability({ router: router.url, serviceName: "fast" }),
       startCapability({ router: router.url, serviceName: "slow" }),
+      startCapability({ router: router.url, serviceName: "limited" }),
     ]);
     await api(router.url, "POST", "/api/v1/tools", tool("echo", "fixture://echo", "fast"));
     await api(router.url, "POST", "/api/v1/tools", tool("slow", `fixture://sleep?ms=${SLOW_MS}`, "slow"));
-    await serviceHealthy(router.url, "fast");
-    await serviceHealthy(router.url, "slow");
+    await api(
+      router.url,
+      "POST",
+      "/api/v1/tools",
+      tool("limited_sleep", `fixture://sleep?ms=${LIMITED_MS}`, "limited"),
+    );
+    await Promise.all(["fast", "slow", "limited"].map((name) => serviceHealthy(router.url, name)));
     session = await openMcpSession(`${router.url}/mcp`);
   }, 120_000);
 
@@ -104,10 +191,16 @@ describe("limits", () => {
       }),
       duplex: "half",
     } as RequestInit).catch((error: Error) => error);
-    // Either the 413 arrives, or the router closed the connection on the rest of the body after answering it.
-    if (streamed instanceof Error)
-      expect(String((streamed.cause as { code?: string })?.code)).toMatch(/EPIPE|ECONNRESET|UND_ERR_SOCKET/);
-    else expect(streamed.status).toBe(413);
+    // The router reads the rest of the body before it answers, so the 413 arrives (finding 7, fixed).
+    expect(streamed instanceof Error ? String(streamed.cause ?? streamed) : streamed.status).toBe(413);
+
+    // A client on a slow link that reads only after sending 3x the limit always reads the 413, never EPIPE or
+    // ECONNRESET from a connection closed under it.
+    const slow: string[] = [];
+    for (let i = 0; i < 20; i++)
+      slow.push(await postSlowly(router.url, frameOfSize(MAX_BODY_BYTES * 3), headers));
+    expect(slow.filter((line) => !line.startsWith("HTTP/1.1 413"))).toEqual([]);
+    observe("oversized-body", { slowClients: slow.length, answered413: slow.length });
 
     // The management API refuses an oversized body too, with a message naming the limit.
     const big = await fetch(`${router.url}/api/v1/tools`, {
@@ -172,6 +265,55 @@ describe("limits", () => {
     expect(after - before).toBeLessThan(96 * 2 ** 20);
   }, 120_000);
 
+  it("per-service concurrency limit: calls over it wait their turn, calls over the queue fail at once with a clear message", async () => {
+    const uri = `fixture://sleep?ms=${LIMITED_MS}`;
+    const started = async () =>
+      (
+        await api<unknown[]>(
+          router.url,
+          "GET",
+          "/api/v2/tool-calls/history?toolName=limited_sleep&type=started&limit=1000",
+        )
+      ).length;
+    const startedBefore = await started();
+    const lineBefore = limited.lines.length;
+    const admittedAt = performance.now();
+    const admitted = Array.from({ length: LIMITED.maxConcurrentCalls + LIMITED.maxQueuedCalls }, (_, i) =>
+      session.callTool("limited_sleep", { i }),
+    );
+    // Each call is recorded as started just before it reaches the limiter: then two run and two wait.
+    await eventually(
+      async () => ((await started()) - startedBefore === admitted.length ? true : undefined),
+      10_000,
+      "every admitted call started",
+    );
+    const refusedAt = performance.now();
+    const refused = await session.callTool("limited_sleep", { i: "one too many" });
+    const refusedMs = performance.now() - refusedAt;
+    expect(resultText(refused)).toMatch(
+      /^The capability service 'limited' at \S+ is overloaded \(at its limit of 2 concurrent calls and 2 queued\); try again later$/,
+    );
+    // At once, not after a call slot freed up.
+    expect(refusedMs).toBeLessThan(LIMITED_MS / 2);
+
+    const results = await Promise.all(admitted);
+    const admittedMs = performance.now() - admittedAt;
+    for (const exchange of results) expect(resultText(exchange)).toBe("slept");
+    // Two rounds of two: the waiting calls ran after the first ones, never beside them.
+    expect(admittedMs).toBeGreaterThanOrEqual(2 * LIMITED_MS - 100);
+    const mostRunning = mostAtOnce(limited.lines.slice(lineBefore), uri);
+    expect(mostRunning).toBe(LIMITED.maxConcurrentCalls);
+    observe("concurrency-limit", {
+      ...LIMITED,
+      callMs: LIMITED_MS,
+      admitted: admitted.length,
+      admittedMs: Math.round(admittedMs),
+      mostRunningOnCapability: mostRunning,
+      refusedMs: Math.round(refusedMs),
+      refusedMessage: resultText(refused),
+    });
+  }, 120_000);
+
   it("a flood of calls to a slow service does not slow calls to another service (measured)", async () => {
     const probeOnce = async (): Promise<number[]> => {
       const startedAt = performance.now();
@@ -229,4 +371,43 @@ describe("limits", () => {
     // A generous bound: calls to the fast service must not wait behind the slow service's calls (each 1 s).
     expect(numbers.duringP50Ms).toBeLessThan(SLOW_MS / 2);
   }, 120_000);
+
+  it("a token over its rate gets 429 with Retry-After, on MCP and the management API; other tokens are not slowed", async () => {
+    const session = await openMcpSession(`${metered.url}/mcp`, bearer(meteredToken));
+    // initialize and notifications/initialized took two; the burst allows a few more, then 429.
+    let admitted = 2;
+    let refusal: McpExchange | undefined;
+    for (let i = 0; i < 20 && !refusal; i++) {
+      const exchange = await session.request("ping");
+      if (exchange.status === 429) refusal = exchange;
+      else admitted++;
+    }
+    expect(refusal?.status).toBe(429);
+    expect(admitted).toBeGreaterThanOrEqual(METERED.burst);
+    // A few more may pass as the bucket refills between requests on a busy machine.
+    expect(admitted).toBeLessThanOrEqual(METERED.burst + 6);
+    const retryAfter = Number(refusal?.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(refusal?.answer?.error?.message).toMatch(
+      /^Too many requests: the token 'metered' may make 2 per second \(bursts of 4\); retry after \d+ s$/,
+    );
+
+    // The same bucket covers the management API, which answers with its envelope.
+    const listing = await fetch(`${metered.url}/api/v1/tools`, { headers: bearer(meteredToken) });
+    expect(listing.status).toBe(429);
+    expect(Number(listing.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(await listing.json()).toMatchObject({
+      error: { message: expect.stringContaining("'metered'") },
+      data: null,
+    });
+
+    // Another token is not limited.
+    const other = await openMcpSession(`${metered.url}/mcp`, bearer(freeToken));
+    for (let i = 0; i < 20; i++) expect((await other.request("ping")).status).toBe(200);
+
+    // After the wait it was told, the metered token is served again.
+    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
+    expect((await session.request("ping")).status).toBe(200);
+    observe("rate-limit", { ...METERED, admittedBeforeRefusal: admitted, retryAfterSeconds: retryAfter });
+  }, 60_000);
 });
