@@ -164,6 +164,14 @@ describe("capability server handlers", () => {
     }
   });
 
+  it("reads a request larger than grpc-js's default 4 MiB limit, as Connect does", async () => {
+    const transport = await serve({ toolInvoker: (request) => ({ content: [String(request.body.length)] }) });
+    const body = "b".repeat(5 * 1024 * 1024);
+    expect((await createClient(ToolInvoker, transport).invokeTool({ body })).content).toEqual([
+      String(body.length),
+    ]);
+  });
+
   it("streams many large replies intact and in order", async () => {
     const chunk = "x".repeat(256 * 1024);
     const transport = await serve({
