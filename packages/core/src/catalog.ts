@@ -12,7 +12,8 @@ export type PropertyTarget = "header" | "configuration" | "cookie";
  * (`target`, `scope`, `value`).
  */
 export interface PropertyDefinition {
-  type?: string;
+  /** A JSON Schema type, or a list of them (`["string", "null"]`). */
+  type?: string | string[];
   description?: string;
   /** `header` with `scope: "service"` sends the value as a request header named after the property. */
   target?: PropertyTarget;
