@@ -16,6 +16,8 @@ const MCP_TOKEN = `${TAG}-mcp-token`;
 const REGISTER_TOKEN = `${TAG}-register-token`;
 const PROVISIONED = `${TAG}-provisioned-secret`;
 const AUTH_ARGUMENT = `${TAG}-wanaku-auth-argument`;
+/** Punctuation a gRPC error message carries percent-encoded: the scrubber must still find it. */
+const PUNCTUATED = `${TAG}:with/slashes,commas;and%percent`;
 
 /** Every file under `dir`, with its bytes. */
 async function filesUnder(dir: string): Promise<{ path: string; bytes: Buffer }[]> {
@@ -88,17 +90,18 @@ describe("secrets never leave the places they must live", () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "trestle-reliability-secrets-"));
     home = await mkdtemp(join(tmpdir(), "trestle-reliability-vault-"));
-    // Not here, and reported in docs/reliability.md (findings) until fixed: `--forward-header authorization` (a
-    // capability that echoes its call metadata hands the client's token back, unscrubbed, into results, events and
-    // logs) and secrets holding ':', '/' or ',' (echoed in a gRPC error they arrive percent-encoded and escape the
-    // scrubber).
-    router = await startRouter(["--data-dir", dataDir, "--log-level", "trace"], {
-      TRESTLE_TOKENS: JSON.stringify([
-        { name: "admin", token: ADMIN_TOKEN, scopes: ["admin"] },
-        { name: "client", token: MCP_TOKEN, scopes: ["mcp"] },
-        { name: "capabilities", token: REGISTER_TOKEN, scopes: ["register"] },
-      ]),
-    });
+    // The client's Authorization header is forwarded to capabilities (which echo it back), and one secret holds
+    // the punctuation a gRPC error message percent-encodes (findings 3 and 4).
+    router = await startRouter(
+      ["--data-dir", dataDir, "--log-level", "trace", "--forward-header", "authorization"],
+      {
+        TRESTLE_TOKENS: JSON.stringify([
+          { name: "admin", token: ADMIN_TOKEN, scopes: ["admin"] },
+          { name: "client", token: MCP_TOKEN, scopes: ["mcp"] },
+          { name: "capabilities", token: REGISTER_TOKEN, scopes: ["register"] },
+        ]),
+      },
+    );
     vault = await startCapability({
       router: router.url,
       serviceName: "vault",
@@ -182,6 +185,7 @@ describe("secrets never leave the places they must live", () => {
       city: "Oslo",
       wanaku_auth_token: AUTH_ARGUMENT,
       wanaku_auth_Authorization: `Bearer ${AUTH_ARGUMENT}-2`,
+      wanaku_auth_X_Api_Key: PUNCTUATED,
     };
     for (const name of ["vault_echo", "vault_refuser", "ghost_call", "no_such_tool"]) {
       const exchange = await session.callTool(name, args);
