@@ -1,6 +1,7 @@
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import type { ClassifiedMessage } from "./json-rpc.js";
+import { type ClassifiedMessage, JsonRpcErrorCode } from "./json-rpc.js";
+import type { DirectRequestHandler, RequestExtra } from "./namespace-server.js";
 import type { McpSession } from "./session-registry.js";
 
 /**
@@ -26,6 +27,22 @@ export interface InboundContext {
 
 interface InFlight extends InboundContext {
   exchange: ExchangeState;
+  /** Set for a request the dispatcher handles itself: aborting it cancels the handler. */
+  abort?: AbortController;
+}
+
+/** The JSON-RPC error a handler's failure answers with, as the SDK's Protocol writes it. */
+function errorResponse(id: number, error: unknown): JSONRPCMessage {
+  const e = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: Number.isSafeInteger(e.code) ? (e.code as number) : JsonRpcErrorCode.InternalError,
+      message: typeof e.message === "string" && e.message ? e.message : "Internal error",
+      ...(e.data !== undefined ? { data: e.data } : {}),
+    },
+  } as JSONRPCMessage;
 }
 
 interface ExchangeState {
@@ -44,6 +61,8 @@ export class McpDispatcher implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
 
+  /** Handlers called without the SDK's Protocol, by method. */
+  private direct: ReadonlyMap<string, DirectRequestHandler> = new Map();
   private nextId = 1;
   private readonly inFlight = new Map<number, InFlight>();
   /** Per session: the client's request id → our id, so that `notifications/cancelled` can find the request. */
@@ -51,8 +70,19 @@ export class McpDispatcher implements Transport {
 
   async start(): Promise<void> {}
 
+  /**
+   * Calls these handlers itself for their methods, without the SDK's Protocol (see `directRequestHandlers`):
+   * the Protocol would parse each message three more times before finding the handler.
+   */
+  handleDirectly(handlers: ReadonlyMap<string, DirectRequestHandler>): void {
+    this.direct = handlers;
+  }
+
   async close(): Promise<void> {
-    for (const [id, flight] of this.inFlight) this.settle(id, flight);
+    for (const [id, flight] of this.inFlight) {
+      this.settle(id, flight);
+      flight.abort?.abort("The MCP server is closing");
+    }
     this.onclose?.();
   }
 
@@ -81,10 +111,14 @@ export class McpDispatcher implements Transport {
       if (kind === "request") {
         const id = this.nextId++;
         const originalId = message.id as RequestId;
-        this.inFlight.set(id, { ...context, originalId, exchange: state });
+        const direct = this.direct.get(message.method as string);
+        const flight: InFlight = { ...context, originalId, exchange: state };
+        if (direct) flight.abort = new AbortController();
+        this.inFlight.set(id, flight);
         state.pending.add(id);
         if (context.session) this.sessionMap(context.session.id).set(originalId, id);
-        this.onmessage?.({ ...message, id } as JSONRPCMessage, extra);
+        if (direct) this.runDirect(direct, { ...message, id }, id, flight.abort as AbortController);
+        else this.onmessage?.({ ...message, id } as JSONRPCMessage, extra);
       } else if (kind === "notification") {
         if (message.method === "notifications/cancelled") this.cancelFromClient(message, context.session);
         else this.onmessage?.(message as JSONRPCMessage, extra);
@@ -101,6 +135,10 @@ export class McpDispatcher implements Transport {
       const flight = this.inFlight.get(id);
       if (!flight) continue;
       this.settle(id, flight);
+      if (flight.abort) {
+        flight.abort.abort("The client closed the connection");
+        continue;
+      }
       this.onmessage?.({
         jsonrpc: "2.0",
         method: "notifications/cancelled",
@@ -133,6 +171,45 @@ export class McpDispatcher implements Transport {
     // Unrelated server notifications (list_changed) are sent by the router to sessions directly, not through here.
   }
 
+  /**
+   * Runs a handler as the SDK's Protocol would — an abort signal the client's cancellation fires, notifications
+   * tied to the request, the result or error sent back under the request's id — without parsing the message
+   * again. A cancelled request gets no answer, as in the SDK.
+   */
+  private runDirect(
+    handler: DirectRequestHandler,
+    request: Record<string, unknown>,
+    id: number,
+    abort: AbortController,
+  ): void {
+    const extra = {
+      signal: abort.signal,
+      requestId: id,
+      _meta: (request.params as { _meta?: unknown } | undefined)?._meta,
+      sendNotification: async (notification: JSONRPCMessage | { method: string; params?: unknown }) => {
+        if (abort.signal.aborted) return;
+        await this.send({ jsonrpc: "2.0", ...notification } as JSONRPCMessage, { relatedRequestId: id });
+      },
+      sendRequest: async () => {
+        throw new Error("The router sends no requests to clients");
+      },
+    } as unknown as RequestExtra;
+    Promise.resolve()
+      .then(() => {
+        // Cancelled before it started: nothing to run, nothing to answer.
+        if (abort.signal.aborted) return undefined;
+        return handler(request as { method: string; params?: unknown }, extra);
+      })
+      .then(
+        (result) => {
+          if (!abort.signal.aborted) void this.send({ jsonrpc: "2.0", id, result } as JSONRPCMessage);
+        },
+        (error: unknown) => {
+          if (!abort.signal.aborted) void this.send(errorResponse(id, error));
+        },
+      );
+  }
+
   private sessionMap(sessionId: string): Map<RequestId, number> {
     let map = this.bySession.get(sessionId);
     if (!map) {
@@ -161,7 +238,8 @@ export class McpDispatcher implements Transport {
     const flight = this.inFlight.get(id);
     if (!flight) return;
     this.settle(id, flight);
-    this.onmessage?.({ ...message, params: { ...params, requestId: id } } as unknown as JSONRPCMessage);
+    if (flight.abort) flight.abort.abort(params.reason);
+    else this.onmessage?.({ ...message, params: { ...params, requestId: id } } as unknown as JSONRPCMessage);
     // The Server sends nothing for a cancelled request; the exchange must still end.
     if (flight.exchange.pending.size === 0) flight.exchange.exchange.finish();
   }

@@ -4,6 +4,7 @@ import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.
 import { McpDispatcher } from "./mcp-dispatcher.js";
 import {
   createNamespaceServer,
+  directRequestHandlers,
   type McpBackend,
   type McpSettings,
   type RequestOrigin,
@@ -70,6 +71,7 @@ export function createMcpEndpoint(backend: McpBackend, options: McpEndpointOptio
       };
       const server = createNamespaceServer(namespace, backend, settings, originOf);
       void server.connect(dispatcher);
+      dispatcher.handleDirectly(directRequestHandlers(server));
       entry = { server, dispatcher };
       namespaces.set(namespace, entry);
     }

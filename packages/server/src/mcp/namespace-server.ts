@@ -47,10 +47,7 @@ function onRequest<S extends z.ZodType<{ method: string }>>(
   server: Server,
   method: string,
   schema: S,
-  handler: (
-    request: z.output<S>,
-    extra: Parameters<Parameters<Server["setRequestHandler"]>[1]>[1],
-  ) => unknown,
+  handler: (request: z.output<S>, extra: RequestExtra) => unknown,
 ): void {
   const loose = z.looseObject({ method: z.literal(method) });
   // The SDK's Server wraps a tools/call handler to parse the request and the result once more with its own
@@ -58,7 +55,7 @@ function onRequest<S extends z.ZodType<{ method: string }>>(
   // upstream the MCP client already validated). Registering on the Protocol underneath skips the second parse.
   const register: Server["setRequestHandler"] =
     method === "tools/call" ? protocolSetRequestHandler.bind(server) : server.setRequestHandler.bind(server);
-  register(loose, (request, extra) => {
+  const parsedHandler: DirectRequestHandler = (request, extra) => {
     const parsed = schema.safeParse(request);
     if (!parsed.success) {
       const problems = parsed.error.issues
@@ -66,8 +63,42 @@ function onRequest<S extends z.ZodType<{ method: string }>>(
         .join("; ");
       throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `Invalid params for ${method}: ${problems}`);
     }
-    return handler(parsed.data, extra) as never;
-  });
+    return handler(parsed.data, extra);
+  };
+  register(loose, parsedHandler as never);
+  if (DIRECT_METHODS.has(method)) {
+    let handlers = directHandlers.get(server);
+    if (!handlers) {
+      handlers = new Map();
+      directHandlers.set(server, handlers);
+    }
+    handlers.set(method, parsedHandler);
+  }
+}
+
+/** What a request handler gets besides the request: the SDK's `RequestHandlerExtra`. */
+export type RequestExtra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];
+
+/**
+ * A request handler the dispatcher may call itself, without the SDK's Protocol in between. Only `signal`,
+ * `requestId` and `sendNotification` of `extra` are used.
+ */
+export type DirectRequestHandler = (
+  request: { method: string; params?: unknown },
+  extra: RequestExtra,
+) => unknown;
+
+/**
+ * Methods whose handlers the HTTP dispatcher calls directly. tools/call is the hot path: the SDK's Protocol
+ * parses every incoming message with three zod schemas before it finds the handler, which costs a router more
+ * than the rest of its MCP layer; the handler parses the request itself anyway.
+ */
+const DIRECT_METHODS = new Set(["tools/call"]);
+const directHandlers = new WeakMap<Server, Map<string, DirectRequestHandler>>();
+
+/** The handlers of a namespace server that a dispatcher may call directly, by method. */
+export function directRequestHandlers(server: Server): ReadonlyMap<string, DirectRequestHandler> {
+  return directHandlers.get(server) ?? new Map();
 }
 
 /** `Protocol.setRequestHandler`: what `Server.setRequestHandler` overrides for tools/call. */
