@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Code } from "@trestle/core";
@@ -9,6 +9,15 @@ describe("the embedded store in a data directory", () => {
   const dirs: string[] = [];
   afterAll(async () => {
     await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  it("runs PostgreSQL with small shared buffers: the catalog is read from memory, big buffers only grow the process", async () => {
+    const root = await mkdtemp(join(tmpdir(), "trestle-registry-"));
+    dirs.push(root);
+    const store = await openStore({ dataDir: root });
+    await store.close();
+    const conf = await readFile(join(root, "postgresql.conf"), "utf8");
+    expect(conf).toMatch(/^shared_buffers=16MB$/m);
   });
 
   it("keeps the catalog and the registry across a restart", async () => {
