@@ -29,6 +29,9 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     "",
     "## Headline figures",
     "",
+    "Why the targets that are missed are missed, what bounds each with the profiles' evidence, and what was " +
+      "changed to get here: [performance.md](performance.md).",
+    "",
     "| figure | value | target (issue 8) | |",
     "|---|---:|---|---|",
     ...report.headlines.map(
