@@ -1,41 +1,21 @@
 import { basename } from "node:path";
+import type { ForwardHttpUpstream, ForwardStdioUpstream } from "@trestle/core";
 
 /**
- * An MCP server spawned on this machine and spoken to over its stdin and stdout.
+ * An MCP server spawned on this machine and spoken to over its stdin and stdout: core's `ForwardStdioUpstream`,
+ * the shape a router's forwards store.
  *
  * `args` and `env` are where credentials live (`--token=…`, `API_KEY=…`): no message, log line or event
  * this package produces quotes them. Only the program's name (the last path segment of `command`) is ever
- * shown.
+ * shown. The server gets only `HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER` from the router's environment,
+ * plus its own `env`. `mode` `"pooled"` (default) keeps one process per upstream, shared by concurrent calls,
+ * ended after an idle timeout and started again by the next call after it dies; `"per-call"` spawns a process
+ * for each call.
  */
-export interface McpStdioUpstream {
-  kind: "stdio";
-  /** The program to run, found on `PATH` when it has no slash. No shell is involved. */
-  command: string;
-  /** Its arguments, passed as they are (never split, never interpreted by a shell). */
-  args?: string[];
-  /**
-   * Environment variables for the server, over a minimal inherited set (`HOME`, `LOGNAME`, `PATH`, `SHELL`,
-   * `TERM`, `USER`). The router's own environment is not passed on.
-   */
-  env?: Record<string, string>;
-  /** Working directory of the server; the router's when absent. */
-  cwd?: string;
-  /**
-   * `"pooled"` (default): one process per upstream, kept running between calls, serving concurrent calls,
-   * ended after an idle timeout and started again by the next call after it dies. `"per-call"`: a process per
-   * call that is spawned, initialised, called once and ended.
-   */
-  mode?: "pooled" | "per-call";
-}
+export type McpStdioUpstream = ForwardStdioUpstream;
 
-/** An MCP server reached over Streamable HTTP. */
-export interface McpHttpUpstream {
-  kind: "http";
-  /** The server's MCP endpoint, e.g. `http://127.0.0.1:3001/mcp`. Only its origin is ever shown. */
-  url: string;
-  /** Headers sent with every request (e.g. `Authorization`). Their values are never shown. */
-  headers?: Record<string, string>;
-}
+/** An MCP server reached over Streamable HTTP (core's `ForwardHttpUpstream`). Only its URL's origin is ever shown. */
+export type McpHttpUpstream = ForwardHttpUpstream;
 
 /** How to reach one MCP server: spawn it (stdio) or call it (Streamable HTTP). */
 export type McpUpstream = McpStdioUpstream | McpHttpUpstream;

@@ -49,6 +49,25 @@ function clip(text: string | undefined): string | undefined {
     : text;
 }
 
+/**
+ * Why an entry named `name` cannot be imported, or `undefined` when it can: the namespace holds one of that name
+ * from elsewhere (`taken`, valued with the service that serves it; none for a prompt the router expands), or this
+ * import already holds one (`imported`).
+ */
+function collision(
+  kind: "tool" | "prompt",
+  name: string,
+  taken: ReadonlyMap<string, string | undefined>,
+  imported: ReadonlySet<string>,
+): string | undefined {
+  if (taken.has(name)) {
+    const holder = taken.get(name);
+    return `the namespace already has a ${kind} named '${name}'${holder ? ` (served by '${holder}')` : ""}`;
+  }
+  if (imported.has(name)) return `another ${kind} of the same server is already imported as '${name}'`;
+  return undefined;
+}
+
 function reasonOf(error: unknown): string {
   const message = (error as { rawMessage?: string }).rawMessage ?? (error as Error).message;
   return message;
@@ -92,13 +111,9 @@ export function planImport(
   for (const tool of upstream.tools) {
     const name = importedName(forward.prefix, tool.name);
     const skip = (reason: string) => skipped.push({ kind: "tool", upstreamName: tool.name, name, reason });
-    const holder = takenTools.get(name);
-    if (holder !== undefined) {
-      skip(`the namespace already has a tool named '${name}' (served by '${holder}')`);
-      continue;
-    }
-    if (toolNames.has(name)) {
-      skip(`another tool of the same server is already imported as '${name}'`);
+    const refused = collision("tool", name, takenTools, toolNames);
+    if (refused) {
+      skip(refused);
       continue;
     }
     try {
@@ -181,14 +196,9 @@ export function planImport(
     const name = importedName(forward.prefix, prompt.name);
     const skip = (reason: string) =>
       skipped.push({ kind: "prompt", upstreamName: prompt.name, name, reason });
-    if (takenPrompts.has(name)) {
-      // A prompt the router expands itself has no service.
-      const holder = takenPrompts.get(name);
-      skip(`the namespace already has a prompt named '${name}'${holder ? ` (served by '${holder}')` : ""}`);
-      continue;
-    }
-    if (promptNames.has(name)) {
-      skip(`another prompt of the same server is already imported as '${name}'`);
+    const refused = collision("prompt", name, takenPrompts, promptNames);
+    if (refused) {
+      skip(refused);
       continue;
     }
     try {

@@ -263,7 +263,7 @@ export function createForwardManager(options: ForwardManagerOptions): ForwardMan
   }
 
   async function connect(entry: LiveForward): Promise<UpstreamCatalogWatch> {
-    const opened = await watch(entry.forward.upstream as McpUpstream, {
+    const opened = await watch(entry.forward.upstream, {
       handshakeTimeoutMs: options.handshakeTimeoutMs,
       timeoutMs: options.catalogTimeoutMs,
       onChange(upstream) {
@@ -527,7 +527,7 @@ export function createForwardManager(options: ForwardManagerOptions): ForwardMan
     },
 
     upstreamFor(target) {
-      return byService.get(target.serviceName)?.forward.upstream as McpUpstream | undefined;
+      return byService.get(target.serviceName)?.forward.upstream;
     },
 
     resolver(base) {
@@ -560,7 +560,7 @@ export function createForwardManager(options: ForwardManagerOptions): ForwardMan
       const opened = entry.watch;
       if (!opened) {
         throw new TrestleError(
-          `The MCP server ${describeUpstream(entry.forward.upstream as McpUpstream)} behind forward '${entry.forward.name}' is not connected${entry.status.error ? `: ${entry.status.error}` : ""}`,
+          `The MCP server ${describeUpstream(entry.forward.upstream)} behind forward '${entry.forward.name}' is not connected${entry.status.error ? `: ${entry.status.error}` : ""}`,
           Code.Unavailable,
         );
       }
