@@ -362,8 +362,53 @@ export function parseNamespace(input: unknown): Namespace {
 export function parseForward(input: unknown): ForwardReference {
   return parseOrThrow(
     forwardSchema,
-    withoutNulls(input),
+    withUpstream(withoutNulls(input)),
     "forward",
     CATALOG_LIMITS.documentBytes,
   ) as ForwardReference;
+}
+
+const UPSTREAM_SHORTHAND = ["command", "args", "env", "cwd", "mode", "url", "address", "headers"] as const;
+
+/**
+ * A forward written the short way — `command` (an argv array, or one command line split at spaces) with `args`,
+ * `env`, `cwd`, `mode`; or `url` (also `address`) with `headers` — as the `upstream` object it stands for. An
+ * input that has `upstream` is left as it is.
+ */
+function withUpstream(input: unknown): unknown {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return input;
+  const value = input as Record<string, unknown>;
+  if (value.upstream !== undefined || !UPSTREAM_SHORTHAND.some((key) => value[key] !== undefined))
+    return input;
+  const rest = Object.fromEntries(
+    Object.entries(value).filter(([key]) => !(UPSTREAM_SHORTHAND as readonly string[]).includes(key)),
+  );
+  const url = value.url ?? value.address;
+  if (url !== undefined && value.command === undefined) {
+    return {
+      ...rest,
+      upstream: { kind: "http", url, ...(value.headers !== undefined ? { headers: value.headers } : {}) },
+    };
+  }
+  let command = value.command;
+  let args = value.args;
+  if (Array.isArray(command)) {
+    args = [...command.slice(1), ...(Array.isArray(args) ? args : [])];
+    command = command[0];
+  } else if (typeof command === "string" && args === undefined && /\s/.test(command.trim())) {
+    const words = command.trim().split(/\s+/);
+    command = words[0];
+    args = words.slice(1);
+  }
+  return {
+    ...rest,
+    upstream: {
+      kind: "stdio",
+      command,
+      ...(args !== undefined ? { args } : {}),
+      ...(value.env !== undefined ? { env: value.env } : {}),
+      ...(value.cwd !== undefined ? { cwd: value.cwd } : {}),
+      ...(value.mode !== undefined ? { mode: value.mode } : {}),
+    },
+  };
 }
