@@ -6,9 +6,9 @@ import {
 } from "@connectrpc/connect-node";
 import { createReferenceCapability } from "@trestle/core/testing";
 import { ToolInvoker } from "@trestle/proto";
+import { generateTestCertificates, type TestCertificates } from "@trestle/test-support";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type CapabilityServer, createCapabilityServer } from "../src/index.js";
-import { generateTestCertificates, type TestCertificates } from "./test-certificates.js";
 
 async function echo(transport: Transport): Promise<unknown> {
   const reply = await createClient(ToolInvoker, transport).invokeTool({ uri: "echo://tls", body: "secure" });

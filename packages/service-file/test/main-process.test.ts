@@ -4,11 +4,15 @@ import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
 import type { ServiceTarget } from "@trestle/core";
 import { ResourceRequestSchema } from "@trestle/proto";
+import {
+  buildServicePackage,
+  type FakeRouter,
+  type ServiceProcess,
+  startFakeRouter,
+  startServiceProcess,
+} from "@trestle/test-support";
 import { createConnectTransport } from "@trestle/transport-connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildServicePackage } from "./built-package.js";
-import { type ServiceProcess, startServiceProcess } from "./child-process.js";
-import { type FakeRouter, startFakeRouter } from "./fake-router.js";
 
 let main: string;
 let base: string;

@@ -3,9 +3,9 @@ import { type CapabilityServer, createCapabilityServer } from "@trestle/capabili
 import { Code, type ServiceTarget, TrestleError } from "@trestle/core";
 import { createReferenceCapability } from "@trestle/core/testing";
 import { ToolInvokeRequestSchema } from "@trestle/proto";
+import { generateTestCertificates, type TestCertificates } from "@trestle/test-support";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ConnectTransportOptions, createConnectTransport } from "../src/index.js";
-import { generateTestCertificates, type TestCertificates } from "./test-certificates.js";
 
 const request = create(ToolInvokeRequestSchema, { uri: "echo://tls", body: "over tls" });
 

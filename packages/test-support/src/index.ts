@@ -1,0 +1,10 @@
+/**
+ * Helpers shared by Trestle's own tests (private: never published). Each was written once for one package's
+ * tests and copied into others; here it lives once.
+ *
+ * @packageDocumentation
+ */
+export { buildIfStale, buildServicePackage } from "./built-package.js";
+export { type FakeRouter, type RouterCall, startFakeRouter } from "./fake-router.js";
+export { type ServiceProcess, startServiceProcess } from "./service-process.js";
+export { generateTestCertificates, type TestCertificates } from "./test-certificates.js";
