@@ -130,6 +130,17 @@ describe("the official MCP conformance suite against the router", () => {
     router = await startRouter();
     await startFixtureCapability(router.url, ["--service-name", "conformance"]);
     await addFixtureCatalog(router.url);
+    // What the Wanaku contract cannot carry (typed content, logging and progress during a call) comes from an MCP
+    // server behind a forward, spawned per call so that its logging messages belong to the call.
+    await api(router.url, "POST", "/api/v1/forwards", {
+      name: "rich-content",
+      upstream: {
+        kind: "stdio",
+        command: process.execPath,
+        args: [join(repoRoot, "packages", "e2e", "fixtures", "conformance-mcp-server.mjs")],
+        mode: "per-call",
+      },
+    });
     await serviceHealthy(router.url, "conformance");
   }, 120_000);
 
@@ -142,5 +153,16 @@ describe("the official MCP conformance suite against the router", () => {
     expect(summary).toMatch(/server-initialize: \d+ passed, 0 failed/);
     expect(summary).toMatch(/tools-call-simple-text: \d+ passed, 0 failed/);
     expect(summary).toMatch(/dns-rebinding-protection: \d+ passed, 0 failed/);
+    // Through the forward: content blocks, and logging and progress during a call.
+    for (const scenario of [
+      "tools-call-image",
+      "tools-call-audio",
+      "tools-call-embedded-resource",
+      "tools-call-mixed-content",
+      "tools-call-with-logging",
+      "tools-call-with-progress",
+    ]) {
+      expect(summary).toMatch(new RegExp(`${scenario}: [1-9]\\d* passed, 0 failed`));
+    }
   }, 300_000);
 });
