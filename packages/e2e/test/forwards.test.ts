@@ -462,6 +462,28 @@ describe("MCP forwards: existing MCP servers behind the router", () => {
     expect(listed.stdout).toMatch(/cli-fixture\s+mixed\s+ready/);
     const refreshed = await cli("forwards", "refresh", "cli-fixture", "--namespace", "mixed");
     expect(refreshed.stdout).toContain("cli-fixture");
+    const updated = await cli(
+      "forwards",
+      "update",
+      "cli-fixture",
+      "--namespace",
+      "mixed",
+      "--prefix",
+      "c_",
+      "--mode",
+      "per-call",
+      "--",
+      process.execPath,
+      FIXTURE_SERVER,
+      `--token=${ARGV_CANARY}`,
+    );
+    seen.push(updated.stdout, updated.stderr);
+    const shown = await cli("forwards", "show", "cli-fixture", "--namespace", "mixed", "--json");
+    expect(JSON.parse(shown.stdout).upstream).toMatchObject({
+      program: "node",
+      mode: "per-call",
+      environment: [],
+    });
     const before = await api<{ name: string }[]>(router.url, "GET", "/api/v1/tools?namespace=mixed");
     expect(before.some((t) => t.name === "c_echo")).toBe(true);
     expect(before.some((t) => t.name === "mx_echo")).toBe(true);

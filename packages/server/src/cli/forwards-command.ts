@@ -17,7 +17,8 @@ export interface ForwardsCommandOptions {
 export const FORWARDS_USAGE =
   "trestle forwards list|show NAME|remove NAME|refresh NAME   [--namespace NS]\n" +
   "  trestle forwards add NAME [--namespace NS] [--prefix P] [--mode pooled|per-call] [--env K=V]... -- COMMAND [ARG...]\n" +
-  "  trestle forwards add NAME [--namespace NS] [--prefix P] --http URL [--header K=V]...";
+  "  trestle forwards add NAME [--namespace NS] [--prefix P] --http URL [--header K=V]...\n" +
+  "  trestle forwards update NAME …the options of add…   (new upstream or prefix; connected before anything changes)";
 
 interface ForwardView {
   name: string;
@@ -97,11 +98,12 @@ export async function forwardsCommand(
       out(view, action === "remove" ? `removed ${view.name} and what it imported` : summary(view));
       return;
     }
-    case "add": {
+    case "add":
+    case "update": {
       if (!name) throw new CliError(`Usage:\n  ${FORWARDS_USAGE}`, 2);
       if (command.length > 0 === (options.http !== undefined)) {
         throw new CliError(
-          "trestle forwards add needs either --http URL or -- COMMAND [ARG...], not both",
+          `trestle forwards ${action} needs either --http URL or -- COMMAND [ARG...], not both`,
           2,
         );
       }
@@ -116,12 +118,11 @@ export async function forwardsCommand(
             ...(env ? { env } : {}),
             ...(options.mode ? { mode: options.mode } : {}),
           };
-      const view = await client.request<ForwardView>("POST", "/api/v1/forwards", {
-        name,
-        namespace,
-        ...(options.prefix ? { prefix: options.prefix } : {}),
-        upstream,
-      });
+      const body = { name, namespace, ...(options.prefix ? { prefix: options.prefix } : {}), upstream };
+      const view =
+        action === "add"
+          ? await client.request<ForwardView>("POST", "/api/v1/forwards", body)
+          : await client.request<ForwardView>("PUT", path(), body);
       out(view, summary(view));
       return;
     }
