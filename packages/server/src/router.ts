@@ -8,7 +8,6 @@ import {
   createInvokerBridge,
   createResourceBridge,
   type EventHub,
-  type ExplainingResolver,
   limitConcurrency,
 } from "@trestle/bridge";
 import {
@@ -191,15 +190,8 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   forwardManager.start();
 
   const events = createEventHub({ historySize: config.eventHistorySize });
-  // Forwards answer their own service names; the registry says why any other service it knows is unavailable.
-  const routed = forwardManager.resolver(registry.resolver);
-  const resolver: ExplainingResolver = {
-    resolve: (serviceName, serviceType) => routed.resolve(serviceName, serviceType),
-    resolveCodeExecution: (engineType, language) => routed.resolveCodeExecution(engineType, language),
-    explain: (serviceName, serviceType) => registry.resolver.explain(serviceName, serviceType),
-    explainCodeExecution: (engineType, language) =>
-      registry.resolver.explainCodeExecution(engineType, language),
-  };
+  // Forwards answer their own service names; the registry resolves the rest and says why one is unavailable.
+  const resolver = forwardManager.resolver(registry.resolver);
   const bridgeDeps = {
     resolver,
     transports,

@@ -104,8 +104,11 @@ export interface ForwardManager {
   get(namespace: string, name: string): ForwardView | undefined;
   /** The upstream behind a target (for the MCP transport), or `undefined` when the target is no forward. */
   upstreamFor(target: ServiceTarget): McpUpstream | undefined;
-  /** A resolver that answers forwards' service names with their targets and asks `base` for every other. */
-  resolver(base: ServiceResolver): ServiceResolver;
+  /**
+   * `base` with forwards' service names answered by their targets: every other name, and every other method of
+   * `base` (the registry's `explain`), is `base`'s own.
+   */
+  resolver<R extends ServiceResolver>(base: R): R;
   /** True when `serviceName` is a forward's. */
   isForwarded(serviceName: string): boolean;
   /** The capabilities the upstreams of a namespace's forwards advertise (those connected at least once). */
@@ -531,13 +534,12 @@ export function createForwardManager(options: ForwardManagerOptions): ForwardMan
     },
 
     resolver(base) {
-      return {
-        async resolve(serviceName, serviceType) {
-          const entry = byService.get(serviceName);
-          return entry ? forwardTarget(entry.forward) : base.resolve(serviceName, serviceType);
-        },
-        resolveCodeExecution: (engineType, language) => base.resolveCodeExecution(engineType, language),
+      const resolver = Object.create(base) as typeof base;
+      resolver.resolve = async (serviceName, serviceType) => {
+        const entry = byService.get(serviceName);
+        return entry ? forwardTarget(entry.forward) : base.resolve(serviceName, serviceType);
       };
+      return resolver;
     },
 
     isForwarded: (serviceName) => byService.has(serviceName),
