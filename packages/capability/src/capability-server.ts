@@ -8,6 +8,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import * as grpc from "@grpc/grpc-js";
 import type { CapabilityHandlers } from "@trestle/core";
+import { createCallSecretCheck } from "./call-secret.js";
 import { capabilityRoutes, type InFlightCalls } from "./capability-routes.js";
 import { registerGrpcHandlers } from "./grpc-handlers.js";
 import { sniffHttpVersion } from "./http-version-sniffer.js";
@@ -41,6 +42,14 @@ export interface CapabilityServerOptions extends CapabilityHandlers {
    * connections. Default 5,000 ms.
    */
   closeTimeoutMs?: number;
+  /**
+   * A shared secret every call must carry in the `x-trestle-capability-secret` metadata (an HTTP header for
+   * Connect and gRPC-Web), on every protocol and every service, health included. A call without it, or with
+   * another value, fails with `UNAUTHENTICATED` before any handler runs; handlers never see the entry. Compared
+   * in constant time. Unset (the default): calls need no secret. Pass it from the environment or a file, never
+   * from the command line, which other users of the machine can read.
+   */
+  callSecret?: string;
 }
 
 /** Where a {@link CapabilityServer} listens. */
@@ -117,9 +126,12 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
     },
   };
   // Connect, gRPC-Web, and gRPC with the JSON codec, over HTTP/1.1 and HTTP/2.
+  const secretCheck =
+    options.callSecret === undefined ? undefined : createCallSecretCheck(options.callSecret);
   const adapter = connectNodeAdapter({
     routes: capabilityRoutes(options, inFlight),
     shutdownSignal: shutdown.signal,
+    ...(secretCheck ? { interceptors: [secretCheck.connectInterceptor] } : {}),
   });
   // gRPC in protobuf, what Trestle's router and other gRPC clients send: grpc-js serves it for a fraction of the
   // CPU connect-node needs per call. It never listens: the HTTP/2 server below hands it its streams.
@@ -128,7 +140,7 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
     // As through Connect, which reads requests of any size.
     "grpc.max_receive_message_length": -1,
   });
-  registerGrpcHandlers(grpcServer, options, inFlight);
+  registerGrpcHandlers(grpcServer, options, inFlight, secretCheck);
 
   function trackHttp1Response(request: http.IncomingMessage, response: http.ServerResponse) {
     activeResponses++;

@@ -5,6 +5,7 @@ import type * as grpc from "@grpc/grpc-js";
 import type { CapabilityHandlers, HandlerContext } from "@trestle/core";
 import { CodeExecutor, HealthProbe, Provisioner, ResourceAcquirer, ToolInvoker } from "@trestle/proto";
 import { CallCancellation } from "./call-cancellation.js";
+import type { CallSecretCheck } from "./call-secret.js";
 import type { InFlightCalls } from "./capability-routes.js";
 import { handlerContextFromGrpc } from "./handler-context.js";
 import { toGrpcStatus } from "./handler-error.js";
@@ -50,8 +51,16 @@ function serializerOf(schema: DescMessage): grpc.serialize<unknown> {
  * (answered, cancelled by the caller, its deadline passed, its connection dropped); a closing server that cancels
  * it answers `UNAVAILABLE` at once, even while the handler goes on.
  */
-function serveUnary(handler: UnaryHandler, inFlight: InFlightCalls): grpc.handleUnaryCall<unknown, unknown> {
+function serveUnary(
+  handler: UnaryHandler,
+  inFlight: InFlightCalls,
+  secretCheck: CallSecretCheck | undefined,
+): grpc.handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
+    if (secretCheck && !secretCheck.acceptsGrpc(call.metadata)) {
+      callback(toGrpcStatus(secretCheck.refusal()));
+      return;
+    }
     const cancellation = new CallCancellation();
     let answered = false;
     const succeed = (reply: unknown) => {
@@ -95,8 +104,13 @@ function serveUnary(handler: UnaryHandler, inFlight: InFlightCalls): grpc.handle
 function serveServerStream(
   handler: StreamHandler,
   inFlight: InFlightCalls,
+  secretCheck: CallSecretCheck | undefined,
 ): grpc.handleServerStreamingCall<unknown, unknown> {
   return (call) => {
+    if (secretCheck && !secretCheck.acceptsGrpc(call.metadata)) {
+      call.emit("error", toGrpcStatus(secretCheck.refusal()));
+      return;
+    }
     const cancellation = new CallCancellation();
     const signal = cancellation.signal;
     let finished = false;
@@ -142,12 +156,14 @@ function pathOf(method: DescMethod): string {
 /**
  * Registers on a grpc-js server every method of the five Wanaku v1 services that has a handler; grpc-js answers
  * the others `UNIMPLEMENTED`. Messages cross the wire through the generated schemas (`toBinary` / `fromBinary`),
- * as they do through Connect.
+ * as they do through Connect. With `secretCheck`, a call without the call secret fails `UNAUTHENTICATED` before
+ * its handler runs.
  */
 export function registerGrpcHandlers(
   server: grpc.Server,
   handlers: CapabilityHandlers,
   inFlight: InFlightCalls,
+  secretCheck?: CallSecretCheck,
 ): void {
   const unary: [DescMethod, UnaryHandler | undefined][] = [
     [ToolInvoker.method.invokeTool, handlers.toolInvoker?.bind(handlers)],
@@ -159,7 +175,7 @@ export function registerGrpcHandlers(
     if (!handler) continue;
     server.register(
       pathOf(method),
-      serveUnary(handler, inFlight),
+      serveUnary(handler, inFlight, secretCheck),
       serializerOf(method.output),
       deserializerOf(method.input),
       "unary",
@@ -170,7 +186,7 @@ export function registerGrpcHandlers(
     const method = CodeExecutor.method.executeCode;
     server.register(
       pathOf(method),
-      serveServerStream(executeCode, inFlight),
+      serveServerStream(executeCode, inFlight, secretCheck),
       serializerOf(method.output),
       deserializerOf(method.input),
       "serverStream",

@@ -1,6 +1,6 @@
 import type { HandlerContext as ConnectHandlerContext } from "@connectrpc/connect";
 import type * as grpc from "@grpc/grpc-js";
-import { type HandlerContext, REQUEST_ID_METADATA_KEY } from "@trestle/core";
+import { CAPABILITY_SECRET_METADATA_KEY, type HandlerContext, REQUEST_ID_METADATA_KEY } from "@trestle/core";
 
 /**
  * Headers that belong to the HTTP, gRPC or Connect framing rather than to the caller's metadata; a handler
@@ -18,9 +18,17 @@ const FRAMING_HEADERS = new Set([
   "transfer-encoding",
 ]);
 
+/**
+ * True for an entry a handler never sees: framing, and the call secret (checked before the handler runs; kept
+ * out so that a handler that echoes or forwards its metadata cannot pass the secret on).
+ */
 function isFramingHeader(key: string): boolean {
   return (
-    FRAMING_HEADERS.has(key) || key.startsWith("grpc-") || key.startsWith("connect-") || key.startsWith(":")
+    FRAMING_HEADERS.has(key) ||
+    key === CAPABILITY_SECRET_METADATA_KEY ||
+    key.startsWith("grpc-") ||
+    key.startsWith("connect-") ||
+    key.startsWith(":")
   );
 }
 

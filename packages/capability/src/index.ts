@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+export { CAPABILITY_SECRET_METADATA_KEY } from "@trestle/core";
 export {
   type CapabilityServer,
   type CapabilityServerAddress,

@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 export {
+  CAPABILITY_SECRET_METADATA_KEY,
   type CallOptions,
   DEFAULT_STREAM_TIMEOUT_MS,
   DEFAULT_UNARY_TIMEOUT_MS,

@@ -1,0 +1,55 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import type * as grpc from "@grpc/grpc-js";
+import { CAPABILITY_SECRET_METADATA_KEY } from "@trestle/core";
+
+/**
+ * What a refused caller is told. The same words whether the secret was missing or wrong, and never what was
+ * sent: an answer that differs, or echoes, helps whoever is guessing.
+ */
+const REFUSAL_MESSAGE = `This capability service requires its call secret in the ${CAPABILITY_SECRET_METADATA_KEY} metadata`;
+
+/** Checks the call secret a caller presents; see {@link createCallSecretCheck}. */
+export interface CallSecretCheck {
+  /** True when `presented` is the secret. Takes the same time whatever `presented` is. */
+  accepts(presented: string | undefined): boolean;
+  /** The error a refused call fails with: `UNAUTHENTICATED`, with a message that quotes nothing sent. */
+  refusal(): ConnectError;
+  /** A Connect interceptor that refuses, before any handler runs, a call without the secret. */
+  connectInterceptor: Interceptor;
+  /** True when a grpc-js call's metadata carries the secret. */
+  acceptsGrpc(metadata: grpc.Metadata): boolean;
+}
+
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text, "utf8").digest();
+}
+
+/**
+ * The check of a capability's call secret. Both sides are hashed before `timingSafeEqual`, so the comparison
+ * takes the same time whatever the length or content of what was sent, and the secret's length does not leak.
+ *
+ * @throws Error when `secret` is empty: an empty secret would look set and protect nothing.
+ */
+export function createCallSecretCheck(secret: string): CallSecretCheck {
+  if (secret === "") throw new Error("callSecret must not be empty");
+  const expected = digest(secret);
+  const accepts = (presented: string | undefined) =>
+    // The digest is computed even for a missing value, so a missing and a wrong secret cost the same.
+    timingSafeEqual(digest(presented ?? ""), expected) && presented !== undefined;
+  const refusal = () => new ConnectError(REFUSAL_MESSAGE, Code.Unauthenticated);
+  return {
+    accepts,
+    refusal,
+    connectInterceptor: (next) => async (request) => {
+      if (!accepts(request.header.get(CAPABILITY_SECRET_METADATA_KEY) ?? undefined)) throw refusal();
+      return next(request);
+    },
+    acceptsGrpc(metadata) {
+      const values = metadata.get(CAPABILITY_SECRET_METADATA_KEY);
+      // Exactly one value: a caller that repeats the key gets no second guess in the same call.
+      const only = values.length === 1 ? values[0] : undefined;
+      return accepts(typeof only === "string" ? only : undefined);
+    },
+  };
+}
