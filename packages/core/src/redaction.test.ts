@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
+  isSecretName,
   REDACTED,
   redactArguments,
+  redactBody,
   redactHeaders,
   redactSecretsUri,
   scrubSecrets,
@@ -28,8 +30,21 @@ describe("redactArguments", () => {
     "ApiKey",
     "api_key",
     "credentials",
+    "private_key",
+    "passphrase",
+    "pwd",
+    "cookie",
+    "client-secret",
+    "x-api-key",
   ])("replaces the value of '%s'", (key) => {
     expect(redactArguments({ [key]: "hunter2" })[key]).toBe(REDACTED);
+  });
+
+  it("keeps names that only contain a secret word's start, such as tokens_used", () => {
+    expect(redactArguments({ tokens_used: 12, max_tokens: 100 })).toEqual({
+      tokens_used: "12",
+      max_tokens: "100",
+    });
   });
 
   it("keeps ordinary arguments, stringified, and drops null values", () => {
@@ -38,6 +53,116 @@ describe("redactArguments", () => {
       ok: "true",
       obj: '{"a":[1]}',
     });
+  });
+});
+
+describe("isSecretName", () => {
+  it.each([
+    "authorization",
+    "Proxy-Authorization",
+    "api-key",
+    "api_key",
+    "apikey",
+    "apiKey",
+    "APIKEY",
+    "x-api-key",
+    "X_API_KEY",
+    "private_key",
+    "private-key",
+    "privateKey",
+    "passphrase",
+    "password",
+    "DB_PASSWORD",
+    "passwd",
+    "pwd",
+    "secret",
+    "client_secret",
+    "client-secret",
+    "clientSecret",
+    "token",
+    "access_token",
+    "refresh_token",
+    "id_token",
+    "X-Auth-Token",
+    "csrftoken",
+    "cookie",
+    "Set-Cookie",
+    "cookies",
+    "session",
+    "JSESSIONID",
+    "X-Session-Id",
+    "credentials",
+    "aws_secret_access_key",
+    "aws_access_key",
+    "basic_auth",
+    "jwt",
+    "bearer",
+  ])("treats '%s' as secret", (name) => {
+    expect(isSecretName(name)).toBe(true);
+  });
+
+  it.each([
+    "tokens_used",
+    "max_tokens",
+    "maxTokens",
+    "token_count",
+    "token_type",
+    "session_timeout",
+    "cookie_policy",
+    "oauth_provider",
+    "author",
+    "access_key_id",
+    "keyword",
+    "sort_key",
+    "city",
+    "user",
+    "",
+    "-_-",
+  ])("leaves the harmless name '%s' readable", (name) => {
+    expect(isSecretName(name)).toBe(false);
+  });
+});
+
+describe("redactBody", () => {
+  it("redacts secret-named fields of a JSON body at any depth, keeping the rest", () => {
+    const body = JSON.stringify({
+      user: "alice",
+      client_secret: "s3cr3t-1",
+      nested: [{ "X-Api-Key": "k3y-2", tokens_used: 5 }],
+      credentials: { login: "bob", pin: "9911" },
+    });
+    const { text, secretValues } = redactBody(body);
+    expect(JSON.parse(text)).toEqual({
+      user: "alice",
+      client_secret: REDACTED,
+      nested: [{ "X-Api-Key": REDACTED, tokens_used: 5 }],
+      credentials: REDACTED,
+    });
+    expect(secretValues.sort()).toEqual(["9911", "bob", "k3y-2", "s3cr3t-1"]);
+  });
+
+  it("returns a JSON body without secret fields unchanged, byte for byte", () => {
+    const body = '{ "user": "alice",  "n": 1 }';
+    expect(redactBody(body)).toEqual({ text: body, secretValues: [] });
+  });
+
+  it("redacts the values of secret-named form fields, decoded values included", () => {
+    const { text, secretValues } = redactBody("grant_type=password&client_secret=a%2Bb&password=hunter2&x=1");
+    expect(text).toBe(`grant_type=password&client_secret=${REDACTED}&password=${REDACTED}&x=1`);
+    expect(secretValues).toContain("a+b");
+    expect(secretValues).toContain("hunter2");
+  });
+
+  it("redacts key=value and key: value lines", () => {
+    expect(redactBody("user=alice\npassphrase = open sesame\r\nCookie: c=1\nnote: hi").text).toBe(
+      `user=alice\npassphrase = ${REDACTED}\r\nCookie: ${REDACTED}\nnote: hi`,
+    );
+  });
+
+  it("leaves text without key=value pairs, and an empty body, as they are", () => {
+    expect(redactBody("just some words").text).toBe("just some words");
+    expect(redactBody("").text).toBe("");
+    expect(redactBody("{not json").text).toBe("{not json");
   });
 });
 

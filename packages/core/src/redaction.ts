@@ -13,39 +13,168 @@ export const AUTH_ARGUMENT_PREFIX = "wanaku_auth_";
 /** The argument that carries a request body, where the tool declares it. */
 export const BODY_ARGUMENT = "wanaku_body";
 
-const secretArgumentKey = /password|secret|token|apikey|api_key|credentials/i;
-const secretHeaderKey = /authorization|x-api-key|api-key|auth-token|bearer|cookie|session/i;
+/*
+ * Which names hold a secret. A name is cut into words (at `-`, `_`, `.`, spaces and camelCase humps) and
+ * lower-cased; `squashed` is its words run together (`X-Api-Key` → `xapikey`). A name is secret when:
+ * - `squashed` contains a word that is never harmless: password, passwd, passphrase, secret, credential,
+ *   apikey, privatekey (`db_password`, `client_secret`, `myApiKey`, `private-key`);
+ * - or `squashed` ends with a credential's usual name: token, pwd, cookie, authorization, sessionid, jwt,
+ *   accesskey, bearer (`access_token`, `X-Auth-Token`, `set-cookie`, `Proxy-Authorization`, `JSESSIONID`);
+ * - or its last word is auth, session or cookies (`basic_auth`, `session`).
+ * Names that merely contain one of these as the start of another word stay readable: `tokens_used`,
+ * `max_tokens`, `token_count`, `token_type`, `session_timeout`, `cookie_policy`, `oauth_provider`, `author`,
+ * `access_key_id`. The cost of this rule is a few harmless names redacted (`secretary`, `api_key_id`): a
+ * redacted value is an inconvenience, a recorded secret is a leak.
+ */
+const SECRET_ANYWHERE = ["password", "passwd", "passphrase", "secret", "credential", "apikey", "privatekey"];
+const SECRET_ENDINGS = ["token", "pwd", "cookie", "authorization", "sessionid", "jwt", "accesskey", "bearer"];
+const SECRET_LAST_WORDS = new Set(["auth", "session", "cookies"]);
 
-/** True when an argument named `key` holds a secret and must not be recorded. */
-export function isSecretArgumentKey(key: string): boolean {
-  return secretArgumentKey.test(key) || key.startsWith(AUTH_ARGUMENT_PREFIX);
+/** The lower-case words of a name: `X-Api-Key` → x, api, key; `accessToken` → access, token. */
+function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== "");
 }
 
-/** True when a header named `key` holds a credential and must not be recorded. */
+/**
+ * True when an argument, header, field or property named `name` holds a credential, by the rule above:
+ * case-insensitive, with `-`, `_`, `.` and camelCase spellings alike (`api_key`, `Api-Key`, `apiKey`, `APIKEY`).
+ *
+ * @example
+ * ```ts
+ * isSecretName("X-API-Key"); // true
+ * isSecretName("refresh_token"); // true
+ * isSecretName("tokens_used"); // false
+ * ```
+ */
+export function isSecretName(name: string): boolean {
+  const words = nameWords(name);
+  if (words.length === 0) return false;
+  const squashed = words.join("");
+  if (SECRET_ANYWHERE.some((word) => squashed.includes(word))) return true;
+  if (SECRET_ENDINGS.some((ending) => squashed.endsWith(ending))) return true;
+  return SECRET_LAST_WORDS.has(words[words.length - 1] as string);
+}
+
+/** True when an argument named `key` holds a secret and must not be recorded (see {@link isSecretName}). */
+export function isSecretArgumentKey(key: string): boolean {
+  return isSecretName(key) || key.startsWith(AUTH_ARGUMENT_PREFIX);
+}
+
+/** True when a header named `key` holds a credential and must not be recorded (see {@link isSecretName}). */
 export function isSecretHeaderKey(key: string): boolean {
-  return secretHeaderKey.test(key);
+  return isSecretName(key);
 }
 
 /**
  * Arguments as they may be recorded in an event or a log: `wanaku_auth_*` and `wanaku_meta_*` removed;
- * keys that look like secrets (`password`, `secret`, `token`, `apikey`, `api_key`, `credentials`) replaced with
- * `[REDACTED]`; other values turned into strings.
+ * arguments whose name holds a secret (see {@link isSecretName}) replaced with `[REDACTED]`; other values
+ * turned into strings.
  */
 export function redactArguments(args: Readonly<Record<string, unknown>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(args)) {
     if (key.startsWith(AUTH_ARGUMENT_PREFIX) || key.startsWith(META_ARGUMENT_PREFIX)) continue;
     if (value === null || value === undefined) continue;
-    out[key] = secretArgumentKey.test(key) ? REDACTED : stringifyArgument(value);
+    out[key] = isSecretName(key) ? REDACTED : stringifyArgument(value);
   }
   return out;
 }
 
-/** Headers as they may be recorded: credential-looking names have their value replaced with `[REDACTED]`. */
+/** Headers as they may be recorded: credential names (see {@link isSecretName}) have their value redacted. */
 export function redactHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(headers)) out[key] = secretHeaderKey.test(key) ? REDACTED : value;
+  for (const [key, value] of Object.entries(headers)) out[key] = isSecretName(key) ? REDACTED : value;
   return out;
+}
+
+/** A body with its secret-named fields redacted, and the values it redacted. */
+export interface RedactedBody {
+  /** The body as it may be recorded. */
+  text: string;
+  /** The values taken out, so that a caller can scrub them from anything else too (a reply that echoes them). */
+  secretValues: string[];
+}
+
+function redactJson(value: unknown, found: string[]): unknown {
+  if (Array.isArray(value)) return value.map((item) => redactJson(item, found));
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (isSecretName(key) && item !== null && item !== undefined) {
+      // A secret may be an object itself (`credentials: {user, password}`): every string in it is secret.
+      collectStrings(item, found);
+      out[key] = REDACTED;
+    } else out[key] = redactJson(item, found);
+  }
+  return out;
+}
+
+function collectStrings(value: unknown, found: string[]): void {
+  if (typeof value === "string") found.push(value);
+  else if (typeof value === "number" || typeof value === "boolean") found.push(String(value));
+  else if (Array.isArray(value)) for (const item of value) collectStrings(item, found);
+  else if (value !== null && typeof value === "object")
+    for (const item of Object.values(value)) collectStrings(item, found);
+}
+
+function decodeFormPart(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, " "));
+  } catch {
+    return text;
+  }
+}
+
+/** `key=value` (form fields, `&`-separated) or `key=value` / `key: value` lines, with secret values redacted. */
+function redactPairs(body: string, found: string[]): string {
+  const form = !/[\r\n]/.test(body) && body.includes("=");
+  const separator = form ? "&" : "\n";
+  return body
+    .split(separator)
+    .map((part) => {
+      const pair = (form ? /^([^=]+)(=)(.*)$/s : /^(\s*[^=:\s]+)(\s*[=:]\s*)(.*?)(\r?)$/s).exec(part);
+      if (!pair) return part;
+      const [, key = "", between = "", value = "", end = ""] = pair;
+      const name = form ? decodeFormPart(key) : key.trim();
+      if (!isSecretName(name) || value === "") return part;
+      found.push(value);
+      if (form) found.push(decodeFormPart(value));
+      return `${key}${between}${REDACTED}${end}`;
+    })
+    .join(separator);
+}
+
+/**
+ * A request body as it may be recorded: the body is scrubbed the way arguments are. A JSON body keeps its
+ * shape with every secret-named field's value (at any depth) replaced by `[REDACTED]`; a form body
+ * (`a=1&password=x`) or a `key=value` / `key: value` text has the values of secret-named keys replaced. Any
+ * other text is returned as it is (the call's known secret values are still scrubbed from it by the caller).
+ *
+ * @example
+ * ```ts
+ * redactBody('{"user":"al","client_secret":"s3"}').text; // '{"user":"al","client_secret":"[REDACTED]"}'
+ * ```
+ */
+export function redactBody(body: string): RedactedBody {
+  const secretValues: string[] = [];
+  if (body.trim() === "") return { text: body, secretValues };
+  const trimmed = body.trim();
+  if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
+    try {
+      const parsed: unknown = JSON.parse(trimmed);
+      const redacted = redactJson(parsed, secretValues);
+      return { text: secretValues.length === 0 ? body : JSON.stringify(redacted), secretValues };
+    } catch {
+      // Not JSON after all: treat it as text below.
+    }
+  }
+  const text = redactPairs(body, secretValues);
+  return { text, secretValues };
 }
 
 /** A secrets URI as it may be recorded: `[REDACTED]` when set, "" otherwise. */
