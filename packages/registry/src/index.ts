@@ -40,6 +40,7 @@ export type {
   EntryKind,
   HealthRecord,
   RegisteredService,
+  RegistrationActor,
   Store,
   StoreChange,
   StoredEntry,

@@ -85,6 +85,15 @@ export const MIGRATIONS: readonly Migration[] = [
         CHECK (kind IN ('tool', 'resource', 'prompt', 'forward'));
     `,
   },
+  {
+    version: 3,
+    name: "service registrations bound to the principal that made them",
+    // NULL for registrations made before this step: the next registration of that instance claims it.
+    sql: `
+      ALTER TABLE trestle_services ADD COLUMN owner text;
+      CREATE INDEX trestle_services_service_name ON trestle_services ((target ->> 'serviceName'));
+    `,
+  },
 ];
 
 /**

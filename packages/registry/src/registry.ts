@@ -40,6 +40,8 @@ export interface RegistryOptions {
   logger?: RegistryLogger;
   /** Names this process in the store's leases (default a random UUID). */
   instanceId?: string;
+  /** Most registered instances of one service name; more registrations are refused (default: no limit). */
+  maxInstancesPerService?: number;
 }
 
 /** The catalog, the service registry and the resolver of one process, in step with the store. */
@@ -209,6 +211,9 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     prober,
     probing: options.transports !== undefined,
     staleServiceTtlMs,
+    ...(options.maxInstancesPerService !== undefined
+      ? { maxInstancesPerService: options.maxInstancesPerService }
+      : {}),
     subscribe: subscribe(registryListeners),
   });
 

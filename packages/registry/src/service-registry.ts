@@ -5,7 +5,7 @@ import type { Clock } from "./clock.js";
 import type { HealthProber } from "./health-prober.js";
 import { parseRegistration, type ServiceRegistration } from "./service-target-schema.js";
 import type { RegistryEvent, ServiceView } from "./service-view.js";
-import type { HealthRecord, RegisteredService, Store } from "./store.js";
+import type { HealthRecord, RegisteredService, RegistrationActor, Store } from "./store.js";
 import type { ViewSync } from "./view-sync.js";
 
 /**
@@ -19,17 +19,26 @@ export interface ServiceRegistry {
    * that id, and a registration with the same id (or another one of the same endpoint) is replaced: one
    * entry, never two. A new or moved service starts `pending` and is probed at once.
    *
+   * A new instance is bound to `actor` (default: anonymous, no admin): no other principal may then re-register,
+   * move, heartbeat or deregister it, nor register another instance under its service name; an admin may.
+   *
    * @returns the target with its id.
-   * @throws TrestleError `InvalidArgument` naming each bad field.
+   * @throws TrestleError `InvalidArgument` naming each bad field; `PermissionDenied` when the instance or its
+   * service name is bound to another principal; `FailedPrecondition` when the service name already has
+   * `maxInstancesPerService` instances.
    */
-  register(registration: ServiceRegistration): Promise<ServiceTarget>;
-  /** Removes a registration. @throws TrestleError `NotFound`, `InvalidArgument`. */
-  deregister(id: string): Promise<ServiceTarget>;
+  register(registration: ServiceRegistration, actor?: RegistrationActor): Promise<ServiceTarget>;
+  /**
+   * Removes a registration. Without `actor`, anyone may (the registry's own housekeeping).
+   * @throws TrestleError `NotFound`, `InvalidArgument`; `PermissionDenied` when bound to another principal.
+   */
+  deregister(id: string, actor?: RegistrationActor): Promise<ServiceTarget>;
   /**
    * Records a heartbeat. Without a prober (no transports), heartbeats are what makes a service healthy.
-   * @throws TrestleError `NotFound` when the id is unknown: the capability should register again.
+   * @throws TrestleError `NotFound` when the id is unknown: the capability should register again;
+   * `PermissionDenied` when it is bound to another principal than `actor`.
    */
-  heartbeat(id: string): Promise<void>;
+  heartbeat(id: string, actor?: RegistrationActor): Promise<void>;
   /** A registered service with its health, from memory. */
   get(id: string): RegisteredService | undefined;
   /** Every registered service with its health, from memory (activity times as of its last change). */
@@ -57,6 +66,8 @@ export interface ServiceRegistryOptions {
   /** When false (no transports), heartbeats make services healthy. */
   probing: boolean;
   staleServiceTtlMs: number;
+  /** Most instances of one service name (unlimited when absent). */
+  maxInstancesPerService?: number;
   subscribe(listener: (event: RegistryEvent) => void): () => void;
 }
 
@@ -83,11 +94,14 @@ function checkId(id: unknown): string {
   return parsed.data;
 }
 
+/** Who registers when no one is named: the principal of a request without a token on an open router. */
+const ANONYMOUS: RegistrationActor = Object.freeze({ principal: "anonymous", admin: false });
+
 /** Creates the {@link ServiceRegistry}. */
 export function createServiceRegistry(options: ServiceRegistryOptions): ServiceRegistry {
   const { store, view, sync, clock, prober } = options;
   return {
-    async register(input) {
+    async register(input, actor = ANONYMOUS) {
       const registration = parseRegistration(input);
       const { id: requestedId, ...target } = registration;
       const result = await store.registerService(
@@ -96,6 +110,10 @@ export function createServiceRegistry(options: ServiceRegistryOptions): ServiceR
           newId: randomUUID(),
           target,
           endpoint: endpointOf(target),
+          actor,
+          ...(options.maxInstancesPerService !== undefined
+            ? { maxInstancesPerService: options.maxInstancesPerService }
+            : {}),
         },
         clock.now(),
       );
@@ -108,13 +126,13 @@ export function createServiceRegistry(options: ServiceRegistryOptions): ServiceR
       if (result.service.health !== "healthy") void prober.probe(result.service);
       return result.service.target;
     },
-    async deregister(id) {
-      const removed = await store.deregisterService(checkId(id));
+    async deregister(id, actor) {
+      const removed = await store.deregisterService(checkId(id), actor);
       await sync.apply(() => ({ registry: view.remove(removed.id, removed.version, "local") }));
       return removed.target;
     },
-    async heartbeat(id) {
-      const service = await store.recordHeartbeat(checkId(id), clock.now(), !options.probing);
+    async heartbeat(id, actor) {
+      const service = await store.recordHeartbeat(checkId(id), clock.now(), !options.probing, actor);
       await sync.apply(() => ({ registry: view.apply(service, "local") }));
     },
     get: (id) => view.get(id),

@@ -11,6 +11,7 @@ import type {
   EntryKind,
   HealthRecord,
   RegisteredService,
+  RegistrationActor,
   RegistrationResult,
   Store,
   StoreChange,
@@ -27,7 +28,7 @@ const HEALTH_HISTORY_LENGTH = 20;
 const ENTRY_COLUMNS = "kind, namespace, key, name, id, document, version, created_at, updated_at";
 const NAMESPACE_COLUMNS = "name, id, document, version, created_at, updated_at";
 const SERVICE_COLUMNS =
-  "id, target, health, health_message, health_changed_at, registered_at, last_seen_at, last_heartbeat_at, version";
+  "id, target, health, health_message, health_changed_at, registered_at, last_seen_at, last_heartbeat_at, version, owner";
 
 const NEXT_VERSION = "nextval('trestle_change_version')";
 
@@ -62,6 +63,7 @@ interface ServiceRow {
   last_seen_at: number | string;
   last_heartbeat_at: number | string | null;
   version: number | string;
+  owner: string | null;
 }
 
 function toEntry(row: EntryRow): StoredEntry {
@@ -101,7 +103,22 @@ function toService(row: ServiceRow): RegisteredService {
   };
   if (row.health_message !== null) service.healthMessage = row.health_message;
   if (row.last_heartbeat_at !== null) service.lastHeartbeatAt = Number(row.last_heartbeat_at);
+  if (row.owner !== null && row.owner !== undefined) service.registeredBy = row.owner;
   return service;
+}
+
+/** True when `actor` may change a registration bound to `owner` (null: bound to no one yet). */
+function mayChange(owner: string | null | undefined, actor: RegistrationActor | undefined): boolean {
+  return (
+    actor === undefined || actor.admin || owner === null || owner === undefined || owner === actor.principal
+  );
+}
+
+function notYours(what: string): TrestleError {
+  return new TrestleError(
+    `${what} was registered with another credential; only that credential (or an admin token) may change it`,
+    Code.PermissionDenied,
+  );
 }
 
 const KEY_LABEL: Record<EntryKind, string> = {
@@ -151,6 +168,19 @@ async function publish(tx: SqlExecutor, change: StoreChange): Promise<void> {
 
 function entryChange(entry: StoredEntry, op: "upsert" | "delete", version = entry.version): StoreChange {
   return { kind: entry.kind, op, namespace: entry.namespace, key: entry.key, id: entry.id, version };
+}
+
+/**
+ * Refuses a change to the registration `id` by an `actor` it is not bound to (row locked until the
+ * transaction ends). An unknown id passes: the caller's own statement then reports it.
+ */
+async function checkOwner(tx: SqlExecutor, id: string, actor: RegistrationActor | undefined): Promise<void> {
+  if (actor === undefined || actor.admin) return;
+  const [row] = await tx.query<{ owner: string | null }>(
+    "SELECT owner FROM trestle_services WHERE id = $1 FOR UPDATE",
+    [id],
+  );
+  if (row && !mayChange(row.owner, actor)) throw notYours(`The service instance '${id}'`);
 }
 
 async function nextVersion(tx: SqlExecutor): Promise<number> {
@@ -476,12 +506,39 @@ export function createSqlStore(client: SqlClient): Store {
         );
         const sameEndpoint = sameEndpointRow ? toService(sameEndpointRow) : undefined;
         const replaced: RegisteredService[] = [];
+        let replacing: RegisteredService | undefined;
         if (sameEndpoint && input.requestedId === undefined) {
           // A capability that lost its id but serves the same endpoint is the same registration.
           existing = { service: sameEndpoint, endpoint: input.endpoint };
         } else if (sameEndpoint && sameEndpoint.id !== input.requestedId) {
-          await tx.query("DELETE FROM trestle_services WHERE id = $1", [sameEndpoint.id]);
-          replaced.push(sameEndpoint);
+          replacing = sameEndpoint;
+        }
+        // Every check runs before anything is written, under the registration lock, so that replicas agree.
+        const { actor } = input;
+        if (existing && !mayChange(existing.service.registeredBy, actor))
+          throw notYours(`The service instance '${existing.service.id}'`);
+        if (replacing && !mayChange(replacing.registeredBy, actor))
+          throw notYours(`The service instance '${replacing.id}' at this endpoint`);
+        const sameName = await tx.query<{ id: string; owner: string | null }>(
+          `SELECT id, owner FROM trestle_services WHERE target ->> 'serviceName' = $1`,
+          [input.target.serviceName],
+        );
+        const others = sameName.filter((r) => r.id !== existing?.service.id && r.id !== replacing?.id);
+        if (others.some((r) => !mayChange(r.owner, actor)))
+          throw notYours(`The service name '${input.target.serviceName}'`);
+        if (
+          !existing &&
+          input.maxInstancesPerService !== undefined &&
+          others.length >= input.maxInstancesPerService
+        ) {
+          throw new TrestleError(
+            `The service '${input.target.serviceName}' has ${others.length} registered instances, the most allowed (maxInstancesPerService); deregister one first`,
+            Code.FailedPrecondition,
+          );
+        }
+        if (replacing) {
+          await tx.query("DELETE FROM trestle_services WHERE id = $1", [replacing.id]);
+          replaced.push(replacing);
         }
         const id = existing?.service.id ?? input.requestedId ?? input.newId;
         const target = JSON.stringify({ ...input.target, id });
@@ -496,20 +553,21 @@ export function createSqlStore(client: SqlClient): Store {
                     version = ${NEXT_VERSION},
                     health = CASE WHEN $5 THEN 'pending' ELSE health END,
                     health_message = CASE WHEN $5 THEN NULL ELSE health_message END,
-                    health_changed_at = CASE WHEN $5 THEN $4 ELSE health_changed_at END
+                    health_changed_at = CASE WHEN $5 THEN $4 ELSE health_changed_at END,
+                    owner = COALESCE(owner, $6)
               WHERE id = $1
               RETURNING ${SERVICE_COLUMNS}`,
-            [id, input.endpoint, target, now, reset],
+            [id, input.endpoint, target, now, reset, actor.principal],
           );
           service = toService(row as ServiceRow);
           if (reset) await appendHealthHistory(tx, service);
         } else {
           const [row] = await tx.query<ServiceRow>(
             `INSERT INTO trestle_services
-               (id, endpoint, target, health, health_message, health_changed_at, registered_at, last_seen_at, version)
-             VALUES ($1, $2, $3::text::jsonb, 'pending', NULL, $4, $4, $4, ${NEXT_VERSION})
+               (id, endpoint, target, health, health_message, health_changed_at, registered_at, last_seen_at, version, owner)
+             VALUES ($1, $2, $3::text::jsonb, 'pending', NULL, $4, $4, $4, ${NEXT_VERSION}, $5)
              RETURNING ${SERVICE_COLUMNS}`,
-            [id, input.endpoint, target, now],
+            [id, input.endpoint, target, now, actor.principal],
           );
           service = toService(row as ServiceRow);
           await appendHealthHistory(tx, service);
@@ -522,8 +580,9 @@ export function createSqlStore(client: SqlClient): Store {
       });
     },
 
-    deregisterService(id) {
+    deregisterService(id, actor) {
       return client.transaction(async (tx) => {
+        await checkOwner(tx, id, actor);
         const [row] = await tx.query<ServiceRow>(
           `DELETE FROM trestle_services WHERE id = $1 RETURNING ${SERVICE_COLUMNS}`,
           [id],
@@ -535,8 +594,9 @@ export function createSqlStore(client: SqlClient): Store {
       });
     },
 
-    recordHeartbeat(id, now, markHealthy) {
+    recordHeartbeat(id, now, markHealthy, actor) {
       return client.transaction(async (tx) => {
+        await checkOwner(tx, id, actor);
         const [row] = await tx.query<ServiceRow>(
           `UPDATE trestle_services SET last_heartbeat_at = $2, last_seen_at = GREATEST(last_seen_at, $2)
             WHERE id = $1 RETURNING ${SERVICE_COLUMNS}`,

@@ -45,6 +45,20 @@ export interface RegisteredService {
   lastSeenAt: number;
   lastHeartbeatAt?: number;
   version: number;
+  /**
+   * The principal (token name, or `anonymous`) that registered it; only it, or an admin, may re-register,
+   * heartbeat or deregister this instance, or add instances of its service name. Absent for registrations
+   * made before registrations were bound (the next registration claims them).
+   */
+  registeredBy?: string;
+}
+
+/** Who asks for a change to a registration. */
+export interface RegistrationActor {
+  /** The principal's name (a token's name, or `anonymous`). */
+  principal: string;
+  /** An admin may change any registration, and keeps the original principal's binding when it does. */
+  admin: boolean;
 }
 
 /** One entry of a service's health history. */
@@ -90,6 +104,10 @@ export interface ServiceRecordInput {
   target: Omit<ServiceTarget, "id">;
   /** Identifies the endpoint (type, name, address, engine): one registration per endpoint. */
   endpoint: string;
+  /** Who registers: a new instance is bound to it; an instance or name bound to another refuses it. */
+  actor: RegistrationActor;
+  /** Most instances of one service name; a new instance beyond it is refused. Unlimited when absent. */
+  maxInstancesPerService?: number;
 }
 
 /** What {@link Store.registerService} did. */
@@ -159,15 +177,27 @@ export interface Store {
     select: (entry: StoredEntry) => boolean,
   ): Promise<StoredEntry[]>;
 
-  /** Registers a service, or updates the registration with the requested id or the same endpoint. */
+  /**
+   * Registers a service, or updates the registration with the requested id or the same endpoint.
+   * @throws `PermissionDenied` when the instance or its service name is bound to another principal (and the
+   * actor is no admin); `FailedPrecondition` when the service name has `maxInstancesPerService` instances.
+   */
   registerService(input: ServiceRecordInput, now: number): Promise<RegistrationResult>;
-  /** Removes a registration. @throws `NotFound`. */
-  deregisterService(id: string): Promise<RegisteredService>;
+  /**
+   * Removes a registration. @throws `NotFound`; `PermissionDenied` when it is bound to another principal and
+   * `actor` is no admin (anyone may when `actor` is absent).
+   */
+  deregisterService(id: string, actor?: RegistrationActor): Promise<RegisteredService>;
   /**
    * Records a heartbeat; with `markHealthy`, a heartbeat also makes the service healthy (no prober runs).
-   * @throws `NotFound` (the capability should register again).
+   * @throws `NotFound` (the capability should register again); `PermissionDenied` as for deregistration.
    */
-  recordHeartbeat(id: string, now: number, markHealthy: boolean): Promise<RegisteredService>;
+  recordHeartbeat(
+    id: string,
+    now: number,
+    markHealthy: boolean,
+    actor?: RegistrationActor,
+  ): Promise<RegisteredService>;
   /** Records a health state; writes only when it changed. @returns the service when it changed. */
   recordHealth(
     id: string,

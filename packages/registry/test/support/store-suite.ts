@@ -513,6 +513,81 @@ export function describeStoreSuite(backend: string, open: () => Promise<StoreSui
       expect((await rejection(a.services.deregister(first.id))).code).toBe(Code.NotFound);
     });
 
+    it("binds each registration to its principal: another one can neither take its name, move it, beat for it nor remove it; an admin can", async () => {
+      const name = `owned-${uniqueSuffix()}`;
+      const alice = { principal: "alice", admin: false };
+      const mallory = { principal: "mallory", admin: false };
+      const operator = { principal: "operator", admin: true };
+      const target = {
+        serviceName: name,
+        host: "10.0.1.1",
+        port: 9100,
+        serviceType: "tool-invoker",
+      } as const;
+      const first = await a.services.register(target, alice);
+      expect(a.services.get(first.id)?.registeredBy).toBe("alice");
+
+      // Refused on either replica (the binding lives in the store), with nothing written.
+      for (const [what, attempt] of [
+        ["same id, new address", () => b.services.register({ ...target, id: first.id, port: 6666 }, mallory)],
+        ["same endpoint, new id", () => b.services.register({ ...target, id: "mallory-1" }, mallory)],
+        ["same endpoint, no id", () => b.services.register(target, mallory)],
+        ["another instance of the name", () => b.services.register({ ...target, port: 9101 }, mallory)],
+        ["heartbeat", () => b.services.heartbeat(first.id, mallory)],
+        ["deregistration", () => b.services.deregister(first.id, mallory)],
+      ] as const) {
+        const refused = await rejectionOf(attempt);
+        expect(refused.code, what).toBe(Code.PermissionDenied);
+        expect(refused.rawMessage, what).toMatch(/another credential/);
+      }
+      const stored = (await a.services.listWithActivity()).filter((s) => s.target.serviceName === name);
+      expect(stored).toEqual([
+        expect.objectContaining({
+          id: first.id,
+          registeredBy: "alice",
+          target: expect.objectContaining({ port: 9100 }),
+        }),
+      ]);
+
+      // The owner re-registers with its id (Wanaku's way), beats and adds instances; an admin may change it,
+      // and the binding stays with the owner.
+      await b.services.register({ ...target, id: first.id, port: 9102 }, alice);
+      await b.services.heartbeat(first.id, alice);
+      const second = await a.services.register({ ...target, port: 9103 }, alice);
+      await a.services.register({ ...target, id: first.id, port: 9104 }, operator);
+      expect((await a.services.listWithActivity()).find((s) => s.id === first.id)?.registeredBy).toBe(
+        "alice",
+      );
+      await a.services.deregister(second.id, operator);
+      await a.services.deregister(first.id, alice);
+    });
+
+    it("refuses a new instance beyond maxInstancesPerService, and still lets an existing one re-register", async () => {
+      const capped = await createRegistry({ store: fixture.primary, maxInstancesPerService: 2 });
+      await capped.start();
+      try {
+        const name = `capped-${uniqueSuffix()}`;
+        const at = (port: number, id?: string) => ({
+          ...(id ? { id } : {}),
+          serviceName: name,
+          host: "10.0.2.1",
+          port,
+          serviceType: "tool-invoker",
+        });
+        const one = await capped.services.register(at(9200));
+        await capped.services.register(at(9201));
+        const refused = await rejectionOf(() => capped.services.register(at(9202)));
+        expect(refused.code).toBe(Code.FailedPrecondition);
+        expect(refused.rawMessage).toMatch(/maxInstancesPerService/);
+        expect(
+          (await capped.services.listWithActivity()).filter((s) => s.target.serviceName === name),
+        ).toHaveLength(2);
+        await capped.services.register(at(9203, one.id));
+      } finally {
+        await capped.close();
+      }
+    });
+
     it("records health changes with history, and removes long-silent services", async () => {
       const name = `hist-${uniqueSuffix()}`;
       const target = await a.services.register({
