@@ -4,6 +4,7 @@ import {
   isServiceFailure,
   REDACTED,
   redactArguments,
+  redactBody,
   redactHeaders,
   redactSecretsUri,
   type ServiceTarget,
@@ -94,7 +95,7 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
       recording.started({
         arguments: safeRedactArguments(args),
         headers: built ? redactedHeaders(built) : {},
-        body: built?.request.body ?? "",
+        body: redactBody(built?.request.body ?? "").text,
         configurationURI: tool.configurationURI ?? "",
         secretsURI: redactSecretsUri(tool.secretsURI),
       });

@@ -6,6 +6,7 @@ import {
   isSecretArgumentKey,
   isSecretHeaderKey,
   META_ARGUMENT_PREFIX,
+  redactBody,
   stringifyArgument,
   type ToolReference,
   TrestleError,
@@ -116,9 +117,12 @@ export function buildToolInvokeRequest(
   }
 
   const bodyValue = Object.hasOwn(properties, BODY_ARGUMENT) ? args[BODY_ARGUMENT] : undefined;
+  const body = isPresent(bodyValue) ? toText(BODY_ARGUMENT, bodyValue) : "";
+  // A secret-named field inside the body (`{"client_secret": …}`) is as secret as an argument of that name.
+  for (const value of redactBody(body).secretValues) secrets.add(value);
   const request = create(ToolInvokeRequestSchema, {
     uri: tool.uri,
-    body: isPresent(bodyValue) ? toText(BODY_ARGUMENT, bodyValue) : "",
+    body,
     arguments: argumentsOut,
     headers,
     configurationUri: tool.configurationURI ?? "",

@@ -45,6 +45,12 @@ describe("contract §8: redaction in events", () => {
     "ApiKey",
     "api_key",
     "credentials",
+    "private_key",
+    "passphrase",
+    "pwd",
+    "cookie",
+    "client-secret",
+    "x_api_key",
   ])("replaces the value of the argument '%s' with [REDACTED]", async (key) => {
     const started = await startedFor({ [key]: "pw1", city: "Oslo" });
     expect(started.arguments).toEqual({ [key]: "[REDACTED]", city: "Oslo" });
@@ -90,5 +96,33 @@ describe("contract §8: redaction in events", () => {
     expect(JSON.stringify(harness.events)).not.toContain("hunter2-hunter2");
     expect(started.arguments.note).toBe("my password is [REDACTED]");
     expect(started.headers.password).toBe("[REDACTED]");
+  });
+
+  it("keeps an argument that merely starts like a secret word (tokens_used)", async () => {
+    const started = await startedFor({ tokens_used: "12" });
+    expect(started.arguments).toEqual({ tokens_used: "12" });
+  });
+
+  it("scrubs the body like the arguments: secret-named fields redacted, and their values scrubbed elsewhere", async () => {
+    const body = { user: "alice", client_secret: "cs1", nested: { api_key: "body-key-1234" } };
+    const started = await startedFor(
+      { wanaku_body: JSON.stringify(body), note: "sent body-key-1234" },
+      { inputSchema: { type: "object", properties: { wanaku_body: { type: "string" } } } },
+    );
+    expect(JSON.parse(started.body ?? "")).toEqual({
+      user: "alice",
+      client_secret: "[REDACTED]",
+      nested: { api_key: "[REDACTED]" },
+    });
+    expect(started.arguments.note).toBe("sent [REDACTED]");
+    expect(JSON.stringify(harness.events)).not.toContain("body-key-1234");
+  });
+
+  it("redacts secret fields of a form body", async () => {
+    const started = await startedFor(
+      { wanaku_body: "grant_type=client_credentials&client_secret=cs1&scope=read" },
+      { inputSchema: { type: "object", properties: { wanaku_body: { type: "string" } } } },
+    );
+    expect(started.body).toBe("grant_type=client_credentials&client_secret=[REDACTED]&scope=read");
   });
 });

@@ -86,6 +86,7 @@ export {
   redactBody,
   redactHeaders,
   redactSecretsUri,
+  redactToolCallEvent,
   scrubSecrets,
   stringifyArgument,
 } from "./redaction.js";

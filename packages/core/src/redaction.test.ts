@@ -6,6 +6,7 @@ import {
   redactBody,
   redactHeaders,
   redactSecretsUri,
+  redactToolCallEvent,
   scrubSecrets,
   stringifyArgument,
 } from "./redaction.js";
@@ -212,5 +213,35 @@ describe("stringifyArgument", () => {
     expect(stringifyArgument("x")).toBe("x");
     expect(stringifyArgument([1, "a"])).toBe('[1,"a"]');
     expect(stringifyArgument(1.5)).toBe("1.5");
+  });
+});
+
+describe("redactToolCallEvent", () => {
+  it("redacts what a producer left in a STARTED event, and is idempotent", () => {
+    const started = {
+      type: "started" as const,
+      eventId: "e1",
+      toolName: "t",
+      toolType: "http",
+      timestamp: "2026-01-01T00:00:00Z",
+      arguments: { pwd: "hunter22", city: "Oslo" },
+      headers: { Cookie: "c=1", Accept: "text/plain" },
+      body: '{"private_key":"pk-1234"}',
+      secretsURI: "file:///home/s.properties",
+    };
+    const once = redactToolCallEvent(started as never);
+    expect(once).toMatchObject({
+      arguments: { pwd: REDACTED, city: "Oslo" },
+      headers: { Cookie: REDACTED, Accept: "text/plain" },
+      body: `{"private_key":"${REDACTED}"}`,
+      secretsURI: REDACTED,
+    });
+    expect(redactToolCallEvent(once)).toEqual(once);
+    expect(started.arguments.pwd).toBe("hunter22");
+  });
+
+  it("returns COMPLETED and FAILED events as they are", () => {
+    const completed = { type: "completed", eventId: "e1", isError: false, content: ["ok"], duration: 1 };
+    expect(redactToolCallEvent(completed as never)).toBe(completed);
   });
 });

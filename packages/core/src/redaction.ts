@@ -1,3 +1,5 @@
+import type { ToolCallEvent, ToolCallStartedEvent } from "./events.js";
+
 /** What a redacted value is replaced with. */
 export const REDACTED = "[REDACTED]";
 
@@ -202,4 +204,28 @@ export function scrubSecrets(text: string, secretValues: Iterable<string>): stri
   const values = [...secretValues].filter((v) => v.length >= 4).sort((a, b) => b.length - a.length);
   for (const value of values) out = out.split(value).join(REDACTED);
   return out;
+}
+
+/**
+ * A tool-call event with the name-based redaction applied once more: secret-named arguments and headers
+ * replaced, the body redacted as {@link redactBody} does, a set `secretsURI` hidden. Events are redacted where
+ * they are made; this is for the places that write an event somewhere else (a debug log), so that a producer
+ * that forgot a field cannot put a secret there. Idempotent; an event without a STARTED payload is returned
+ * as it is.
+ */
+export function redactToolCallEvent(event: ToolCallEvent): ToolCallEvent {
+  if (event.type !== "started") return event;
+  const copy: ToolCallStartedEvent = {
+    ...event,
+    arguments: Object.fromEntries(
+      Object.entries(event.arguments).map(([key, value]) => [
+        key,
+        isSecretArgumentKey(key) ? REDACTED : value,
+      ]),
+    ),
+    headers: redactHeaders(event.headers),
+  };
+  if (event.body !== undefined) copy.body = redactBody(event.body).text;
+  if (event.secretsURI !== undefined) copy.secretsURI = redactSecretsUri(event.secretsURI);
+  return copy;
 }

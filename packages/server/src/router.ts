@@ -13,6 +13,7 @@ import {
 import {
   type BridgeTransport,
   createTransportSelector,
+  redactToolCallEvent,
   type ServiceTarget,
   type TransportSelector,
 } from "@trestle/core";
@@ -268,7 +269,8 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   });
   // Only a debug log wants every event: a subscriber at other levels would cost each call for nothing.
   const unsubscribeEvents = logger.isLevelEnabled("debug")
-    ? events.subscribe((event) => logger.debug({ event }, "tool call"))
+    ? // The same name-based redaction as the event stream, again: a log outlives a stream and reaches more people.
+      events.subscribe((event) => logger.debug({ event: redactToolCallEvent(event) }, "tool call"))
     : { unsubscribe: () => undefined };
 
   const api = createJsonApi({ maxBodyBytes: config.maxBodyBytes });
