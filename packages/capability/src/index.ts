@@ -19,6 +19,7 @@ export {
   type ProvisionedPropertySchema,
   type ProvisionerHandler,
   parseProperties,
+  type ReadProvisionedOptions,
   readProvisionedConfiguration,
   readProvisionedText,
 } from "./file-provisioner.js";

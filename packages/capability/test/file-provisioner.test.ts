@@ -1,7 +1,15 @@
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { create } from "@bufbuild/protobuf";
 import { Code, type HandlerContext, TrestleError } from "@trestle/core";
 import { PayloadType, ProvisionRequestSchema } from "@trestle/proto";
@@ -55,15 +63,19 @@ describe("file provisioner", () => {
     expect(statSync(home).mode & 0o777).toBe(0o700);
   });
 
-  it("replaces the files when the same name is provisioned again, leaving no temporary files", async () => {
+  it("writes new files for each provisioning: the same name again never replaces the first entry's files", async () => {
     const provision = createFileProvisioner({ home });
-    await provision(request("weather", "units=metric", "k=1"), context);
-    const reply = await provision(request("weather", "units=imperial", "k=2"), context);
-    expect(await readProvisionedConfiguration(reply.configurationUri ?? "")).toEqual({ units: "imperial" });
-    expect(readdirSync(home).sort()).toEqual([
-      "weather.configuration.properties",
-      "weather.secrets.properties",
-    ]);
+    const first = await provision(request("weather", "units=metric", "k=1"), context);
+    const second = await provision(request("weather", "units=imperial", "k=2"), context);
+    expect(second.secretUri).not.toBe(first.secretUri);
+    expect(second.configurationUri).not.toBe(first.configurationUri);
+    expect(await readProvisionedConfiguration(first.secretUri ?? "")).toEqual({ k: "1" });
+    expect(await readProvisionedConfiguration(first.configurationUri ?? "")).toEqual({ units: "metric" });
+    expect(await readProvisionedConfiguration(second.configurationUri ?? "")).toEqual({ units: "imperial" });
+    const files = readdirSync(home).sort();
+    expect(files).toHaveLength(4);
+    for (const file of files)
+      expect(file).toMatch(/^weather\.[0-9a-f-]{36}\.(configuration|secrets)\.properties$/);
   });
 
   it("keeps every file inside the home whatever the name, and different names in different files", async () => {
@@ -79,12 +91,34 @@ describe("file provisioner", () => {
 
   it("answers a REFERENCE payload with the reference itself, writing nothing", async () => {
     const provision = createFileProvisioner({ home });
+    mkdirSync(home, { recursive: true });
+    const inside = join(home, "shared.properties");
+    writeFileSync(inside, "units=metric");
     const reply = await provision(
-      request("weather", "file:///etc/weather.properties", "vault://weather", PayloadType.REFERENCE),
+      request("weather", pathToFileURL(inside).href, "vault://weather", PayloadType.REFERENCE),
       context,
     );
-    expect(reply.configurationUri).toBe("file:///etc/weather.properties");
+    expect(reply.configurationUri).toBe(pathToFileURL(inside).href);
     expect(reply.secretUri).toBe("vault://weather");
+    expect(readdirSync(home)).toEqual(["shared.properties"]);
+  });
+
+  it("refuses a file REFERENCE outside the home (directly, through '..' or a link), writing nothing", async () => {
+    const provision = createFileProvisioner({ home });
+    mkdirSync(home, { recursive: true });
+    const outside = join(home, "..", "outside.properties");
+    writeFileSync(outside, "stolen=1");
+    symlinkSync(outside, join(home, "link.properties"));
+    for (const uri of [
+      "file:///etc/passwd",
+      `file://${home}/../outside.properties`,
+      pathToFileURL(join(home, "link.properties")).href,
+    ]) {
+      await expect(
+        provision(request("weather", uri, "", PayloadType.REFERENCE), context),
+      ).rejects.toMatchObject({ code: Code.PermissionDenied });
+    }
+    expect(readdirSync(home)).toEqual(["link.properties"]);
   });
 
   it("answers an empty URI for a payload that was not sent", async () => {
@@ -121,6 +155,34 @@ describe("file provisioner", () => {
     await expect(readProvisionedText(`file://${home}/missing.properties`)).rejects.toMatchObject({
       code: Code.NotFound,
     });
+  });
+
+  it("reads under a root only files inside it: not outside, not through '..', not through a link", async () => {
+    mkdirSync(home, { recursive: true });
+    const outside = join(home, "..", "outside.properties");
+    writeFileSync(outside, "stolen=1");
+    writeFileSync(join(home, "mine.properties"), "mine=1");
+    symlinkSync(outside, join(home, "link.properties"));
+    expect(
+      await readProvisionedConfiguration(pathToFileURL(join(home, "mine.properties")).href, { root: home }),
+    ).toEqual({ mine: "1" });
+    for (const uri of [
+      pathToFileURL(outside).href,
+      `file://${home}/../outside.properties`,
+      pathToFileURL(join(home, "link.properties")).href,
+      "file:///etc/passwd",
+    ]) {
+      const error = await readProvisionedText(uri, { root: home }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: Code.PermissionDenied });
+      expect((error as Error).message).not.toContain("outside");
+    }
+    await expect(readProvisionedText("http://x/y", { root: home })).rejects.toMatchObject({
+      code: Code.InvalidArgument,
+    });
+    await expect(
+      readProvisionedText(pathToFileURL(join(home, "gone.properties")).href, { root: home }),
+    ).rejects.toMatchObject({ code: Code.NotFound });
+    expect(await readProvisionedText("", { root: home })).toBe("");
   });
 
   it("parses key=value lines, skipping comments and blank lines", () => {
