@@ -17,7 +17,8 @@ export interface HttpServiceOptions extends AddressPolicyOptions {
   /** Redirects followed before giving up. Default 5. */
   maxRedirects?: number;
   /**
-   * Where provisioned configuration and secrets are stored (the SDK's file provisioner). Without it the
+   * Where provisioned configuration and secrets are stored (the SDK's file provisioner). A tool's
+   * configuration and secrets URIs must then name files under it (`PermissionDenied` otherwise). Without it the
    * service answers no `Provision` call, but still reads any `file://` configuration URI a tool names.
    */
   home?: string;
@@ -121,9 +122,11 @@ export function createHttpService(options: HttpServiceOptions = {}): CapabilityH
   const maxRedirects = options.maxRedirects ?? 5;
 
   async function invoke(request: ToolInvokeRequest, signal: AbortSignal): Promise<string> {
+    // A tool's URIs come from whoever may edit the catalog: under a home, they may name only files in it.
+    const confined = options.home === undefined ? {} : { root: options.home };
     const [configuration, secrets] = await Promise.all([
-      readProvisionedConfiguration(request.configurationUri),
-      readProvisionedConfiguration(request.secretsUri),
+      readProvisionedConfiguration(request.configurationUri, confined),
+      readProvisionedConfiguration(request.secretsUri, confined),
     ]);
     const { url, usedArguments } = expandUrlTemplate(request.uri, request.arguments);
     for (const [name, fallback] of prefixed(configuration, QUERY_PREFIX)) {
