@@ -1,3 +1,4 @@
+import { existsSync, realpathSync } from "node:fs";
 import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,9 +12,17 @@ import {
   type LanguageName,
   type LanguageRuntime,
   pythonRuntime,
+  type RunCommand,
 } from "./language-runtimes.js";
 import { type ProcessRun, type RunOutcome, startProcessRun } from "./process-run.js";
 import { runEnvironment } from "./run-environment.js";
+import {
+  createSandbox,
+  DEFAULT_BWRAP_PATH,
+  DEFAULT_MAX_PROCESSES,
+  SANDBOX_PATH,
+  type Sandbox,
+} from "./sandbox.js";
 import { scriptArguments } from "./script-arguments.js";
 
 /** Options for {@link createExecService}. */
@@ -45,8 +54,26 @@ export interface ExecServiceOptions {
   maxConcurrentRuns?: number;
   /** Where per-run work directories are created. Default: the system's temporary directory. */
   workRoot?: string;
-  /** PATH given to programs. Default: the service's own PATH. */
+  /** PATH given to programs. Default: the system directories (sandboxed) or the service's own PATH (unconfined). */
   path?: string;
+  /** The bubblewrap binary every run goes through. Default `/usr/bin/bwrap`. */
+  bwrapPath?: string;
+  /** Processes and threads one run may have at once (RLIMIT_NPROC inside its sandbox). Default 256. */
+  maxProcesses?: number;
+  /**
+   * Run programs as plain child processes, without the sandbox: they can then read whatever the service's
+   * user can, reach the network and loopback, and see other processes. Only for development on a machine
+   * without user namespaces; the engine warns at start and on every run. Default false: the engine refuses
+   * to start when the sandbox does not work.
+   */
+  unconfined?: boolean;
+  /**
+   * Give programs network access. Not supported: the engine refuses to start with it, because no outbound
+   * path available here can keep programs off loopback, link-local addresses and the router's own ports.
+   */
+  allowNetwork?: boolean;
+  /** Where start-up and per-run warnings go (running unconfined, a language dropped). Default: stderr, as JSON lines. */
+  onWarning?: (message: string) => void;
 }
 
 /** The code execution engine's handlers, and the languages it offers (one registration each). */
@@ -64,7 +91,12 @@ export const EXEC_DEFAULTS = {
   maxOutputBytes: 1024 * 1024,
   memoryLimitMb: 512,
   maxConcurrentRuns: 4,
+  bwrapPath: DEFAULT_BWRAP_PATH,
+  maxProcesses: DEFAULT_MAX_PROCESSES,
 } as const;
+
+/** The Python a Debian system ships, tried when the one found on PATH cannot run in the sandbox. */
+const SYSTEM_PYTHON = "/usr/bin/python3";
 
 const FINAL_STATUS: Record<RunOutcome, ExecutionStatus> = {
   completed: ExecutionStatus.COMPLETED,
@@ -78,14 +110,86 @@ function statusReply(status: ExecutionStatus): CodeExecutionReplyInit {
   return { content: [], outputType: OutputType.STATUS, status, timestamp: timestampFromMs(Date.now()) };
 }
 
-function runtimesFor(options: ExecServiceOptions): Map<LanguageName, LanguageRuntime> {
-  const runtimes = new Map<LanguageName, LanguageRuntime>();
-  if (options.enableJavascript ?? true) runtimes.set("javascript", javascriptRuntime(options.nodePath));
-  if (options.python !== false) {
-    const python = findPython(options.python ?? "python3");
-    if (python) runtimes.set("python", pythonRuntime(python));
+function defaultWarning(message: string): void {
+  process.stderr.write(`${JSON.stringify({ level: "warn", service: "exec", msg: message })}\n`);
+}
+
+/**
+ * The sandbox, once it passed its self-test, or `undefined` when running unconfined.
+ *
+ * @throws TrestleError FailedPrecondition when the sandbox does not work and the engine was not told to run
+ *   unconfined; Unimplemented for `allowNetwork`.
+ */
+function sandboxFor(options: ExecServiceOptions, warn: (message: string) => void): Sandbox | undefined {
+  if (options.allowNetwork) {
+    throw new TrestleError(
+      "Network access for programs (--allow-network) is not supported: this engine cannot give a sandbox a network that keeps loopback, link-local addresses and the router's ports out of reach, so it refuses to start rather than open them",
+      Code.Unimplemented,
+    );
   }
-  if (options.enableBash) runtimes.set("bash", bashRuntime());
+  if (options.unconfined) {
+    warn(
+      "UNCONFINED: code execution runs programs WITHOUT a sandbox (--unconfined / TRESTLE_EXEC_UNCONFINED=1). Programs can read every file this service's user can, other processes' environments (the router's tokens), and reach the network and loopback. Never use this with untrusted callers.",
+    );
+    return undefined;
+  }
+  const sandbox = createSandbox({
+    bwrapPath: options.bwrapPath ?? EXEC_DEFAULTS.bwrapPath,
+    maxProcesses: options.maxProcesses ?? EXEC_DEFAULTS.maxProcesses,
+  });
+  const failure = sandbox.probe({ file: "/bin/true", args: [] });
+  if (failure) {
+    throw new TrestleError(
+      `The code execution sandbox does not work: ${failure}. Install bubblewrap and allow unprivileged user namespaces, or start with --unconfined (or TRESTLE_EXEC_UNCONFINED=1) to run programs WITHOUT isolation`,
+      Code.FailedPrecondition,
+    );
+  }
+  return sandbox;
+}
+
+/** The runtime, when its interpreter starts in the sandbox; else why not. */
+function usable(runtime: LanguageRuntime, sandbox: Sandbox | undefined): string | undefined {
+  return sandbox?.probe(runtime.probeCommand, runtime.readOnlyPaths);
+}
+
+function runtimesFor(
+  options: ExecServiceOptions,
+  sandbox: Sandbox | undefined,
+  warn: (message: string) => void,
+): Map<LanguageName, LanguageRuntime> {
+  const runtimes = new Map<LanguageName, LanguageRuntime>();
+  const required = (runtime: LanguageRuntime) => {
+    const failure = usable(runtime, sandbox);
+    if (failure) {
+      throw new TrestleError(
+        `${runtime.name} cannot run in the code execution sandbox: ${failure}`,
+        Code.FailedPrecondition,
+      );
+    }
+    runtimes.set(runtime.name, runtime);
+  };
+  if (options.enableJavascript ?? true) required(javascriptRuntime(options.nodePath));
+  if (options.python !== false) {
+    const found = findPython(options.python ?? "python3");
+    // A Python under a home directory (pyenv, a virtualenv) may be out of the sandbox user's reach; the
+    // system one is the usual fallback.
+    const candidates = [found, existsSync(SYSTEM_PYTHON) ? realpathSync(SYSTEM_PYTHON) : undefined];
+    const failures: string[] = [];
+    for (const candidate of new Set(candidates)) {
+      if (candidate === undefined) continue;
+      const runtime = pythonRuntime(candidate);
+      const failure = usable(runtime, sandbox);
+      if (!failure) {
+        runtimes.set("python", runtime);
+        break;
+      }
+      failures.push(failure);
+    }
+    if (!runtimes.has("python") && failures.length > 0) {
+      warn(`python is not offered: it cannot run in the sandbox (${failures.join("; ")})`);
+    }
+  }
+  if (options.enableBash) required(bashRuntime());
   return runtimes;
 }
 
@@ -109,7 +213,9 @@ function timeoutOf(request: CodeExecutionRequest, defaultMs: number, maxMs: numb
  */
 export function createExecService(options: ExecServiceOptions = {}): ExecService {
   const engineName = options.engineName ?? EXEC_DEFAULTS.engineName;
-  const runtimes = runtimesFor(options);
+  const warn = options.onWarning ?? defaultWarning;
+  const sandbox = sandboxFor(options, warn);
+  const runtimes = runtimesFor(options, sandbox, warn);
   const defaultTimeoutMs = options.defaultTimeoutMs ?? EXEC_DEFAULTS.defaultTimeoutMs;
   const maxTimeoutMs = options.maxTimeoutMs ?? EXEC_DEFAULTS.maxTimeoutMs;
   const killGraceMs = options.killGraceMs ?? EXEC_DEFAULTS.killGraceMs;
@@ -117,7 +223,7 @@ export function createExecService(options: ExecServiceOptions = {}): ExecService
   const memoryLimitMb = options.memoryLimitMb ?? EXEC_DEFAULTS.memoryLimitMb;
   const maxConcurrentRuns = options.maxConcurrentRuns ?? EXEC_DEFAULTS.maxConcurrentRuns;
   const workRoot = options.workRoot ?? tmpdir();
-  const path = options.path ?? process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin";
+  const path = options.path ?? (sandbox ? SANDBOX_PATH : (process.env.PATH ?? SANDBOX_PATH));
   let running = 0;
 
   function runtimeFor(uri: string): LanguageRuntime {
@@ -173,10 +279,22 @@ export function createExecService(options: ExecServiceOptions = {}): ExecService
       const env = runEnvironment({ workDir, path, lang: process.env.LANG }, request.environment);
       const codeFile = join(workDir, runtime.fileName);
       await writeFile(codeFile, request.code, { mode: 0o600 });
+      const command = runtime.command(workDir, codeFile, args, { memoryLimitMb });
+      let spawnAs: { command: RunCommand; env: Record<string, string>; uid?: number; gid?: number };
+      if (sandbox) {
+        sandbox.prepareWorkDir(workDir, [codeFile]);
+        // bwrap gets no environment of its own: the program's is set inside with --setenv.
+        spawnAs = {
+          ...sandbox.wrap(command, { workDir, env, readOnlyPaths: runtime.readOnlyPaths }),
+          env: {},
+        };
+      } else {
+        warn(`UNCONFINED: running a ${runtime.name} program without a sandbox`);
+        spawnAs = { command, env };
+      }
       run = startProcessRun({
-        command: runtime.command(workDir, codeFile, args, { memoryLimitMb }),
+        ...spawnAs,
         cwd: workDir,
-        env,
         timeoutMs,
         killGraceMs,
         maxOutputBytes,

@@ -1,4 +1,6 @@
 import { spawnSync } from "node:child_process";
+import { realpathSync } from "node:fs";
+import { dirname } from "node:path";
 
 /** The languages the engine knows. */
 export type LanguageName = "javascript" | "python" | "bash";
@@ -22,6 +24,22 @@ export interface LanguageRuntime {
   fileName: string;
   /** The command running `codeFile` in `workDir` with the program's own arguments. */
   command(workDir: string, codeFile: string, args: readonly string[], limits: RuntimeLimits): RunCommand;
+  /** A command that succeeds when the interpreter can start: run once in the sandbox at start. */
+  probeCommand: RunCommand;
+  /**
+   * Directories outside /usr the interpreter needs, which the sandbox binds read-only (a Node or Python
+   * installed under /opt or a home directory).
+   */
+  readOnlyPaths: readonly string[];
+}
+
+/** The installation prefix of an executable (`/opt/node` for `/opt/node/bin/node`), following links. */
+function installPrefix(executable: string): string[] {
+  try {
+    return [dirname(dirname(realpathSync(executable)))];
+  } catch {
+    return [];
+  }
 }
 
 /** A shell that sets the address-space limit, then replaces itself with the interpreter. */
@@ -49,6 +67,8 @@ export function javascriptRuntime(nodePath: string = process.execPath): Language
   return {
     name: "javascript",
     fileName: "main.js",
+    probeCommand: { file: nodePath, args: ["-e", "0"] },
+    readOnlyPaths: installPrefix(nodePath),
     command(workDir, codeFile, args, limits) {
       const flags = [
         permissionFlag(),
@@ -69,6 +89,8 @@ export function pythonRuntime(pythonPath: string): LanguageRuntime {
   return {
     name: "python",
     fileName: "main.py",
+    probeCommand: { file: pythonPath, args: ["-I", "-c", "import encodings"] },
+    readOnlyPaths: pythonPrefixes(pythonPath),
     command(_workDir, codeFile, args, limits) {
       return underMemoryLimit(limits, { file: pythonPath, args: ["-I", "-u", codeFile, ...args] });
     },
@@ -80,6 +102,8 @@ export function bashRuntime(bashPath = "bash"): LanguageRuntime {
   return {
     name: "bash",
     fileName: "main.sh",
+    probeCommand: { file: bashPath, args: ["--noprofile", "--norc", "-c", "true"] },
+    readOnlyPaths: [],
     command(_workDir, codeFile, args, limits) {
       return underMemoryLimit(limits, { file: bashPath, args: ["--noprofile", "--norc", codeFile, ...args] });
     },
@@ -98,4 +122,20 @@ export function findPython(command = "python3"): string | undefined {
   });
   const path = result.status === 0 ? result.stdout.trim() : "";
   return path === "" ? undefined : path;
+}
+
+/** Where a Python keeps its standard library (`sys.prefix`, `sys.base_prefix`), for the sandbox to bind. */
+function pythonPrefixes(pythonPath: string): string[] {
+  const result = spawnSync(
+    pythonPath,
+    ["-I", "-c", "import sys; print(sys.prefix); print(sys.base_prefix)"],
+    {
+      encoding: "utf8",
+      timeout: 10_000,
+      env: {},
+      stdio: ["ignore", "pipe", "ignore"],
+    },
+  );
+  const prefixes = result.status === 0 ? result.stdout.split("\n").filter((line) => line !== "") : [];
+  return [...new Set([...prefixes, ...installPrefix(pythonPath)])];
 }

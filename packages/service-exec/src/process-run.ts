@@ -18,6 +18,9 @@ export interface ProcessRunOptions {
   command: RunCommand;
   cwd: string;
   env: Record<string, string>;
+  /** Host user and group to start the program as (the engine must be root to set them). */
+  uid?: number;
+  gid?: number;
   /** After this long the process group is stopped and the outcome is `timeout`. */
   timeoutMs: number;
   /** Between SIGTERM and SIGKILL when the group is stopped. */
@@ -114,6 +117,8 @@ export function startProcessRun(options: ProcessRunOptions): ProcessRun {
   const child = spawn(options.command.file, options.command.args, {
     cwd: options.cwd,
     env: options.env,
+    ...(options.uid === undefined ? {} : { uid: options.uid }),
+    ...(options.gid === undefined ? {} : { gid: options.gid }),
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });

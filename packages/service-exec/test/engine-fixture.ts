@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { create } from "@bufbuild/protobuf";
 import { createCapabilityServer } from "@trestle/capability";
 import type { BridgeTransport, ServiceTarget } from "@trestle/core";
@@ -96,16 +96,30 @@ export async function serveEngine(options: ExecServiceOptions): Promise<ServedEn
 }
 
 /**
- * Process ids in a process group that are still running, as `ps` sees them. Zombies (killed, not yet reaped
- * by init, which here reaps only every second or two) run nothing and are left out.
+ * Process ids of processes still running (zombies left out) whose working directory is `dir` or below it, or
+ * whose command line names it: a run's sandbox (bwrap names the work directory it binds), its program and
+ * whatever the program started. Seen from the host, where a sandbox's own PID namespace does not hide them.
  */
-export function liveProcessesInGroup(pgid: number): number[] {
-  const out = execFileSync("ps", ["-eo", "pid=,pgid=,stat="], { encoding: "utf8" });
-  return out
-    .split("\n")
-    .map((line) => line.trim().split(/\s+/))
-    .filter(([, group, stat]) => Number(group) === pgid && !stat?.startsWith("Z"))
-    .map(([pid]) => Number(pid));
+export function liveProcessesIn(dir: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^[0-9]+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
+      let cwd = "";
+      try {
+        cwd = readlinkSync(`/proc/${entry}/cwd`);
+      } catch {
+        // A process that is exiting has no cwd any more; its command line still tells.
+      }
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      if (cwd === dir || cwd.startsWith(`${dir}/`) || cmdline.includes(dir)) found.push(Number(entry));
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return found;
 }
 
 /** Statuses in order, for assertions on the shape of a stream. */

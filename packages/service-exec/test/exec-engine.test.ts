@@ -3,7 +3,7 @@ import { Code, isTrestleError } from "@trestle/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ExecutionStatus,
-  liveProcessesInGroup,
+  liveProcessesIn,
   OutputType,
   type ServedEngine,
   serveEngine,
@@ -28,15 +28,6 @@ async function eventually(check: () => boolean, withinMs = 3_000): Promise<boole
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return true;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe("a run", () => {
@@ -73,28 +64,54 @@ describe("a run", () => {
   });
 
   it("kills an infinite loop at the timeout, with everything it started", async () => {
-    const code = 'sleep 300 &\necho "$$"\nwhile :; do :; done\n';
+    const code = 'sleep 300 &\necho "$PWD"\nwhile :; do :; done\n';
     const started = Date.now();
-    const result = await engine.run("bash", code, { timeout: 1_000n });
+    let whileRunning: number[] = [];
+    const result = await engine.run("bash", code, {
+      timeout: 1_000n,
+      onReply(reply) {
+        if (reply.outputType === OutputType.STDOUT && whileRunning.length === 0) {
+          whileRunning = liveProcessesIn(reply.content.join("").trim());
+        }
+      },
+    });
     expect(result.final.status).toBe(ExecutionStatus.TIMEOUT);
     expect(result.final.content.join("")).toContain("Timed out after 1000 ms");
     expect(Date.now() - started).toBeLessThan(10_000);
-    const pgid = Number(result.stdout.trim());
-    expect(pgid).toBeGreaterThan(1);
-    // The loop and the background sleep shared the group; neither runs any more once the final reply is out.
-    expect(liveProcessesInGroup(pgid)).toEqual([]);
+    // The sandbox, the loop and the background sleep were seen running ...
+    expect(whileRunning.length).toBeGreaterThanOrEqual(3);
+    // ... and none of them runs any more once the final reply is out.
+    expect(liveProcessesIn(result.stdout.trim())).toEqual([]);
   });
 
   it("kills what a finished program left running in the background", async () => {
-    const result = await engine.run("bash", 'sleep 300 &\necho "$$"\nexit 0\n');
+    const code = 'sleep 300 &\necho "$PWD"\nsleep 0.3\nexit 0\n';
+    let whileRunning: number[] = [];
+    const result = await engine.run("bash", code, {
+      onReply(reply) {
+        if (reply.outputType === OutputType.STDOUT && whileRunning.length === 0) {
+          whileRunning = liveProcessesIn(reply.content.join("").trim());
+        }
+      },
+    });
     expect(result.final).toMatchObject({ status: ExecutionStatus.COMPLETED, exitCode: 0 });
-    expect(liveProcessesInGroup(Number(result.stdout.trim()))).toEqual([]);
+    expect(whileRunning.length).toBeGreaterThanOrEqual(3);
+    expect(liveProcessesIn(result.stdout.trim())).toEqual([]);
   });
 
   it("kills a JavaScript busy loop at the timeout", async () => {
-    const result = await engine.run("javascript", "console.log(process.pid); for (;;) {}", { timeout: 800n });
+    let whileRunning: number[] = [];
+    const result = await engine.run("javascript", "console.log(process.cwd()); for (;;) {}", {
+      timeout: 800n,
+      onReply(reply) {
+        if (reply.outputType === OutputType.STDOUT && whileRunning.length === 0) {
+          whileRunning = liveProcessesIn(reply.content.join("").trim());
+        }
+      },
+    });
     expect(result.final.status).toBe(ExecutionStatus.TIMEOUT);
-    expect(await eventually(() => !alive(Number(result.stdout.trim())))).toBe(true);
+    expect(whileRunning.length).toBeGreaterThan(0);
+    expect(await eventually(() => liveProcessesIn(result.stdout.trim()).length === 0)).toBe(true);
   });
 
   it("cuts output past the cap with a clear note and stops the program", async () => {
@@ -109,15 +126,16 @@ describe("a run", () => {
 
   it("stops the program and removes its work directory when the call is aborted", async () => {
     const controller = new AbortController();
-    const code =
-      'console.log(process.pid + " " + process.cwd()); setInterval(() => console.log("tick"), 50);';
+    const code = 'console.log(process.cwd()); setInterval(() => console.log("tick"), 50);';
     let info = "";
+    let whileRunning: number[] = [];
     const outcome = await engine
       .run("javascript", code, {
         signal: controller.signal,
         onReply(reply) {
           if (reply.outputType === OutputType.STDOUT && info === "") {
-            info = reply.content.join("");
+            info = reply.content.join("").trim();
+            whileRunning = liveProcessesIn(info);
             controller.abort();
           }
         },
@@ -127,10 +145,9 @@ describe("a run", () => {
         (error: unknown) => error,
       );
     expect(isTrestleError(outcome, Code.Canceled)).toBe(true);
-    const [pid, workDir] = info.trim().split(" ");
-    expect(Number(pid)).toBeGreaterThan(1);
-    expect(await eventually(() => !alive(Number(pid)))).toBe(true);
-    expect(await eventually(() => !existsSync(workDir ?? "/"))).toBe(true);
+    expect(whileRunning.length).toBeGreaterThan(0);
+    expect(await eventually(() => liveProcessesIn(info).length === 0)).toBe(true);
+    expect(await eventually(() => !existsSync(info || "/"))).toBe(true);
   });
 });
 

@@ -1,0 +1,202 @@
+import { spawnSync } from "node:child_process";
+import { chownSync, existsSync, lstatSync, mkdtempSync, readlinkSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { isAbsolute, join } from "node:path";
+import type { RunCommand } from "./language-runtimes.js";
+
+/** Where Debian's `bubblewrap` package installs `bwrap`. */
+export const DEFAULT_BWRAP_PATH = "/usr/bin/bwrap";
+/** The uid and gid a program has inside the sandbox, and the host user bwrap runs as when the engine is root. */
+export const SANDBOX_USER_ID = 65534;
+/** Processes and threads one run may have at once (RLIMIT_NPROC inside its own user namespace). */
+export const DEFAULT_MAX_PROCESSES = 256;
+/** The PATH a sandboxed program gets unless the engine is given another. */
+export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/** coreutils' env, to drop the PWD variable bwrap adds. */
+const ENV = "/usr/bin/env";
+/** util-linux, an essential Debian package: it sets the process limit inside the sandbox, where it counts. */
+const PRLIMIT = "/usr/bin/prlimit";
+/** Top-level system directories; on a merged-/usr system most are symlinks into /usr, recreated as such. */
+const SYSTEM_DIRECTORIES = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+/**
+ * The pieces of /etc an interpreter needs: the dynamic loader's cache and configuration, TLS roots,
+ * time zone, and the alternatives links some interpreters are installed through. No passwd, no hosts, no
+ * machine id: nothing that describes the host.
+ */
+const ETC_PIECES = [
+  "/etc/ld.so.cache",
+  "/etc/ld.so.conf",
+  "/etc/ld.so.conf.d",
+  "/etc/alternatives",
+  "/etc/ssl",
+  "/etc/ca-certificates",
+  "/etc/localtime",
+];
+
+/** Options for {@link createSandbox}. */
+export interface SandboxOptions {
+  /** The bubblewrap binary. Default {@link DEFAULT_BWRAP_PATH}. */
+  bwrapPath?: string;
+  /** RLIMIT_NPROC inside the sandbox. Default {@link DEFAULT_MAX_PROCESSES}. */
+  maxProcesses?: number;
+}
+
+/** What one run needs from the sandbox. */
+export interface SandboxRun {
+  /** The run's work directory: the only writable path, bound at the same path, and the program's cwd. */
+  workDir: string;
+  /** The program's whole environment. */
+  env: Readonly<Record<string, string>>;
+  /** Directories outside the system ones the interpreter needs, bound read-only (e.g. a Python prefix). */
+  readOnlyPaths: readonly string[];
+}
+
+/** A started sandbox's command and the host identity to start it as. */
+export interface SandboxedCommand {
+  command: RunCommand;
+  /** Host uid/gid for bwrap itself: set when the engine runs as root, so the process limit applies. */
+  uid?: number;
+  gid?: number;
+}
+
+/** Runs programs inside a bubblewrap sandbox. */
+export interface Sandbox {
+  readonly bwrapPath: string;
+  readonly maxProcesses: number;
+  /**
+   * Prepares a work directory for the sandbox user: owned by it when the engine runs as root (bwrap then runs
+   * as that user, which would otherwise not be allowed to write there).
+   */
+  prepareWorkDir(workDir: string, files: readonly string[]): void;
+  /** The bwrap command that runs `command` confined to `run`. */
+  wrap(command: RunCommand, run: SandboxRun): SandboxedCommand;
+  /**
+   * Runs `command` once in the sandbox, synchronously; `undefined` when it exited 0, else why it did not.
+   * Used at start to refuse an engine whose isolation does not work.
+   */
+  probe(command: RunCommand, readOnlyPaths?: readonly string[]): string | undefined;
+}
+
+function engineIsRoot(): boolean {
+  return typeof process.getuid === "function" && process.getuid() === 0;
+}
+
+function systemBinds(): string[] {
+  const args: string[] = [];
+  for (const path of SYSTEM_DIRECTORIES) {
+    let stat: ReturnType<typeof lstatSync>;
+    try {
+      stat = lstatSync(path);
+    } catch {
+      continue;
+    }
+    if (stat.isSymbolicLink()) args.push("--symlink", readlinkSync(path), path);
+    else if (stat.isDirectory()) args.push("--ro-bind", path, path);
+  }
+  for (const path of ETC_PIECES) args.push("--ro-bind-try", path, path);
+  return args;
+}
+
+function isUnder(path: string, directory: string): boolean {
+  return path === directory || path.startsWith(`${directory}/`);
+}
+
+/**
+ * Creates a bubblewrap sandbox. Each run gets new user, PID, network, IPC, UTS and cgroup namespaces
+ * (`--unshare-all`): uid and gid 65534 and no capabilities inside; its own /proc, so no other process's
+ * environ, cmdline or fds; only its own loopback, so no network at all; a tmpfs root, read-only, holding
+ * read-only binds of /usr, the /lib and /bin links, a few /etc files and the interpreter's own directory,
+ * a minimal /dev, and the work directory as the only writable path. `--clearenv` plus the given variables
+ * is its whole environment; `--new-session` keeps it off the engine's terminal; `--die-with-parent` kills it
+ * when the engine dies. RLIMIT_NPROC is set inside, where it counts this sandbox's processes only.
+ *
+ * When the engine runs as root, bwrap itself runs as host uid/gid 65534: a root-owned user namespace is
+ * exempt from RLIMIT_NPROC, and a program that escaped would be nobody rather than root.
+ */
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const bwrapPath = options.bwrapPath ?? DEFAULT_BWRAP_PATH;
+  const maxProcesses = options.maxProcesses ?? DEFAULT_MAX_PROCESSES;
+  const asRoot = engineIsRoot();
+  const identity = asRoot ? { uid: SANDBOX_USER_ID, gid: SANDBOX_USER_ID } : {};
+  const systemArgs = systemBinds();
+
+  function wrap(command: RunCommand, run: SandboxRun): SandboxedCommand {
+    const args = [
+      "--unshare-all",
+      "--die-with-parent",
+      "--new-session",
+      "--uid",
+      String(SANDBOX_USER_ID),
+      "--gid",
+      String(SANDBOX_USER_ID),
+      "--cap-drop",
+      "ALL",
+      "--hostname",
+      "sandbox",
+      "--clearenv",
+      ...systemArgs,
+    ];
+    for (const path of run.readOnlyPaths) {
+      if (!isAbsolute(path) || SYSTEM_DIRECTORIES.some((system) => isUnder(path, system))) continue;
+      args.push("--ro-bind", path, path);
+    }
+    args.push(
+      "--proc",
+      "/proc",
+      "--dev",
+      "/dev",
+      "--bind",
+      run.workDir,
+      run.workDir,
+      "--remount-ro",
+      "/",
+      "--chdir",
+      run.workDir,
+    );
+    for (const [name, value] of Object.entries(run.env)) args.push("--setenv", name, value);
+    args.push(
+      "--",
+      // bwrap always sets PWD; the program's environment is exactly the one given.
+      ENV,
+      "-u",
+      "PWD",
+      PRLIMIT,
+      `--nproc=${maxProcesses}:${maxProcesses}`,
+      "--",
+      command.file,
+      ...command.args,
+    );
+    return { command: { file: bwrapPath, args }, ...identity };
+  }
+
+  function prepareWorkDir(workDir: string, files: readonly string[]): void {
+    if (!asRoot) return;
+    for (const path of [workDir, ...files]) chownSync(path, SANDBOX_USER_ID, SANDBOX_USER_ID);
+  }
+
+  function probe(command: RunCommand, readOnlyPaths: readonly string[] = []): string | undefined {
+    if (!existsSync(bwrapPath)) return `${bwrapPath} does not exist (Debian package "bubblewrap")`;
+    const workDir = realpathSync(mkdtempSync(join(tmpdir(), "trestle-exec-probe-")));
+    try {
+      prepareWorkDir(workDir, []);
+      const sandboxed = wrap(command, { workDir, env: { PATH: SANDBOX_PATH }, readOnlyPaths });
+      const result = spawnSync(sandboxed.command.file, sandboxed.command.args, {
+        env: {},
+        stdio: ["ignore", "ignore", "pipe"],
+        encoding: "utf8",
+        timeout: 15_000,
+        ...(sandboxed.uid === undefined ? {} : { uid: sandboxed.uid, gid: sandboxed.gid }),
+      });
+      if (result.error)
+        return `${bwrapPath} could not be run (${(result.error as NodeJS.ErrnoException).code})`;
+      if (result.status === 0) return undefined;
+      const stderr = result.stderr.trim().split("\n").slice(-3).join(" / ");
+      return `${command.file} exited with ${result.status ?? result.signal} in the sandbox${stderr ? `: ${stderr}` : ""}`;
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  }
+
+  return { bwrapPath, maxProcesses, prepareWorkDir, wrap, probe };
+}
