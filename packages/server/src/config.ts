@@ -36,6 +36,13 @@ const serviceSchema = z
       .enum(["v1", "legacy"])
       .optional()
       .describe("gRPC wire dialect: v1 or legacy (Wanaku <= 0.0.9)"),
+    callSecret: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "Secret sent to this service only, as x-trestle-capability-secret metadata (its TRESTLE_CAPABILITY_SECRET)",
+      ),
     unaryTimeoutMs: z
       .number()
       .int()

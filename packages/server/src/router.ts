@@ -22,6 +22,7 @@ import { createConnectTransport } from "@trestle/transport-connect";
 import { createGrpcTransport } from "@trestle/transport-grpc";
 import { createMcpTransport, mcpProtocolCodec } from "@trestle/transport-mcp";
 import { type Logger, pino } from "pino";
+import { capabilitySecretResolver, withCapabilitySecrets } from "./capability-secrets.js";
 import { DEFAULT_MAX_QUEUED_CALLS, type RouterConfig } from "./config.js";
 import { MCP_PROTOCOL } from "./forwards/forward-identity.js";
 import { createForwardManager, type ForwardManager } from "./forwards/forward-manager.js";
@@ -72,6 +73,13 @@ export interface RouterOverrides {
   transports?: Record<string, BridgeTransport>;
   /** Do not listen on HTTP (stdio only). */
   noHttp?: boolean;
+  /**
+   * Call secrets of the built-in services this process starts, by the service name each registers under
+   * (`http`, `file`, the exec engine's name, `trestle` by default): sent as `x-trestle-capability-secret` only
+   * to instances of that name on a loopback address. Generate them per start and hand each built-in its own in
+   * `TRESTLE_CAPABILITY_SECRET`.
+   */
+  builtinSecrets?: Record<string, string>;
 }
 
 const LIST_KIND: Partial<Record<string, ListKind>> = {
@@ -108,20 +116,35 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
         }
       : undefined;
   };
+  // Each capability gets only its own call secret, added below the bridge so no event or log ever holds it.
+  const configuredSecrets: Record<string, string> = {};
+  for (const [name, service] of Object.entries(config.services)) {
+    if (service.callSecret !== undefined) configuredSecrets[name] = service.callSecret;
+  }
+  const secretFor = capabilitySecretResolver({
+    configured: configuredSecrets,
+    builtin: overrides.builtinSecrets ?? {},
+  });
   const byProtocol: Record<string, BridgeTransport> = {
-    grpc: createGrpcTransport({
-      unaryTimeoutMs: config.unaryTimeoutMs,
-      streamTimeoutMs: config.streamTimeoutMs,
-      timeouts,
-      ...(useTls ? { tls } : {}),
-      dialectFor: (target) => config.services[target.serviceName]?.dialect ?? target.dialect,
-    }),
-    connect: createConnectTransport({
-      unaryTimeoutMs: config.unaryTimeoutMs,
-      streamTimeoutMs: config.streamTimeoutMs,
-      timeouts,
-      ...(useTls ? { tls } : {}),
-    }),
+    grpc: withCapabilitySecrets(
+      createGrpcTransport({
+        unaryTimeoutMs: config.unaryTimeoutMs,
+        streamTimeoutMs: config.streamTimeoutMs,
+        timeouts,
+        ...(useTls ? { tls } : {}),
+        dialectFor: (target) => config.services[target.serviceName]?.dialect ?? target.dialect,
+      }),
+      secretFor,
+    ),
+    connect: withCapabilitySecrets(
+      createConnectTransport({
+        unaryTimeoutMs: config.unaryTimeoutMs,
+        streamTimeoutMs: config.streamTimeoutMs,
+        timeouts,
+        ...(useTls ? { tls } : {}),
+      }),
+      secretFor,
+    ),
     // Forwards: existing MCP servers, found by the forward manager (set below, once the catalog is open).
     [MCP_PROTOCOL]: createMcpTransport({
       upstreamFor: (target) => forwards?.upstreamFor(target),

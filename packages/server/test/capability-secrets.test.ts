@@ -1,0 +1,220 @@
+import { create } from "@bufbuild/protobuf";
+import { type CapabilityServer, createCapabilityServer } from "@trestle/capability";
+import {
+  type BridgeTransport,
+  CAPABILITY_SECRET_METADATA_KEY,
+  type CallOptions,
+  Code,
+  type ServiceTarget,
+  TrestleError,
+} from "@trestle/core";
+import { createReferenceCapability } from "@trestle/core/testing";
+import { CodeExecutionRequestSchema, ToolInvokeRequestSchema } from "@trestle/proto";
+import { createConnectTransport } from "@trestle/transport-connect";
+import { createGrpcTransport } from "@trestle/transport-grpc";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  capabilitySecretResolver,
+  isLoopbackHost,
+  withCapabilitySecrets,
+} from "../src/capability-secrets.js";
+
+function target(serviceName: string, host = "127.0.0.1", port = 1): ServiceTarget {
+  return { id: `${serviceName}-${host}-${port}`, serviceName, host, port, serviceType: "multi-capability" };
+}
+
+describe("which secret goes to which capability", () => {
+  const secretFor = capabilitySecretResolver({
+    configured: { weather: "weather-secret" },
+    builtin: { http: "http-secret", trestle: "exec-secret" },
+  });
+
+  it("sends a configured secret to its service only, wherever it runs", () => {
+    expect(secretFor(target("weather", "weather.internal"))).toBe("weather-secret");
+    expect(secretFor(target("stocks", "127.0.0.1"))).toBeUndefined();
+  });
+
+  it("sends a built-in's secret only to that service name on loopback", () => {
+    expect(secretFor(target("http"))).toBe("http-secret");
+    expect(secretFor(target("trestle", "::1"))).toBe("exec-secret");
+    // Registered elsewhere under a built-in's name: someone else's process, not the built-in.
+    expect(secretFor(target("http", "10.0.0.7"))).toBeUndefined();
+    expect(secretFor(target("trestle", "attacker.example"))).toBeUndefined();
+    // Another service on loopback: never a built-in's secret.
+    expect(secretFor(target("file-like"))).toBeUndefined();
+  });
+
+  it("has no default that every service would get", () => {
+    expect(capabilitySecretResolver({})(target("http"))).toBeUndefined();
+  });
+
+  it.each([
+    ["127.0.0.1", true],
+    ["127.8.9.10", true],
+    ["::1", true],
+    ["[::1]", true],
+    ["localhost", true],
+    ["::ffff:127.0.0.1", true],
+    ["0.0.0.0", false],
+    ["10.0.0.1", false],
+    ["127.0.0.1.example.com", false],
+    ["my-host", false],
+  ])("counts %s as loopback: %s", (host, loopback) => {
+    expect(isLoopbackHost(host)).toBe(loopback);
+  });
+});
+
+/** A transport that answers nothing useful and keeps, per call, the target and the metadata it was given. */
+function recordingTransport() {
+  const seen: { method: string; service: string; metadata: Record<string, string> | undefined }[] = [];
+  const note = (method: string, t: ServiceTarget, options: CallOptions | undefined) =>
+    seen.push({ method, service: t.serviceName, metadata: options?.metadata });
+  const transport: BridgeTransport = {
+    async provision(_n, _c, _s, t, o) {
+      note("provision", t, o);
+      return { configurationUri: "", secretUri: "", properties: {} } as never;
+    },
+    async invokeTool(_r, t, o) {
+      note("invokeTool", t, o);
+      return { content: [] } as never;
+    },
+    async acquireResource(_r, t, o) {
+      note("acquireResource", t, o);
+      return { content: [] } as never;
+    },
+    async *executeCode(_r, t, o) {
+      note("executeCode", t, o);
+      yield { content: [] } as never;
+    },
+    async probeHealth(t, o) {
+      note("probeHealth", t, o);
+      return { state: "healthy" } as never;
+    },
+    release() {
+      seen.push({ method: "release", service: "", metadata: undefined });
+    },
+    async close() {},
+  };
+  return { transport, seen };
+}
+
+async function everyCall(transport: BridgeTransport, t: ServiceTarget, options?: CallOptions) {
+  await transport.provision("p", "", "", t, options);
+  await transport.invokeTool({} as never, t, options);
+  await transport.acquireResource({} as never, t, options);
+  for await (const _ of transport.executeCode({} as never, t, options)) break;
+  await transport.probeHealth(t, options);
+}
+
+describe("the secret-adding transport decorator", () => {
+  it("adds the target's secret to every kind of call and nothing to other targets", async () => {
+    const { transport, seen } = recordingTransport();
+    const wrapped = withCapabilitySecrets(
+      transport,
+      capabilitySecretResolver({ builtin: { trestle: "exec-secret" } }),
+    );
+    await everyCall(wrapped, target("trestle"), { metadata: { traceparent: "t-1" } });
+    await everyCall(wrapped, target("partner"), { metadata: { traceparent: "t-2" } });
+    await everyCall(wrapped, target("partner"));
+
+    const exec = seen.filter((s) => s.service === "trestle");
+    expect(exec.map((s) => s.method)).toEqual([
+      "provision",
+      "invokeTool",
+      "acquireResource",
+      "executeCode",
+      "probeHealth",
+    ]);
+    for (const call of exec) {
+      expect(call.metadata).toEqual({ traceparent: "t-1", [CAPABILITY_SECRET_METADATA_KEY]: "exec-secret" });
+    }
+    for (const call of seen.filter((s) => s.service === "partner")) {
+      expect(JSON.stringify(call.metadata ?? {})).not.toContain("exec-secret");
+      expect(Object.keys(call.metadata ?? {})).not.toContain(CAPABILITY_SECRET_METADATA_KEY);
+    }
+    wrapped.release?.(target("trestle"));
+    expect(seen.at(-1)?.method).toBe("release");
+  });
+
+  it("drops a secret header that came with the call, and replaces it with the target's own", async () => {
+    const { transport, seen } = recordingTransport();
+    const wrapped = withCapabilitySecrets(
+      transport,
+      capabilitySecretResolver({ configured: { a: "a-secret" } }),
+    );
+    const forwarded = { metadata: { "X-Trestle-Capability-Secret": "from-a-client", other: "kept" } };
+    await wrapped.invokeTool({} as never, target("b"), forwarded);
+    await wrapped.invokeTool({} as never, target("a"), forwarded);
+    expect(seen[0]?.metadata).toEqual({ other: "kept" });
+    expect(seen[1]?.metadata).toEqual({ other: "kept", [CAPABILITY_SECRET_METADATA_KEY]: "a-secret" });
+  });
+});
+
+describe("over the wire, through the gRPC and Connect transports", () => {
+  const servers: CapabilityServer[] = [];
+  let guarded: ServiceTarget;
+  let other: ServiceTarget;
+
+  beforeAll(async () => {
+    const start = async (callSecret: string) => {
+      const server = createCapabilityServer({ ...createReferenceCapability().handlers, callSecret });
+      servers.push(server);
+      return server.listen();
+    };
+    const a = await start("exec-secret");
+    const b = await start("partner-secret");
+    guarded = target("trestle", a.host, a.port);
+    other = target("partner", b.host, b.port);
+  });
+
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.close()));
+  });
+
+  const transports: [string, () => BridgeTransport][] = [
+    ["gRPC", () => createGrpcTransport()],
+    ["Connect", () => createConnectTransport()],
+    ["gRPC-Web", () => createConnectTransport({ protocol: "grpc-web", httpVersion: "1.1" })],
+  ];
+
+  it.each(transports)("%s: each service accepts the router only with its own secret", async (_name, make) => {
+    const raw = make();
+    const wrapped = withCapabilitySecrets(
+      raw,
+      capabilitySecretResolver({
+        builtin: { trestle: "exec-secret" },
+        configured: { partner: "partner-secret" },
+      }),
+    );
+    try {
+      const request = create(ToolInvokeRequestSchema, { uri: "echo://through-the-router" });
+      const reply = await wrapped.invokeTool(request, guarded);
+      expect(reply.content[0]).toContain("echo://through-the-router");
+      expect(reply.content[0]).not.toContain("exec-secret");
+      await wrapped.invokeTool(request, other);
+      const lines: string[] = [];
+      for await (const r of wrapped.executeCode(
+        create(CodeExecutionRequestSchema, {
+          uri: "code-execution-engine://kit/count",
+          arguments: { n: "1" },
+        }),
+        guarded,
+      )) {
+        lines.push(...r.content);
+      }
+      expect(lines).toEqual(["line 0\n"]);
+      expect((await wrapped.probeHealth(guarded)).state).toBe("healthy");
+
+      // The same transport without the decorator: what anyone else reaching the port gets.
+      const refused = await raw.invokeTool(request, guarded).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(refused).toBeInstanceOf(TrestleError);
+      expect((refused as TrestleError).code).toBe(Code.Unauthenticated);
+      expect((await raw.probeHealth(guarded)).state).not.toBe("healthy");
+    } finally {
+      await wrapped.close();
+    }
+  });
+});
