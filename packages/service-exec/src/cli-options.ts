@@ -22,7 +22,8 @@ export const EXEC_USAGE = `Usage: trestle-exec [options]
   --max-concurrent-runs N runs at once, default 4
   --work-root DIR         where per-run work directories are created, default the temporary directory
 
-The router token, if the router needs one, is read from TRESTLE_ROUTER_TOKEN only.`;
+The router token, if the router needs one, is read from TRESTLE_ROUTER_TOKEN only. The call secret, if set,
+is read from TRESTLE_CAPABILITY_SECRET only: every call must then carry it in x-trestle-capability-secret.`;
 
 function integer(name: string, text: string | undefined, min: number): number | undefined {
   if (text === undefined || text === "") return undefined;
@@ -60,6 +61,8 @@ export function parseExecCommandLine(
   const routerUrl = values.router ?? env.TRESTLE_ROUTER_URL;
   if (routerUrl) options.routerUrl = routerUrl;
   if (env.TRESTLE_ROUTER_TOKEN) options.routerToken = env.TRESTLE_ROUTER_TOKEN;
+  // From the environment only: a command line is readable by every user of the machine.
+  if (env.TRESTLE_CAPABILITY_SECRET) options.callSecret = env.TRESTLE_CAPABILITY_SECRET;
   if (values["advertise-host"]) options.advertiseHost = values["advertise-host"];
   if (values.home) options.home = values.home;
   if (values.engine) options.engineName = values.engine;

@@ -19,6 +19,11 @@ export interface StartExecServiceOptions extends ExecServiceOptions {
   routerUrl?: string;
   /** Bearer token for the router's management API. Never logged. */
   routerToken?: string;
+  /**
+   * Secret every call must carry in `x-trestle-capability-secret` metadata (see `@trestle/capability`); unset,
+   * calls need none. Never logged.
+   */
+  callSecret?: string;
   /** Host the router should call; default the listen host (the machine's name when listening on all). */
   advertiseHost?: string;
   /** Where the registration ids are kept. Default `./.trestle/services/exec`. */
@@ -62,6 +67,7 @@ export async function startExecService(options: StartExecServiceOptions = {}): P
     ...handlers,
     host: options.host ?? "127.0.0.1",
     port: options.port ?? 0,
+    ...(options.callSecret === undefined ? {} : { callSecret: options.callSecret }),
   });
   const { host, port } = await server.listen();
   const routerUrl = options.routerUrl;

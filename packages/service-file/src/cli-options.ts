@@ -14,7 +14,8 @@ export const FILE_USAGE = `Usage: trestle-file [options]
   --home DIR              provisioned files and registration id, default ./.trestle/services/file
   --max-file-bytes N      largest file served, default 8388608
 
-The router token, if the router needs one, is read from TRESTLE_ROUTER_TOKEN only.`;
+The router token, if the router needs one, is read from TRESTLE_ROUTER_TOKEN only. The call secret, if set,
+is read from TRESTLE_CAPABILITY_SECRET only: every call must then carry it in x-trestle-capability-secret.`;
 
 function integer(name: string, text: string | undefined, min: number): number | undefined {
   if (text === undefined || text === "") return undefined;
@@ -51,6 +52,8 @@ export function parseFileCommandLine(
   const routerUrl = values.router ?? env.TRESTLE_ROUTER_URL;
   if (routerUrl) options.routerUrl = routerUrl;
   if (env.TRESTLE_ROUTER_TOKEN) options.routerToken = env.TRESTLE_ROUTER_TOKEN;
+  // From the environment only: a command line is readable by every user of the machine.
+  if (env.TRESTLE_CAPABILITY_SECRET) options.callSecret = env.TRESTLE_CAPABILITY_SECRET;
   if (values["advertise-host"]) options.advertiseHost = values["advertise-host"];
   if (values.home) options.home = values.home;
   const maxFileBytes = integer("--max-file-bytes", values["max-file-bytes"], 1);

@@ -18,6 +18,11 @@ export interface StartFileServiceOptions extends FileServiceOptions {
   routerUrl?: string;
   /** Bearer token for the router's management API. Never logged. */
   routerToken?: string;
+  /**
+   * Secret every call must carry in `x-trestle-capability-secret` metadata (see `@trestle/capability`); unset,
+   * calls need none. Never logged.
+   */
+  callSecret?: string;
   /** Host the router should call; default the listen host (the machine's name when listening on all). */
   advertiseHost?: string;
   /** Name to register under. Default `file`. */
@@ -55,6 +60,7 @@ export async function startFileService(options: StartFileServiceOptions = {}): P
     ...createFileService({ ...options, home }),
     host: options.host ?? "127.0.0.1",
     port: options.port ?? 0,
+    ...(options.callSecret === undefined ? {} : { callSecret: options.callSecret }),
   });
   const { host, port } = await server.listen();
   const registration =

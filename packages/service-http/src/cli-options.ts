@@ -15,7 +15,8 @@ export const HTTP_USAGE = `Usage: trestle-http [options]
   --timeout-ms MS         deadline of one call, default 10000
   --max-response-bytes N  longest response body returned, default 1048576
 
-The router token, if the router needs one, is read from TRESTLE_ROUTER_TOKEN only.`;
+The router token, if the router needs one, is read from TRESTLE_ROUTER_TOKEN only. The call secret, if set,
+is read from TRESTLE_CAPABILITY_SECRET only: every call must then carry it in x-trestle-capability-secret.`;
 
 function positiveInteger(name: string, text: string | undefined, allowZero = false): number | undefined {
   if (text === undefined || text === "") return undefined;
@@ -55,6 +56,8 @@ export function parseHttpCommandLine(
   const routerUrl = values.router ?? env.TRESTLE_ROUTER_URL;
   if (routerUrl) options.routerUrl = routerUrl;
   if (env.TRESTLE_ROUTER_TOKEN) options.routerToken = env.TRESTLE_ROUTER_TOKEN;
+  // From the environment only: a command line is readable by every user of the machine.
+  if (env.TRESTLE_CAPABILITY_SECRET) options.callSecret = env.TRESTLE_CAPABILITY_SECRET;
   if (values["advertise-host"]) options.advertiseHost = values["advertise-host"];
   if (values.home) options.home = values.home;
   const timeoutMs = positiveInteger("--timeout-ms", values["timeout-ms"]);

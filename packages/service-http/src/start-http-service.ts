@@ -18,6 +18,11 @@ export interface StartHttpServiceOptions extends HttpServiceOptions {
   routerUrl?: string;
   /** Bearer token for the router's management API. Never logged. */
   routerToken?: string;
+  /**
+   * Secret every call must carry in `x-trestle-capability-secret` metadata (see `@trestle/capability`); unset,
+   * calls need none. Never logged.
+   */
+  callSecret?: string;
   /** Host the router should call; default the listen host (the machine's name when listening on all). */
   advertiseHost?: string;
   /** Name to register under. Default `http`. */
@@ -61,6 +66,7 @@ export async function startHttpService(options: StartHttpServiceOptions = {}): P
     ...createHttpService({ ...options, home }),
     host: options.host ?? "127.0.0.1",
     port: options.port ?? 0,
+    ...(options.callSecret === undefined ? {} : { callSecret: options.callSecret }),
   });
   const { host, port } = await server.listen();
   const registration =
