@@ -1,6 +1,12 @@
 import type { InvokerBridge, ResourceBridge } from "@trestle/bridge";
 import { Code, type ResourcePayload, type ToolPayload, TrestleError } from "@trestle/core";
-import { parseResource, parseTool, type Registry } from "@trestle/registry";
+import {
+  DEFAULT_NAMESPACE,
+  normalizeNamespace,
+  parseResource,
+  parseTool,
+  type Registry,
+} from "@trestle/registry";
 import type { JsonApi } from "../http/json-api.js";
 
 function namespaceOf(query: URLSearchParams): string {
@@ -37,15 +43,54 @@ function payloadBody(
   };
 }
 
+function alreadyExists(what: string, namespace: string): TrestleError {
+  const where = namespace === DEFAULT_NAMESPACE ? "the default namespace" : `namespace '${namespace}'`;
+  return new TrestleError(`${what} already exists in ${where}`, Code.AlreadyExists);
+}
+
+/**
+ * Names being provisioned right now, so that two requests for the same entry cannot both pass the duplicate
+ * check and both reach the capability: the second is refused at once, as a duplicate.
+ */
+function createProvisioningGate() {
+  const busy = new Set<string>();
+  return {
+    async exclusively<T>(keys: readonly string[], work: () => Promise<T>): Promise<T> {
+      if (keys.some((key) => busy.has(key))) {
+        throw new TrestleError("The same entry is being provisioned by another request", Code.AlreadyExists);
+      }
+      for (const key of keys) busy.add(key);
+      try {
+        return await work();
+      } finally {
+        for (const key of keys) busy.delete(key);
+      }
+    },
+  };
+}
+
 /**
  * Tools, resources, prompts and namespaces, on Wanaku's paths: list (with `labelFilter` and `namespace`), add,
  * get, update, remove, remove by label filter, and add with provisioning (`payloads`).
+ *
+ * A `payloads` request is validated, and checked against the catalog (namespace, name, location), before the
+ * capability is asked to provision anything: a request the catalog would refuse never writes a file.
  */
 export function registerCatalogRoutes(
   api: JsonApi,
   deps: { registry: Registry; invoker: InvokerBridge; resources: ResourceBridge },
 ): void {
   const { catalog } = deps.registry;
+  const provisioning = createProvisioningGate();
+
+  /** The entry's namespace, normalised, when it exists. @throws TrestleError `NotFound`, `InvalidArgument`. */
+  const existingNamespace = (name: string | undefined): string => {
+    const namespace = normalizeNamespace(name);
+    if (namespace !== DEFAULT_NAMESPACE && !catalog.getNamespace(namespace)) {
+      throw new TrestleError(`Namespace '${namespace}' does not exist`, Code.NotFound);
+    }
+    return namespace;
+  };
 
   // Tools
   api.route("GET", "/api/v1/tools", ({ query }) => ({
@@ -57,19 +102,14 @@ export function registerCatalogRoutes(
   }));
   api.route("POST", "/api/v1/tools/payloads", async (r) => {
     const body = payloadBody(await r.json(), "tool");
-    // Validate the reference before provisioning, so a bad one never reaches a capability.
-    parseTool(body.payload);
-    const probe = catalog.getTool(
-      (body.payload.namespace as string | undefined) ?? "",
-      String(body.payload.name ?? ""),
-    );
-    if (probe)
-      throw new TrestleError(
-        `A tool named '${String(body.payload.name)}' already exists`,
-        Code.AlreadyExists,
-      );
-    const provisioned = await deps.invoker.provision(body as unknown as ToolPayload);
-    return { data: await catalog.addTool(provisioned) };
+    // Everything the catalog would refuse is refused before provisioning: a refused request writes nothing.
+    const tool = parseTool(body.payload);
+    const namespace = existingNamespace(tool.namespace);
+    if (catalog.getTool(namespace, tool.name)) throw alreadyExists(`A tool named '${tool.name}'`, namespace);
+    return provisioning.exclusively([`tool:${namespace}:${tool.name}`], async () => {
+      const provisioned = await deps.invoker.provision({ ...body, payload: tool } as ToolPayload);
+      return { data: await catalog.addTool(provisioned) };
+    });
   });
   api.route("DELETE", "/api/v1/tools", async ({ query }) => {
     const filter = labelFilterOf(query);
@@ -103,9 +143,19 @@ export function registerCatalogRoutes(
   }));
   api.route("POST", "/api/v1/resources/payloads", async (r) => {
     const body = payloadBody(await r.json(), "resource");
-    parseResource(body.payload);
-    const provisioned = await deps.resources.provision(body as unknown as ResourcePayload);
-    return { data: await catalog.addResource(provisioned) };
+    const resource = parseResource(body.payload);
+    const namespace = existingNamespace(resource.namespace);
+    if (catalog.getResourceByName(namespace, resource.name)) {
+      throw alreadyExists(`A resource named '${resource.name}'`, namespace);
+    }
+    if (catalog.getResource(namespace, resource.location)) {
+      throw alreadyExists(`A resource at location '${resource.location}'`, namespace);
+    }
+    const keys = [`resource:${namespace}:${resource.name}`, `location:${namespace}:${resource.location}`];
+    return provisioning.exclusively(keys, async () => {
+      const provisioned = await deps.resources.provision({ ...body, payload: resource } as ResourcePayload);
+      return { data: await catalog.addResource(provisioned) };
+    });
   });
   api.route("DELETE", "/api/v1/resources", async ({ query }) => {
     const filter = labelFilterOf(query);
