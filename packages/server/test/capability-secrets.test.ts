@@ -13,6 +13,7 @@ import { CodeExecutionRequestSchema, ToolInvokeRequestSchema } from "@trestle/pr
 import { createConnectTransport } from "@trestle/transport-connect";
 import { createGrpcTransport } from "@trestle/transport-grpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtinCallSecrets, registeredServiceName } from "../src/builtin-secrets.js";
 import {
   capabilitySecretResolver,
   isLoopbackHost,
@@ -216,5 +217,40 @@ describe("over the wire, through the gRPC and Connect transports", () => {
     } finally {
       await wrapped.close();
     }
+  });
+});
+
+describe("the built-ins' secrets, made at each start", () => {
+  const builtins = [
+    { name: "http", args: [] as string[] },
+    { name: "file", args: ["--root", "/srv"] },
+    { name: "exec", args: [] as string[], env: { OTHER: "kept" } },
+  ];
+
+  it("gives each built-in its own, in its environment, keyed by the service name it registers under", () => {
+    const first = builtinCallSecrets(builtins);
+    expect(Object.keys(first.byServiceName).sort()).toEqual(["file", "http", "trestle"]);
+    const values = Object.values(first.byServiceName);
+    expect(new Set(values).size).toBe(3);
+    for (const value of values) expect(value.length).toBeGreaterThanOrEqual(40);
+    expect(first.services.map((s) => s.env.TRESTLE_CAPABILITY_SECRET)).toEqual([
+      first.byServiceName.http,
+      first.byServiceName.file,
+      first.byServiceName.trestle,
+    ]);
+    expect(first.services[2]?.env.OTHER).toBe("kept");
+    // Never on the command line, which any user of the machine can read.
+    for (const service of first.services) {
+      for (const value of values) expect(service.args).not.toContain(value);
+    }
+    const second = builtinCallSecrets(builtins);
+    expect(second.byServiceName.http).not.toBe(first.byServiceName.http);
+  });
+
+  it("follows the exec engine's --engine argument", () => {
+    expect(registeredServiceName({ name: "exec", args: [] })).toBe("trestle");
+    expect(registeredServiceName({ name: "exec", args: ["--engine", "sandbox"] })).toBe("sandbox");
+    expect(registeredServiceName({ name: "exec", args: ["--engine=box"] })).toBe("box");
+    expect(registeredServiceName({ name: "file", args: ["--engine", "x"] })).toBe("file");
   });
 });
