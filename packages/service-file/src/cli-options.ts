@@ -7,6 +7,9 @@ export const FILE_USAGE = `Usage: trestle-file [options]
 
   --root DIR              serve the files under DIR (repeatable), default the current directory
                           (env TRESTLE_FILE_ROOTS, separated by the path delimiter ":")
+  --exclude DIR           never serve DIR or anything in it, even under a root (repeatable;
+                          env TRESTLE_FILE_EXCLUDED_ROOTS, separated by ":"); ./.trestle and the
+                          home are always excluded
   --router URL            register with this router (env TRESTLE_ROUTER_URL)
   --host HOST             interface to listen on, default 127.0.0.1 (env TRESTLE_SERVICE_HOST)
   --port PORT             port to listen on, default 0 = any free port (env TRESTLE_SERVICE_PORT)
@@ -49,6 +52,9 @@ export function parseFileCommandLine(
     port: integer("--port", values.port ?? env.TRESTLE_SERVICE_PORT, 0) ?? 0,
     roots: values.root ?? (envRoots && envRoots.length > 0 ? envRoots : [process.cwd()]),
   };
+  const envExcluded = env.TRESTLE_FILE_EXCLUDED_ROOTS?.split(":").filter((dir) => dir !== "");
+  const excluded = [...(envExcluded ?? []), ...(values.exclude ?? [])];
+  if (excluded.length > 0) options.excludedRoots = excluded;
   const routerUrl = values.router ?? env.TRESTLE_ROUTER_URL;
   if (routerUrl) options.routerUrl = routerUrl;
   if (env.TRESTLE_ROUTER_TOKEN) options.routerToken = env.TRESTLE_ROUTER_TOKEN;
@@ -68,6 +74,7 @@ function parse(argv: readonly string[]) {
     allowPositionals: false,
     options: {
       root: { type: "string", multiple: true },
+      exclude: { type: "string", multiple: true },
       router: { type: "string" },
       host: { type: "string" },
       port: { type: "string" },

@@ -12,8 +12,16 @@ export interface FileServiceOptions {
   roots?: readonly string[];
   /** Largest file served; a larger one is refused with `ResourceExhausted`. Default 8 MiB. */
   maxFileBytes?: number;
-  /** Where provisioned configuration and secrets are stored; without it the service answers no `Provision`. */
+  /**
+   * Where provisioned configuration and secrets are stored; without it the service answers no `Provision`.
+   * Never served, even when under a root.
+   */
   home?: string;
+  /**
+   * Directories never served, even under a root (the router's data directory, other services' homes): a
+   * location inside one, or a link into one, is refused like a location outside the roots.
+   */
+  excludedRoots?: readonly string[];
 }
 
 /** Default cap on the size of a served file. */
@@ -130,13 +138,16 @@ async function readCapped(path: string, location: string, maxBytes: number): Pro
  * request parameter `encoding=text|base64` forces one).
  *
  * Anything outside the roots is refused with `PermissionDenied`: `..`, absolute paths elsewhere, and symbolic
- * links whose target is outside (checked on the real path). Missing files are `NotFound`; files over
+ * links whose target is outside (checked on the real path); so is anything inside `excludedRoots` or the
+ * service's own `home`, where provisioned secrets live. Missing files are `NotFound`; files over
  * `maxFileBytes` are `ResourceExhausted`.
  *
  * @throws TrestleError InvalidArgument when a root is not an existing directory.
  */
 export function createFileService(options: FileServiceOptions = {}): CapabilityHandlers {
-  const guard = createRootGuard(options.roots ?? [process.cwd()]);
+  const guard = createRootGuard(options.roots ?? [process.cwd()], {
+    excluded: [...(options.excludedRoots ?? []), ...(options.home === undefined ? [] : [options.home])],
+  });
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   return {
     async resourceAcquirer(request) {

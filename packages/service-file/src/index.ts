@@ -15,7 +15,7 @@ export {
   type FileServiceOptions,
 } from "./file-service.js";
 export { isTextMimeType, mimeTypeFor } from "./mime-types.js";
-export { createRootGuard, type RootGuard } from "./root-guard.js";
+export { createRootGuard, type RootGuard, type RootGuardOptions } from "./root-guard.js";
 export {
   type RunningFileService,
   type StartFileServiceOptions,

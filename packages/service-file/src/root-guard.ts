@@ -8,12 +8,15 @@ import { Code, TrestleError } from "@trestle/core";
 export interface RootGuard {
   /** The roots, as real paths. */
   readonly roots: readonly string[];
+  /** Directories never served even when under a root, as given (resolved). */
+  readonly excluded: readonly string[];
   /**
    * The real path of the file a location names: a `file://` URI, an absolute path, or a path relative to the
    * roots (tried in order; the first root where it exists wins).
    *
    * @throws TrestleError InvalidArgument (empty or malformed location), PermissionDenied (outside the roots,
-   *   through `..`, an absolute path elsewhere, or a symbolic link that leads out), NotFound (no such file).
+   *   through `..`, an absolute path elsewhere, a symbolic link that leads out, or anything inside an excluded
+   *   directory, whether it exists or not), NotFound (no such file).
    */
   resolve(location: string): Promise<string>;
 }
@@ -58,6 +61,26 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
+/** Options for {@link createRootGuard}. */
+export interface RootGuardOptions {
+  /**
+   * Directories never served, even under a root: the router's data directory, the services' homes with their
+   * provisioned secrets. Checked on the location as written and on its real path (a link into one is refused
+   * too); a directory that does not exist yet is excluded by its path. A location inside one is refused as if
+   * it were outside the roots, so that nobody can tell the two apart.
+   */
+  excluded?: readonly string[];
+}
+
+/** The real path of `path`, or `path` itself while it does not exist (a data directory created later). */
+function realOrResolved(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /**
  * Creates the guard for the given root directories. Each root is turned into its real path once; a location
  * is checked twice: lexically (after resolving `.` and `..`) and again on its real path (after following
@@ -65,7 +88,11 @@ async function exists(path: string): Promise<boolean> {
  *
  * @throws TrestleError InvalidArgument when no root is given or a root is not an existing directory.
  */
-export function createRootGuard(roots: readonly string[]): RootGuard {
+export function createRootGuard(roots: readonly string[], options: RootGuardOptions = {}): RootGuard {
+  const excluded = (options.excluded ?? []).map((path) => resolve(path));
+  // Real paths are looked up at each request: an excluded directory may appear (or move behind a link) later.
+  const isExcluded = (path: string) =>
+    excluded.some((dir) => within(dir, path) || within(realOrResolved(dir), path));
   if (roots.length === 0)
     throw new TrestleError("At least one root directory is needed", Code.InvalidArgument);
   const realRoots: string[] = [];
@@ -101,8 +128,17 @@ export function createRootGuard(roots: readonly string[]): RootGuard {
 
   return {
     roots: realRoots,
+    excluded,
     async resolve(location) {
-      const path = await candidate(location);
+      const path = await candidate(location).catch((error: unknown) => {
+        // A missing file inside an excluded directory answers like an existing one: no probing its contents.
+        if (error instanceof TrestleError && error.code === Code.NotFound) {
+          const relative = pathOf(location);
+          if (realRoots.some((root) => isExcluded(resolve(root, relative)))) throw outside(location);
+        }
+        throw error;
+      });
+      if (isExcluded(path)) throw outside(location);
       let real: string;
       try {
         real = await realpath(path);
@@ -116,7 +152,7 @@ export function createRootGuard(roots: readonly string[]): RootGuard {
           },
         );
       }
-      if (!realRoots.some((root) => within(root, real))) {
+      if (!realRoots.some((root) => within(root, real)) || isExcluded(real)) {
         throw new TrestleError(`${location} leads outside the served roots`, Code.PermissionDenied);
       }
       return real;

@@ -8,6 +8,9 @@ import {
 } from "@trestle/capability";
 import { createFileService, type FileServiceOptions } from "./file-service.js";
 
+/** Trestle's state directory, relative to the working directory: never served by {@link startFileService}. */
+export const TRESTLE_STATE_DIRECTORY = ".trestle";
+
 /** Options for {@link startFileService}: the service's own options plus where to listen and register. */
 export interface StartFileServiceOptions extends FileServiceOptions {
   /** Interface to listen on. Default `127.0.0.1`. */
@@ -50,14 +53,21 @@ function advertisedHost(listenHost: string, advertiseHost: string | undefined): 
 /**
  * Starts the file resource provider: a capability server with {@link createFileService}'s handlers, listening
  * on `host:port`, registered (and kept registered) with the router as service `file`, type
- * `resource-provider`, when `routerUrl` is given.
+ * `resource-provider`, when `routerUrl` is given. Besides `excludedRoots` and the home, it never serves the
+ * `.trestle` directory of the working directory.
  *
  * @throws TrestleError InvalidArgument when a root is not a directory; an error when the port cannot be bound.
  */
 export async function startFileService(options: StartFileServiceOptions = {}): Promise<RunningFileService> {
   const home = options.home ?? join(process.cwd(), ".trestle", "services", "file");
   const server = createCapabilityServer({
-    ...createFileService({ ...options, home }),
+    ...createFileService({
+      ...options,
+      home,
+      // Trestle's state directory in the working directory (the router's default data directory and every
+      // built-in's home, with their provisioned secrets) is never a file to serve.
+      excludedRoots: [...(options.excludedRoots ?? []), join(process.cwd(), TRESTLE_STATE_DIRECTORY)],
+    }),
     host: options.host ?? "127.0.0.1",
     port: options.port ?? 0,
     ...(options.callSecret === undefined ? {} : { callSecret: options.callSecret }),
