@@ -106,7 +106,8 @@ describe("red team: capability ports accept only the router", () => {
         code: `console.log(${JSON.stringify(MARKER)})`,
       }),
     );
-    for (const headers of [{}, { "x-trestle-capability-secret": "guessed" }]) {
+    const attempts: Record<string, string>[] = [{}, { "x-trestle-capability-secret": "guessed" }];
+    for (const headers of attempts) {
       const outcome = await grpcCall(execBaseUrl, EXECUTE_CODE, request, headers);
       expect(Buffer.concat(outcome.frames).toString("utf8")).not.toContain(MARKER);
       expect(outcome.grpcStatus).toBe(16);
