@@ -12,6 +12,50 @@ export interface BuiltinService {
   packageName: string;
   /** Extra command-line arguments. */
   args: string[];
+  /**
+   * Extra environment variables for this service only (e.g. its `TRESTLE_CAPABILITY_SECRET`), added to the
+   * minimal environment every built-in gets (see {@link builtinEnvironment}).
+   */
+  env?: Record<string, string>;
+}
+
+/**
+ * Variables of the router's environment a built-in inherits: what a Node.js program needs to run and to
+ * format text and times, and the CA bundle an operator adds for outbound TLS. Nothing else: the router's own
+ * settings (tokens, database URL, session secret) never reach a built-in, nor the programs it runs.
+ */
+export const BUILTIN_INHERITED_ENV = [
+  "PATH",
+  "HOME",
+  "LANG",
+  "LC_ALL",
+  "TZ",
+  "TMPDIR",
+  "NODE_EXTRA_CA_CERTS",
+];
+
+/**
+ * Router settings a given built-in also inherits when the operator sets them: only the code execution engine's
+ * deliberate opt-out of its sandbox, which the engine logs loudly.
+ */
+const BUILTIN_SETTINGS: Record<string, readonly string[]> = { exec: ["TRESTLE_EXEC_UNCONFINED"] };
+
+/**
+ * The whole environment of a built-in service: {@link BUILTIN_INHERITED_ENV} from `parent` when set, the
+ * built-in's own settings, `TRESTLE_ROUTER_TOKEN` (its register-only credential) and the service's `env`.
+ */
+export function builtinEnvironment(
+  service: Pick<BuiltinService, "name" | "env">,
+  parent: Readonly<Record<string, string | undefined>>,
+  token: string | undefined,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of [...BUILTIN_INHERITED_ENV, ...(BUILTIN_SETTINGS[service.name] ?? [])]) {
+    const value = parent[key];
+    if (value !== undefined) env[key] = value;
+  }
+  if (token !== undefined) env.TRESTLE_ROUTER_TOKEN = token;
+  return { ...env, ...service.env };
 }
 
 /** The built-in services: HTTP tools, file resources, code execution. */
@@ -47,7 +91,9 @@ export interface BuiltinProcesses {
 
 /**
  * Starts the built-in services as child processes that register with the router at `routerUrl`. Each runs as
- * its own process, as a capability service on another machine would.
+ * its own process, as a capability service on another machine would, with only the environment
+ * {@link builtinEnvironment} gives it. `token` should be a register-only credential made for them (never an
+ * operator's token: whatever a built-in holds, the programs it runs may reach).
  */
 export function startBuiltinServices(
   services: readonly BuiltinService[],
@@ -61,7 +107,7 @@ export function startBuiltinServices(
       [binOf(service.packageName), "--router", options.routerUrl, ...service.args],
       {
         stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, ...(options.token ? { TRESTLE_ROUTER_TOKEN: options.token } : {}) },
+        env: builtinEnvironment(service, process.env, options.token),
       },
     );
     children.push(child);

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { TrestleError } from "@trestle/core";
+import { builtinCallSecrets } from "./builtin-secrets.js";
 import type { BuiltinService } from "./builtin-services.js";
 import { FORWARDS_USAGE, forwardsCommand } from "./cli/forwards-command.js";
 import { CliError, ManagementClient } from "./cli/management-client.js";
@@ -13,7 +15,7 @@ const USAGE = `trestle ${SERVER_VERSION}: an MCP router
 Usage:
   trestle serve [--port N] [--host H] [--data-dir DIR | --database-url URL | --memory-store] [--config FILE]
                 [--stateless] [--builtins [--root DIR]... [--builtin-arg SERVICE=ARG]...]
-                [--stdio [--namespace NS]] [--log-level L]
+                [--stdio [--namespace NS]] [--log-level L] [--insecure-open]
   trestle tools list|show NAME|add FILE|remove NAME|import FILE   [--namespace NS] [--label-filter EXPR]
   trestle resources list|show NAME|add FILE|remove NAME           [--namespace NS]
   trestle prompts list|show NAME|add FILE|remove NAME             [--namespace NS]
@@ -24,6 +26,8 @@ Usage:
   trestle exec ENGINE LANGUAGE FILE [ARG...]
   trestle config claude|cursor [--namespace NS]
 
+Without tokens (TRESTLE_TOKENS) every scope is open, so serve listens on loopback only; --insecure-open
+(TRESTLE_INSECURE_OPEN=1) allows another address anyway, open to the network.
 Client commands talk to --url (env TRESTLE_URL, default http://127.0.0.1:8080) with --token (env TRESTLE_TOKEN).
 Add --json for machine-readable output. Exit codes: 0 ok, 1 refused by the router, 2 bad usage, 3 router unreachable.`;
 
@@ -41,6 +45,7 @@ const options = {
   root: { type: "string", multiple: true },
   "builtin-arg": { type: "string", multiple: true },
   "log-level": { type: "string" },
+  "insecure-open": { type: "boolean" },
   "allowed-host": { type: "string", multiple: true },
   "allowed-origin": { type: "string", multiple: true },
   "forward-header": { type: "string", multiple: true },
@@ -94,7 +99,7 @@ function withExtraArgs(services: BuiltinService[], extra: readonly string[]): Bu
 async function serve(values: Values): Promise<void> {
   // Loaded here, not at the top: client commands should start fast and never load the router.
   const [
-    { readConfigFile, resolveConfig },
+    { BUILTIN_PRINCIPAL, readConfigFile, resolveConfig },
     { createRouter },
     { defaultBuiltins, startBuiltinServices },
     { serveStdio },
@@ -116,6 +121,7 @@ async function serve(values: Values): Promise<void> {
       memoryStore: values["memory-store"],
       stateless: values.stateless,
       logLevel: values["log-level"],
+      insecureOpen: values["insecure-open"],
       allowedHosts: list(values["allowed-host"]),
       allowedOrigins: list(values["allowed-origin"]),
       forwardHeaders: list(values["forward-header"]),
@@ -124,22 +130,30 @@ async function serve(values: Values): Promise<void> {
       tlsKeyFile: values["tls-key"],
     },
   });
-  const router = await createRouter(config);
-  const registerToken = config.tokens.find(
-    (t) => t.scopes.includes("register") || t.scopes.includes("admin"),
-  )?.token;
-  const builtins = values.builtins
-    ? startBuiltinServices(
+  // The built-ins' own credential, made for this start and held by no one else: register-only, so neither they
+  // nor the programs they run could act as an operator. It does not close an open router's scopes.
+  const builtinToken = values.builtins ? randomBytes(32).toString("base64url") : undefined;
+  // Each built-in's own call secret for this start: its port then answers the router and nothing else.
+  const builtinServices = values.builtins
+    ? builtinCallSecrets(
         withExtraArgs(
           defaultBuiltins({ fileRoots: values.root ?? [process.cwd()] }),
           values["builtin-arg"] ?? [],
         ),
-        {
-          routerUrl: router.url,
-          ...(registerToken ? { token: registerToken } : {}),
-          logger: router.logger,
-        },
       )
+    : undefined;
+  const router = await createRouter(config, {
+    ...(builtinToken
+      ? { internalTokens: [{ name: BUILTIN_PRINCIPAL, token: builtinToken, scopes: ["register"] as const }] }
+      : {}),
+    ...(builtinServices ? { builtinSecrets: builtinServices.byServiceName } : {}),
+  });
+  const builtins = builtinServices
+    ? startBuiltinServices(builtinServices.services, {
+        routerUrl: router.url,
+        ...(builtinToken ? { token: builtinToken } : {}),
+        logger: router.logger,
+      })
     : undefined;
 
   let stopping = false;

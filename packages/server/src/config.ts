@@ -75,6 +75,12 @@ const serviceSchema = z
     path: ["maxQueuedCalls"],
   });
 
+/**
+ * The principal name of the built-in services' register-only credential, made at each start. No configured
+ * token may take it, so no operator token can act as the built-ins (or the other way round).
+ */
+export const BUILTIN_PRINCIPAL = "trestle-builtins";
+
 /** Calls that may wait for a service's free slot when its `maxConcurrentCalls` is set without `maxQueuedCalls`. */
 export const DEFAULT_MAX_QUEUED_CALLS = 100;
 
@@ -105,6 +111,14 @@ export const routerConfigSchema = z.object({
     .positive()
     .default(30 * 60_000)
     .describe("Idle sessions are forgotten after this"),
+  sessionMaxAgeMs: z
+    .number()
+    .int()
+    .positive()
+    .default(24 * 60 * 60_000)
+    .describe(
+      "Sessions expire this long after they were created, however active (a new initialize is needed)",
+    ),
   maxSessions: z.number().int().positive().default(100_000).describe("Most sessions kept in memory"),
   maxBodyBytes: z
     .number()
@@ -123,7 +137,27 @@ export const routerConfigSchema = z.object({
   tokens: z
     .array(tokenSchema)
     .default([])
-    .describe("Bearer tokens (name, token, scopes, namespaces, rateLimit); a scope with no token is open"),
+    .refine((tokens) => new Set(tokens.map((t) => t.name)).size === tokens.length, {
+      message: "token names must be unique (registrations and sessions are bound to them)",
+    })
+    .refine((tokens) => !tokens.some((t) => t.name === BUILTIN_PRINCIPAL), {
+      message: `the token name '${BUILTIN_PRINCIPAL}' is reserved for the built-in services`,
+    })
+    .describe(
+      "Bearer tokens (name, token, scopes, namespaces, rateLimit). With any token, every scope needs a token that allows it (admin allows all); with none, every scope is open and the router listens on loopback only",
+    ),
+  insecureOpen: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Allow listening on a non-loopback address with no tokens: every scope open to the network (logged as a warning)",
+    ),
+  maxInstancesPerService: z
+    .number()
+    .int()
+    .positive()
+    .default(16)
+    .describe("Most registered instances of one service name; further registrations are refused (409)"),
   rateLimit: rateLimitSchema
     .optional()
     .describe(
@@ -219,11 +253,14 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   stateless: { env: "TRESTLE_STATELESS", flag: "--stateless" },
   sessionSecret: { env: "TRESTLE_SESSION_SECRET" },
   sessionIdleTimeoutMs: { env: "TRESTLE_SESSION_IDLE_TIMEOUT_MS" },
+  sessionMaxAgeMs: { env: "TRESTLE_SESSION_MAX_AGE_MS" },
   maxSessions: { env: "TRESTLE_MAX_SESSIONS" },
   maxBodyBytes: { env: "TRESTLE_MAX_BODY_BYTES" },
   allowedHosts: { env: "TRESTLE_ALLOWED_HOSTS", flag: "--allowed-host" },
   allowedOrigins: { env: "TRESTLE_ALLOWED_ORIGINS", flag: "--allowed-origin" },
   tokens: { env: "TRESTLE_TOKENS" },
+  insecureOpen: { env: "TRESTLE_INSECURE_OPEN", flag: "--insecure-open" },
+  maxInstancesPerService: { env: "TRESTLE_MAX_INSTANCES_PER_SERVICE" },
   rateLimit: { env: "TRESTLE_RATE_LIMIT" },
   forwardHeaders: { env: "TRESTLE_FORWARD_HEADERS", flag: "--forward-header" },
   codeExecutionToolName: { env: "TRESTLE_CODE_EXECUTION_TOOL" },

@@ -12,10 +12,12 @@ import {
 } from "@trestle/bridge";
 import {
   type BridgeTransport,
+  Code,
   createTransportSelector,
   redactToolCallEvent,
   type ServiceTarget,
   type TransportSelector,
+  TrestleError,
 } from "@trestle/core";
 import { createRegistry, openStore, type Registry } from "@trestle/registry";
 import { createConnectTransport } from "@trestle/transport-connect";
@@ -30,7 +32,12 @@ import { createHttpApp } from "./http/http-app.js";
 import { createJsonApi } from "./http/json-api.js";
 import { buildOpenApiDocument } from "./http/openapi.js";
 import { createRateLimiter } from "./http/rate-limit.js";
-import { createOriginGuard, createTokenAuthenticator } from "./http/security.js";
+import {
+  type AccessToken,
+  checkListenAddress,
+  createOriginGuard,
+  createTokenAuthenticator,
+} from "./http/security.js";
 import { registerCatalogRoutes } from "./management/catalog-routes.js";
 import { registerCodeExecutionRoutes } from "./management/code-execution-routes.js";
 import { registerDiscoveryRoutes } from "./management/discovery-routes.js";
@@ -74,6 +81,11 @@ export interface RouterOverrides {
   /** Do not listen on HTTP (stdio only). */
   noHttp?: boolean;
   /**
+   * Tokens the process made for itself (the built-in services' register-only credential): accepted like
+   * configured tokens, but they do not close the router's scopes. Never logged.
+   */
+  internalTokens?: readonly AccessToken[];
+  /**
    * Call secrets of the built-in services this process starts, by the service name each registers under
    * (`http`, `file`, the exec engine's name, `trestle` by default): sent as `x-trestle-capability-secret` only
    * to instances of that name on a loopback address. Generate them per start and hand each built-in its own in
@@ -100,6 +112,13 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   const logger =
     overrides.logger ??
     pino({ level: config.logLevel, base: { service: "trestle" } }, pino.destination({ fd: 2, sync: false }));
+  // Before anything opens: without tokens every scope is open, so only loopback, unless told otherwise.
+  const listen = checkListenAddress({
+    host: config.host,
+    tokenCount: config.tokens.length,
+    insecureOpen: config.insecureOpen,
+  });
+  if (!overrides.noHttp && !listen.ok) throw new TrestleError(listen.message, Code.FailedPrecondition);
 
   const tls = {
     ...(config.tlsCaFile ? { ca: readPem(config.tlsCaFile) as Buffer } : {}),
@@ -199,6 +218,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     heartbeatTimeoutMs: config.heartbeatTimeoutMs,
     failureThreshold: config.circuitFailureThreshold,
     circuitCooldownMs: config.circuitOpenMs,
+    maxInstancesPerService: config.maxInstancesPerService,
     logger: logger.child({ component: "registry" }),
   });
   await registry.start();
@@ -274,6 +294,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     },
     sessions: {
       idleTimeoutMs: config.sessionIdleTimeoutMs,
+      maxAgeMs: config.sessionMaxAgeMs,
       maxSessions: config.maxSessions,
       ...(config.sessionSecret ? { secret: Buffer.from(config.sessionSecret) } : {}),
     },
@@ -312,7 +333,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       allowedHosts: [config.host, ...config.allowedHosts],
       allowedOrigins: config.allowedOrigins,
     }),
-    auth: createTokenAuthenticator(config.tokens),
+    auth: createTokenAuthenticator(config.tokens, { internalTokens: overrides.internalTokens ?? [] }),
     limiter: createRateLimiter({ defaultLimit: config.rateLimit }),
     api,
     mcp: (req, res, namespace) => mcp.handle(req, res, namespace),
@@ -337,6 +358,12 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   }
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`;
+  if (listen.ok && listen.openOnNetwork && http) {
+    logger.warn(
+      { host: config.host, port },
+      "insecure-open: no tokens are configured and the router listens on a network address; every scope (MCP, management API, registration, forwards, code execution) is open to anyone who can reach it",
+    );
+  }
   logger.info({ url, store: store.backend, stateless: config.stateless }, "router listening");
 
   let closing: Promise<void> | undefined;

@@ -1,7 +1,16 @@
 import type { IncomingMessage } from "node:http";
 import { describe, expect, it } from "vitest";
-import { createOriginGuard } from "../src/http/security.js";
+import { builtinEnvironment } from "../src/builtin-services.js";
+import { resolveConfig } from "../src/config.js";
+import {
+  type AccessToken,
+  checkListenAddress,
+  createOriginGuard,
+  createTokenAuthenticator,
+  isLoopbackHost,
+} from "../src/http/security.js";
 import { classifyMessage } from "../src/mcp/json-rpc.js";
+import { createSessionRegistry } from "../src/mcp/session-registry.js";
 
 const request = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
 
@@ -38,5 +47,200 @@ describe("JSON-RPC classification", () => {
     ).toEqual({
       kind: "request",
     });
+  });
+});
+
+const withToken = (token?: string) =>
+  request(token === undefined ? {} : { authorization: `Bearer ${token}` });
+const ADMIN: AccessToken = { name: "operator", token: "admin-token-0123456789", scopes: ["admin"] };
+const CLIENT: AccessToken = { name: "client", token: "mcp-token-0123456789ab", scopes: ["mcp"] };
+const TEAM: AccessToken = {
+  name: "team",
+  token: "team-token-0123456789a",
+  scopes: ["mcp"],
+  namespaces: ["team-a"],
+};
+const BUILTINS: AccessToken = {
+  name: "trestle-builtins",
+  token: "builtin-token-01234567",
+  scopes: ["register"],
+};
+
+describe("token rules", () => {
+  it("with only an admin token, every scope is closed to a caller without one", () => {
+    const auth = createTokenAuthenticator([ADMIN]);
+    for (const scope of ["mcp", "register", "admin"] as const) {
+      expect(auth.check(withToken(), scope)).toMatchObject({ ok: false, status: 401 });
+      expect(auth.check(withToken("wrong-token-0123456789"), scope)).toMatchObject({
+        ok: false,
+        status: 401,
+      });
+    }
+  });
+
+  it("admin implies every scope and every namespace", () => {
+    const auth = createTokenAuthenticator([ADMIN, TEAM]);
+    for (const scope of ["mcp", "register", "admin"] as const) {
+      expect(auth.check(withToken(ADMIN.token), scope)).toMatchObject({
+        ok: true,
+        principal: { name: "operator" },
+      });
+    }
+    expect(auth.check(withToken(ADMIN.token), "mcp", "anything")).toMatchObject({ ok: true });
+  });
+
+  it("a scope needs a token that holds it, and a namespace list restricts MCP", () => {
+    const auth = createTokenAuthenticator([CLIENT, TEAM, BUILTINS]);
+    expect(auth.check(withToken(CLIENT.token), "admin")).toMatchObject({ ok: false, status: 403 });
+    expect(auth.check(withToken(CLIENT.token), "register")).toMatchObject({ ok: false, status: 403 });
+    expect(auth.check(withToken(BUILTINS.token), "register")).toMatchObject({ ok: true });
+    expect(auth.check(withToken(BUILTINS.token), "mcp")).toMatchObject({ ok: false, status: 403 });
+    expect(auth.check(withToken(TEAM.token), "mcp", "team-a")).toMatchObject({ ok: true });
+    // The refusal for another namespace does not depend on (nor name) the namespace: no enumeration.
+    const b = auth.check(withToken(TEAM.token), "mcp", "team-b");
+    const unknown = auth.check(withToken(TEAM.token), "mcp", "no-such-namespace");
+    expect(b).toMatchObject({ ok: false, status: 403 });
+    expect(unknown).toEqual(b);
+  });
+
+  it("with no tokens every scope is open; a known internal token still names its principal, and does not close anything", () => {
+    const auth = createTokenAuthenticator([], { internalTokens: [BUILTINS] });
+    expect(auth.closed).toBe(false);
+    for (const scope of ["mcp", "register", "admin"] as const) {
+      expect(auth.check(withToken(), scope)).toEqual({ ok: true, principal: undefined });
+    }
+    expect(auth.check(withToken(BUILTINS.token), "register")).toMatchObject({
+      ok: true,
+      principal: { name: "trestle-builtins" },
+    });
+    // The internal token does not reach beyond its scope, even on an open router: there it is just anonymous.
+    expect(auth.check(withToken(BUILTINS.token), "admin")).toEqual({ ok: true, principal: undefined });
+    expect(createTokenAuthenticator([CLIENT], { internalTokens: [BUILTINS] }).closed).toBe(true);
+  });
+});
+
+describe("listening without tokens", () => {
+  it.each(["127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"])("allows loopback %s", (host) => {
+    expect(isLoopbackHost(host)).toBe(true);
+    expect(checkListenAddress({ host, tokenCount: 0, insecureOpen: false })).toEqual({
+      ok: true,
+      openOnNetwork: false,
+    });
+  });
+
+  it.each(["0.0.0.0", "::", "192.168.1.10", "10.0.0.5", "router.example", "::ffff:10.0.0.1"])(
+    "refuses %s, saying how to fix it, unless insecureOpen",
+    (host) => {
+      const refused = checkListenAddress({ host, tokenCount: 0, insecureOpen: false });
+      expect(refused.ok).toBe(false);
+      if (!refused.ok) {
+        expect(refused.message).toContain("--insecure-open");
+        expect(refused.message).toContain("TRESTLE_TOKENS");
+      }
+      expect(checkListenAddress({ host, tokenCount: 0, insecureOpen: true })).toEqual({
+        ok: true,
+        openOnNetwork: true,
+      });
+      expect(checkListenAddress({ host, tokenCount: 1, insecureOpen: false })).toEqual({
+        ok: true,
+        openOnNetwork: false,
+      });
+    },
+  );
+
+  it("reads insecureOpen from the flag, TRESTLE_INSECURE_OPEN or the config file", () => {
+    expect(resolveConfig({}).insecureOpen).toBe(false);
+    expect(resolveConfig({ env: { TRESTLE_INSECURE_OPEN: "1" } }).insecureOpen).toBe(true);
+    expect(resolveConfig({ file: { insecureOpen: true } }).insecureOpen).toBe(true);
+    expect(resolveConfig({ flags: { insecureOpen: true } }).insecureOpen).toBe(true);
+  });
+
+  it("refuses a configured token named like the built-ins' credential, or two tokens with one name", () => {
+    expect(() => resolveConfig({ file: { tokens: [{ ...BUILTINS }] } })).toThrow(/reserved/);
+    expect(() => resolveConfig({ file: { tokens: [ADMIN, { ...CLIENT, name: "operator" }] } })).toThrow(
+      /unique/,
+    );
+  });
+});
+
+describe("built-ins' environment", () => {
+  const parent = {
+    PATH: "/usr/bin",
+    HOME: "/home/trestle",
+    LANG: "C.UTF-8",
+    TRESTLE_TOKENS: "[...]",
+    TRESTLE_ROUTER_TOKEN: "operator-token",
+    TRESTLE_DATABASE_URL: "postgres://secret@db/trestle",
+    TRESTLE_SESSION_SECRET: "s".repeat(40),
+    TRESTLE_EXEC_UNCONFINED: "1",
+    NODE_OPTIONS: "--require /tmp/x.js",
+    AWS_SECRET_ACCESS_KEY: "x",
+  };
+
+  it("is the minimal environment, the built-ins' own token and the service's env, never the router's", () => {
+    expect(
+      builtinEnvironment({ name: "http", env: { TRESTLE_CAPABILITY_SECRET: "c" } }, parent, "builtin"),
+    ).toEqual({
+      PATH: "/usr/bin",
+      HOME: "/home/trestle",
+      LANG: "C.UTF-8",
+      TRESTLE_ROUTER_TOKEN: "builtin",
+      TRESTLE_CAPABILITY_SECRET: "c",
+    });
+  });
+
+  it("passes the code execution engine's sandbox opt-out to that engine only", () => {
+    expect(builtinEnvironment({ name: "exec" }, parent, "builtin")).toHaveProperty(
+      "TRESTLE_EXEC_UNCONFINED",
+      "1",
+    );
+    expect(builtinEnvironment({ name: "file" }, parent, undefined)).not.toHaveProperty(
+      "TRESTLE_EXEC_UNCONFINED",
+    );
+    expect(builtinEnvironment({ name: "file" }, parent, undefined)).not.toHaveProperty(
+      "TRESTLE_ROUTER_TOKEN",
+    );
+  });
+});
+
+describe("sessions", () => {
+  it("are bound to the principal that created them, on this replica and on another sharing the secret", () => {
+    const secret = Buffer.alloc(32, 7);
+    const here = createSessionRegistry({ secret, idleTimeoutMs: 60_000, maxSessions: 10 });
+    const there = createSessionRegistry({ secret, idleTimeoutMs: 60_000, maxSessions: 10 });
+    const session = here.create("", "2025-06-18", "alice");
+    expect(here.get(session.id, "", "alice")).toBe(session);
+    expect(here.get(session.id, "", "bob")).toBeUndefined();
+    expect(here.get(session.id, "")).toBeUndefined();
+    expect(there.get(session.id, "", "bob")).toBeUndefined();
+    expect(there.get(session.id, "", "alice")?.principal).toBe("alice");
+  });
+
+  it("expire after their absolute lifetime however active, and their sealed id with them", () => {
+    let now = 1_000_000;
+    const clock = () => now;
+    const secret = Buffer.alloc(32, 9);
+    const sessions = createSessionRegistry({
+      secret,
+      idleTimeoutMs: 60_000,
+      maxSessions: 10,
+      maxAgeMs: 120_000,
+      clock,
+    });
+    const session = sessions.create("", "2025-06-18", "alice");
+    for (let i = 0; i < 3; i++) {
+      now += 30_000;
+      expect(sessions.get(session.id, "", "alice")).toBeDefined();
+    }
+    now += 30_000;
+    expect(sessions.get(session.id, "", "alice")).toBeUndefined();
+    const elsewhere = createSessionRegistry({
+      secret,
+      idleTimeoutMs: 60_000,
+      maxSessions: 10,
+      maxAgeMs: 120_000,
+      clock,
+    });
+    expect(elsewhere.get(session.id, "", "alice")).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonApi } from "./json-api.js";
 import { sendData, sendError } from "./json-api.js";
 import type { RateLimiter } from "./rate-limit.js";
-import type { OriginGuard, TokenAuthenticator } from "./security.js";
+import { type OriginGuard, setRequestPrincipal, type TokenAuthenticator } from "./security.js";
 
 /** A namespace name as it may appear in a path: a DNS label. Anything else is not a namespace. */
 const NAMESPACE_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -14,7 +14,10 @@ export interface HttpAppDependencies {
   /** Counts requests per token (and per address without one); none are limited without it. */
   limiter?: RateLimiter;
   api: JsonApi;
-  /** Serves an MCP request for a namespace ("" = default). */
+  /**
+   * Serves an MCP request for a namespace ("" = default). Its principal is recorded on the request (see
+   * `requestPrincipal`), and sessions are bound to it.
+   */
   mcp(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void>;
   /** True when the namespace exists. */
   hasNamespace(name: string): boolean;
@@ -120,33 +123,33 @@ export function createHttpApp(deps: HttpAppDependencies) {
           sendError(res, 429, rate.message, { "retry-after": String(rate.retryAfterSeconds) });
           return;
         }
-        if (!(await deps.api.handle(req, res, url)))
+        if (!(await deps.api.handle(req, res, url, outcome.principal)))
           sendError(res, 404, `No management endpoint at ${req.method ?? ""} ${path}`);
         return;
       }
 
       const segments = path.split("/").filter(Boolean);
-      let namespace: string | undefined;
-      if (segments.length === 1 && segments[0] === "mcp") namespace = "";
-      else if (
-        segments.length === 2 &&
-        segments[1] === "mcp" &&
-        NAMESPACE_LABEL.test(segments[0] as string)
-      ) {
-        namespace = segments[0] as string;
-      }
-      if (namespace === undefined || (namespace !== "" && !deps.hasNamespace(namespace))) {
-        if (segments.at(-1) === "mcp") mcpError(res, 404, `No MCP endpoint at ${path}: unknown namespace`);
+      if (segments.at(-1) !== "mcp" || segments.length > 2) {
+        if (segments.at(-1) === "mcp") mcpError(res, 404, `No MCP endpoint at ${path}`);
         else sendError(res, 404, `Nothing at ${path}`);
         return;
       }
-      const outcome = deps.auth.check(req, "mcp", namespace);
+      const requested = segments.length === 1 ? "" : (segments[0] as string);
+      // The token is checked before the namespace is looked up, and its refusal does not depend on whether the
+      // namespace exists: a caller who may not use a namespace cannot learn which ones exist.
+      const outcome = deps.auth.check(req, "mcp", requested);
       if (!outcome.ok) {
         mcpError(res, outcome.status, outcome.message, {
           "www-authenticate": `Bearer realm="trestle"${outcome.status === 401 ? ', error="invalid_token"' : ', error="insufficient_scope"'}`,
         });
         return;
       }
+      const known = requested === "" || (NAMESPACE_LABEL.test(requested) && deps.hasNamespace(requested));
+      if (!known) {
+        mcpError(res, 404, `No MCP endpoint at ${path}: unknown namespace`);
+        return;
+      }
+      const namespace = requested;
       const rate = deps.limiter?.admit(req, outcome.principal);
       if (rate && !rate.ok) {
         mcpError(res, 429, rate.message, { "retry-after": String(rate.retryAfterSeconds) });
@@ -156,6 +159,7 @@ export function createHttpApp(deps: HttpAppDependencies) {
         mcpError(res, 503, "The router is shutting down", { "retry-after": "1" });
         return;
       }
+      setRequestPrincipal(req, outcome.principal);
       await deps.mcp(req, res, namespace);
     } catch (error) {
       deps.onError(error, req);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Code, TrestleError } from "@trestle/core";
 import { isJsonContentType, readBody } from "./body.js";
+import type { Principal } from "./security.js";
 
 /** The envelope of every management answer, as Wanaku's API has it. */
 export interface Envelope<T> {
@@ -84,6 +85,11 @@ export interface ApiRequest {
   res: ServerResponse;
   params: Record<string, string>;
   query: URLSearchParams;
+  /**
+   * Who makes the request, after the token check: the token's principal, or undefined on a router with no
+   * tokens configured when the request presents none (anonymous).
+   */
+  principal: Principal | undefined;
   /** Reads and parses the JSON body. @throws TrestleError InvalidArgument for a missing, oversized or malformed body. */
   json(): Promise<unknown>;
   /** Reads the body as text. */
@@ -114,6 +120,7 @@ export function createJsonApi(options: { maxBodyBytes: number }) {
     res: ServerResponse,
     params: Record<string, string>,
     url: URL,
+    principal: Principal | undefined,
   ): ApiRequest {
     let bodyText: Promise<string> | undefined;
     const text = () => {
@@ -128,6 +135,7 @@ export function createJsonApi(options: { maxBodyBytes: number }) {
       res,
       params,
       query: url.searchParams,
+      principal,
       text,
       async json() {
         // A JSON API reads JSON only: a form or text/plain body could come from a page without a CORS preflight.
@@ -160,8 +168,13 @@ export function createJsonApi(options: { maxBodyBytes: number }) {
     route(method: string, path: string, handler: ApiHandler): void {
       routes.push({ method, segments: path.split("/").filter(Boolean), handler });
     },
-    /** Handles the request when a route matches; false otherwise. */
-    async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+    /** Handles the request, made by `principal`, when a route matches; false otherwise. */
+    async handle(
+      req: IncomingMessage,
+      res: ServerResponse,
+      url: URL,
+      principal?: Principal,
+    ): Promise<boolean> {
       const segments = url.pathname.split("/").filter(Boolean);
       let methodMismatch = false;
       for (const route of routes) {
@@ -189,7 +202,7 @@ export function createJsonApi(options: { maxBodyBytes: number }) {
           continue;
         }
         try {
-          const result = await route.handler(makeRequest(req, res, params, url));
+          const result = await route.handler(makeRequest(req, res, params, url, principal));
           if (result !== undefined && !res.headersSent) sendData(res, result.status ?? 200, result.data);
         } catch (error) {
           if (error instanceof BodyTooLargeError) {

@@ -25,27 +25,53 @@ export interface Principal {
   rateLimit?: RateLimit;
 }
 
+/** The principal name of a request made without a token, on a router with no tokens configured. */
+export const ANONYMOUS_PRINCIPAL = "anonymous";
+
 /** The outcome of checking a request's bearer token. */
 export type AuthOutcome =
   | { ok: true; principal: Principal | undefined }
   | { ok: false; status: 401 | 403; message: string };
 
+/** Options for {@link createTokenAuthenticator}. */
+export interface TokenAuthenticatorOptions {
+  /**
+   * Tokens the router made for itself (the built-in services' register-only credential). They authenticate like
+   * configured tokens but do not count as configuration: with only internal tokens, the router stays open.
+   */
+  internalTokens?: readonly AccessToken[];
+}
+
 const digest = (text: string) => createHash("sha256").update(text).digest();
+
+/** True when `principal` may act in `scope`: it holds the scope, or `admin`, which implies every scope. */
+export function allows(principal: Principal, scope: TokenScope): boolean {
+  return principal.scopes.includes(scope) || principal.scopes.includes("admin");
+}
 
 /**
  * Checks bearer tokens in constant time (each candidate is compared through its SHA-256 digest, so neither the
- * length nor the content leaks through timing). With no token configured for a scope, that scope is open.
+ * length nor the content leaks through timing).
+ *
+ * The rules: `admin` implies every scope and every namespace. With any token configured, every scope is
+ * closed: a request needs a token that allows it. With no token configured, every scope is open (the router
+ * then listens on loopback only, see {@link checkListenAddress}); a request that still presents a known token
+ * is attributed to that token's principal, so registrations stay bound to who made them.
  */
-export function createTokenAuthenticator(tokens: readonly AccessToken[]) {
-  const entries = tokens.map((t) => {
+export function createTokenAuthenticator(
+  tokens: readonly AccessToken[],
+  options: TokenAuthenticatorOptions = {},
+) {
+  const entries = [...tokens, ...(options.internalTokens ?? [])].map((t) => {
     const principal: Principal = Object.freeze({
       name: t.name,
       scopes: t.scopes,
       ...(t.namespaces ? { namespaces: t.namespaces } : {}),
       ...(t.rateLimit ? { rateLimit: t.rateLimit } : {}),
     });
-    return { scopes: t.scopes, hash: digest(t.token), principal };
+    return { hash: digest(t.token), principal };
   });
+  const closed = tokens.length > 0;
 
   function identify(req: IncomingMessage): Principal | undefined | null {
     const header = req.headers.authorization;
@@ -59,35 +85,101 @@ export function createTokenAuthenticator(tokens: readonly AccessToken[]) {
   }
 
   return {
-    /** True when some token is configured for `scope`, so requests in that scope must present one. */
-    requires(scope: TokenScope): boolean {
-      return entries.some((e) => e.scopes.includes(scope));
+    /** True when tokens are configured, so that every scope needs one. */
+    get closed(): boolean {
+      return closed;
     },
-    /** Checks the request's token for `scope` (and `namespace` for MCP). */
+    /**
+     * Checks the request's token for `scope` (and `namespace` for MCP). A refusal never says whether the
+     * namespace exists, and reads the same for every namespace, so it cannot be used to enumerate them.
+     */
     check(req: IncomingMessage, scope: TokenScope, namespace?: string): AuthOutcome {
-      if (!this.requires(scope)) return { ok: true, principal: undefined };
       const principal = identify(req);
+      if (!closed) {
+        // Open router: anyone may act; a known token still names who acts, when it allows this scope.
+        return { ok: true, principal: principal && allows(principal, scope) ? principal : undefined };
+      }
       if (principal === undefined) return { ok: false, status: 401, message: "A bearer token is required" };
       if (principal === null) return { ok: false, status: 401, message: "The bearer token is not valid" };
-      if (
-        !principal.scopes.includes(scope) &&
-        !(scope === "register" && principal.scopes.includes("admin"))
-      ) {
+      if (!allows(principal, scope)) {
         return {
           ok: false,
           status: 403,
           message: `The token '${principal.name}' does not allow ${scope} access`,
         };
       }
-      if (namespace !== undefined && principal.namespaces && !principal.namespaces.includes(namespace)) {
+      if (namespace !== undefined && !mayUseNamespace(principal, namespace)) {
         return {
           ok: false,
           status: 403,
-          message: `The token '${principal.name}' does not allow the namespace '${namespace || "default"}'`,
+          message: `The token '${principal.name}' does not allow this namespace`,
         };
       }
       return { ok: true, principal };
     },
+  };
+}
+
+/** True when `principal` may use `namespace` over MCP: `admin`, or no namespace list, or a listed one. */
+export function mayUseNamespace(principal: Principal, namespace: string): boolean {
+  if (principal.scopes.includes("admin") || !principal.namespaces) return true;
+  return principal.namespaces.includes(namespace);
+}
+
+/** The principal name a registration or a session is bound to: the token's name, or {@link ANONYMOUS_PRINCIPAL}. */
+export function principalName(principal: Principal | undefined): string {
+  return principal?.name ?? ANONYMOUS_PRINCIPAL;
+}
+
+const principals = new WeakMap<IncomingMessage, Principal>();
+
+/**
+ * Records who made `req` once its token is checked, for handlers further in (the MCP transport binds sessions
+ * to it). Request-scoped: nothing outlives the request object.
+ */
+export function setRequestPrincipal(req: IncomingMessage, principal: Principal | undefined): void {
+  if (principal) principals.set(req, principal);
+  else principals.delete(req);
+}
+
+/** Who made `req`, as {@link setRequestPrincipal} recorded it; undefined for an anonymous request. */
+export function requestPrincipal(req: IncomingMessage): Principal | undefined {
+  return principals.get(req);
+}
+
+/** True when `host` names only this machine: a loopback address or `localhost`. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "");
+  if (h === "localhost" || h.endsWith(".localhost") || h === "::1") return true;
+  if (/^127(\.\d{1,3}){3}$/.test(h)) return true;
+  // An IPv4-mapped loopback address (::ffff:127.x.y.z).
+  return /^::ffff:127(\.\d{1,3}){3}$/.test(h);
+}
+
+/**
+ * Decides whether the router may listen on `host`. With tokens configured it may listen anywhere. Without
+ * any, every scope is open, so only loopback is allowed, unless `insecureOpen` says the operator wants an open
+ * router on the network (the caller must then log a warning).
+ *
+ * @returns `ok`, `open-on-network` (allowed by `insecureOpen`: warn), or the refusal's message.
+ */
+export function checkListenAddress(options: {
+  host: string;
+  tokenCount: number;
+  insecureOpen: boolean;
+}): { ok: true; openOnNetwork: boolean } | { ok: false; message: string } {
+  if (options.tokenCount > 0 || isLoopbackHost(options.host)) return { ok: true, openOnNetwork: false };
+  if (options.insecureOpen) return { ok: true, openOnNetwork: true };
+  return {
+    ok: false,
+    message:
+      `Refusing to listen on ${options.host} with no tokens configured: every scope (MCP, management, ` +
+      `registration) would be open to the network. Configure tokens (TRESTLE_TOKENS or 'tokens' in the config ` +
+      `file, with at least one 'admin' token), listen on 127.0.0.1, or pass --insecure-open ` +
+      `(TRESTLE_INSECURE_OPEN=1) to serve an open router deliberately.`,
   };
 }
 

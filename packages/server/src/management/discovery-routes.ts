@@ -1,23 +1,37 @@
 import { Code, TrestleError } from "@trestle/core";
-import { parseRegistration, type Registry } from "@trestle/registry";
-import type { JsonApi } from "../http/json-api.js";
+import { parseRegistration, type RegistrationActor, type Registry } from "@trestle/registry";
+import type { ApiRequest, JsonApi } from "../http/json-api.js";
+import { principalName } from "../http/security.js";
+
+/**
+ * Who asks for a registration change: the request's principal, bound to what it registers. An admin token may
+ * change any registration; on a router without tokens, a request without one is `anonymous`.
+ */
+function actorOf(request: ApiRequest): RegistrationActor {
+  return {
+    principal: principalName(request.principal),
+    admin: request.principal?.scopes.includes("admin") ?? false,
+  };
+}
 
 /**
  * Capability registration on Wanaku's paths (`/api/v1/management/discovery`), and the fleet's view
- * (`/api/v1/capabilities`): list with health, status summary, health history, stale cleanup.
+ * (`/api/v1/capabilities`): list with health, status summary, health history, stale cleanup. A registration is
+ * bound to the principal that made it: another one's re-registration, heartbeat or deregistration of it, or a
+ * registration under its service name, is refused (403) with nothing written.
  */
 export function registerDiscoveryRoutes(api: JsonApi, deps: { registry: Registry }): void {
   const { services } = deps.registry;
 
   api.route("POST", "/api/v1/management/discovery", async (r) => ({
-    data: await services.register(parseRegistration(await r.json())),
+    data: await services.register(parseRegistration(await r.json()), actorOf(r)),
   }));
   api.route("DELETE", "/api/v1/management/discovery", async (r) => {
     const body = (await r.json()) as { id?: unknown };
     if (typeof body !== "object" || body === null || typeof body.id !== "string" || body.id.length === 0) {
       throw new TrestleError("Deregistration needs the service's 'id'", Code.InvalidArgument);
     }
-    await services.deregister(body.id);
+    await services.deregister(body.id, actorOf(r));
     return { data: null };
   });
   api.route("POST", "/api/v1/management/discovery/heartbeats", async (r) => {
@@ -32,7 +46,7 @@ export function registerDiscoveryRoutes(api: JsonApi, deps: { registry: Registry
       }
     }
     if (!id) throw new TrestleError("The heartbeat body must be the service id", Code.InvalidArgument);
-    await services.heartbeat(id);
+    await services.heartbeat(id, actorOf(r));
     return { data: null };
   });
 

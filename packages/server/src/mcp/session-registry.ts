@@ -20,6 +20,10 @@ export interface McpSession {
   readonly id: string;
   readonly namespace: string;
   readonly protocolVersion: string;
+  /** The principal (token name, or `anonymous`) that created it; only that principal may use it. */
+  readonly principal: string;
+  /** When it was created (sealed in its id): it expires `maxAgeMs` later, however active. */
+  readonly createdAt: number;
   /** The minimum level of log messages the client asked for; undefined until it sets one. */
   logLevel: LogLevel | undefined;
   /** The GET stream for messages not tied to a request (list_changed), if the client opened one. */
@@ -36,6 +40,8 @@ export interface SessionRegistryOptions {
   secret?: Buffer;
   /** Sessions idle longer than this are forgotten (their id stays valid where sealed). */
   idleTimeoutMs: number;
+  /** Sessions end this long after they were created, however active (default 24 h). */
+  maxAgeMs?: number;
   /** Upper bound on sessions held in memory; the least recently seen one goes first. */
   maxSessions: number;
   clock?: () => number;
@@ -43,13 +49,14 @@ export interface SessionRegistryOptions {
 
 /** The sessions of one router process. */
 export interface SessionRegistry {
-  /** Creates a session and its sealed id. */
-  create(namespace: string, protocolVersion: string): McpSession;
+  /** Creates a session for `principal` (default `anonymous`) and its sealed id. */
+  create(namespace: string, protocolVersion: string, principal?: string): McpSession;
   /**
    * The session with this id: known here, or restored from its sealed id (it was created by another replica or
-   * before a restart). `undefined` when the id is unknown, forged or for another namespace.
+   * before a restart). `undefined` when the id is unknown, forged, expired, for another namespace, or created
+   * by another principal than `principal` (default `anonymous`): a session id is no credential of its own.
    */
-  get(id: string, namespace: string): McpSession | undefined;
+  get(id: string, namespace: string, principal?: string): McpSession | undefined;
   /** Ends a session: its stream closes. */
   delete(id: string): boolean;
   /** Every session held in memory. */
@@ -68,12 +75,21 @@ interface SealedClaims {
   v: string;
   /** random part, so two sessions never share an id */
   r: string;
+  /** the principal that created it */
+  p: string;
+  /** when it was created (epoch ms) */
+  t: number;
 }
+
+const ANONYMOUS = "anonymous";
+const DEFAULT_MAX_AGE_MS = 24 * 60 * 60_000;
 
 /** Creates the session registry. */
 export function createSessionRegistry(options: SessionRegistryOptions): SessionRegistry {
   const secret = options.secret ?? randomBytes(32);
   const clock = options.clock ?? Date.now;
+  const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
+  const expired = (session: McpSession) => clock() - session.createdAt >= maxAgeMs;
   const sessions = new Map<string, McpSession>();
   const ended = new Set<string>();
 
@@ -94,7 +110,13 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
     try {
       const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as SealedClaims;
-      return typeof claims.n === "string" && typeof claims.v === "string" ? claims : undefined;
+      // Ids sealed before sessions were bound to a principal and dated carry neither: they are refused.
+      return typeof claims.n === "string" &&
+        typeof claims.v === "string" &&
+        typeof claims.p === "string" &&
+        typeof claims.t === "number"
+        ? claims
+        : undefined;
     } catch {
       return undefined;
     }
@@ -114,18 +136,21 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
   }
 
   const registry: SessionRegistry = {
-    create(namespace, protocolVersion) {
-      const id = seal({ n: namespace, v: protocolVersion, r: randomUUID() });
+    create(namespace, protocolVersion, principal = ANONYMOUS) {
+      const createdAt = clock();
+      const id = seal({ n: namespace, v: protocolVersion, r: randomUUID(), p: principal, t: createdAt });
       return remember({
         id,
         namespace,
         protocolVersion,
+        principal,
+        createdAt,
         logLevel: undefined,
         stream: undefined,
         lastSeen: clock(),
       });
     },
-    get(id, namespace) {
+    get(id, namespace, principal = ANONYMOUS) {
       let session = sessions.get(id);
       if (!session) {
         if (ended.has(id)) return undefined;
@@ -135,6 +160,8 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
           id,
           namespace: claims.n,
           protocolVersion: claims.v,
+          principal: claims.p,
+          createdAt: claims.t,
           logLevel: undefined,
           stream: undefined,
           lastSeen: clock(),
@@ -144,7 +171,11 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
         sessions.delete(id);
         sessions.set(id, session);
       }
-      if (session.namespace !== namespace) return undefined;
+      if (expired(session)) {
+        registry.delete(id);
+        return undefined;
+      }
+      if (session.namespace !== namespace || session.principal !== principal) return undefined;
       session.lastSeen = clock();
       return session;
     },
@@ -165,7 +196,11 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
       const cutoff = clock() - options.idleTimeoutMs;
       let n = 0;
       for (const session of [...sessions.values()]) {
-        if (session.lastSeen < cutoff && !session.stream) {
+        if (expired(session)) {
+          // Past its lifetime: ended for good, its stream closed, its sealed id refused from now on.
+          registry.delete(session.id);
+          n++;
+        } else if (session.lastSeen < cutoff && !session.stream) {
           sessions.delete(session.id);
           n++;
         }

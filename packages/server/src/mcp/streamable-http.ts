@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { isJsonContentType, readBody } from "../http/body.js";
+import { principalName, requestPrincipal } from "../http/security.js";
 import { openSseStream, type SseStream } from "../http/sse.js";
 import { type ClassifiedMessage, classifyMessage, JsonRpcErrorCode, jsonRpcError } from "./json-rpc.js";
 import type { Exchange, McpDispatcher } from "./mcp-dispatcher.js";
@@ -123,7 +124,8 @@ export function createStreamableHttpHandler(
       refuse(res, 400, JsonRpcErrorCode.ServerError, "Bad Request: the Mcp-Session-Id header is required");
       return null;
     }
-    const session = deps.sessions.get(id, namespace);
+    // A session is bound to the principal that created it: with another token it is unknown here.
+    const session = deps.sessions.get(id, namespace, principalName(requestPrincipal(req)));
     if (!session) {
       refuse(res, 404, JsonRpcErrorCode.ServerError, "Session not found: initialize a new session");
       return null;
@@ -219,7 +221,11 @@ export function createStreamableHttpHandler(
       }
       if (!options.stateless) {
         const params = (initialize.message.params ?? {}) as { protocolVersion?: unknown };
-        session = deps.sessions.create(namespace, negotiateProtocolVersion(params.protocolVersion));
+        session = deps.sessions.create(
+          namespace,
+          negotiateProtocolVersion(params.protocolVersion),
+          principalName(requestPrincipal(req)),
+        );
         headers[SESSION_HEADER] = session.id;
       }
     } else {
