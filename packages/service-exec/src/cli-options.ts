@@ -21,6 +21,11 @@ export const EXEC_USAGE = `Usage: trestle-exec [options]
   --memory-limit-mb MB    memory per run, default 512
   --max-concurrent-runs N runs at once, default 4
   --work-root DIR         where per-run work directories are created, default the temporary directory
+  --max-processes N       processes and threads per run (RLIMIT_NPROC in its sandbox), default 256
+  --bwrap PATH            the bubblewrap binary, default /usr/bin/bwrap (env TRESTLE_EXEC_BWRAP)
+  --unconfined            run programs WITHOUT the sandbox, loudly warned (env TRESTLE_EXEC_UNCONFINED=1);
+                          without it the engine refuses to start when the sandbox does not work
+  --allow-network         give programs a network: not supported, the engine refuses to start with it
 
 The router token, if the router needs one, is read from TRESTLE_ROUTER_TOKEN only. The call secret, if set,
 is read from TRESTLE_CAPABILITY_SECRET only: every call must then carry it in x-trestle-capability-secret.`;
@@ -58,6 +63,10 @@ export function parseExecCommandLine(
     enableJavascript: !(values["no-javascript"] ?? false),
     python: values["no-python"] ? false : (values.python ?? "python3"),
   };
+  if (values.unconfined || env.TRESTLE_EXEC_UNCONFINED === "1") options.unconfined = true;
+  if (values["allow-network"]) options.allowNetwork = true;
+  const bwrapPath = values.bwrap ?? env.TRESTLE_EXEC_BWRAP;
+  if (bwrapPath) options.bwrapPath = bwrapPath;
   const routerUrl = values.router ?? env.TRESTLE_ROUTER_URL;
   if (routerUrl) options.routerUrl = routerUrl;
   if (env.TRESTLE_ROUTER_TOKEN) options.routerToken = env.TRESTLE_ROUTER_TOKEN;
@@ -73,6 +82,7 @@ export function parseExecCommandLine(
     ["maxOutputBytes", "max-output-bytes", 1],
     ["memoryLimitMb", "memory-limit-mb", 16],
     ["maxConcurrentRuns", "max-concurrent-runs", 1],
+    ["maxProcesses", "max-processes", 8],
   ];
   for (const [key, flag, min] of numbers) {
     const value = integer(`--${flag}`, values[flag as keyof typeof values] as string | undefined, min);
@@ -103,6 +113,10 @@ function parse(argv: readonly string[]) {
       "memory-limit-mb": { type: "string" },
       "max-concurrent-runs": { type: "string" },
       "work-root": { type: "string" },
+      "max-processes": { type: "string" },
+      bwrap: { type: "string" },
+      unconfined: { type: "boolean" },
+      "allow-network": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });

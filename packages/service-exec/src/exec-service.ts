@@ -202,12 +202,18 @@ function timeoutOf(request: CodeExecutionRequest, defaultMs: number, maxMs: numb
  * Creates the code execution engine: JavaScript (Node's permission model confines file access to the run's
  * work directory), Python (`python3 -I` when found) and, when enabled, Bash.
  *
- * Each run gets a fresh work directory holding the code, a scrubbed environment (PATH, HOME and TMPDIR = the
- * work directory, LANG, plus the request's `environment`), the request's `arg0…argN` as argv, and its own
- * process group. The stream answers PENDING, then RUNNING, then each stdout/stderr chunk as it is produced,
- * then one final reply (COMPLETED, FAILED, TIMEOUT or CANCELLED) with the exit code. A timeout, output past
- * the cap or a cancelled call kills the whole group; the work directory is removed afterwards.
+ * Each run goes through a bubblewrap sandbox ({@link createSandbox}): its own user, PID and network
+ * namespaces, a read-only system, and a fresh work directory holding the code as the only writable path.
+ * It gets an explicit environment (PATH, HOME and TMPDIR = the work directory, LANG, plus the request's
+ * `environment`), the request's `arg0…argN` as argv, and its own process group. The stream answers PENDING,
+ * then RUNNING, then each stdout/stderr chunk as it is produced, then one final reply (COMPLETED, FAILED,
+ * TIMEOUT or CANCELLED) with the exit code. A timeout, output past the cap or a cancelled call kills the
+ * whole sandbox; the work directory is removed afterwards.
  *
+ * The sandbox is tried once here (`bwrap … /bin/true`, then each interpreter).
+ *
+ * @throws TrestleError FailedPrecondition when the sandbox or an enabled interpreter does not work in it and
+ *   `unconfined` is not set; Unimplemented for `allowNetwork`.
  * @throws TrestleError (in the stream) InvalidArgument for an unknown or disabled language, empty code,
  *   malformed arguments or a refused environment variable; ResourceExhausted when too many runs are going.
  */

@@ -1,7 +1,8 @@
 /**
  * Trestle's built-in code execution engine: JavaScript under Node's permission model, Python in isolated
- * mode and, when enabled, Bash; each run in a fresh work directory and its own process group, with output
- * streamed as produced, a timeout, an output cap, a memory cap and cancellation.
+ * mode and, when enabled, Bash; each run in its own bubblewrap sandbox (no network, no view of other
+ * processes, a read-only system, its fresh work directory the only writable path), with output streamed as
+ * produced, a timeout, an output cap, memory and process caps and cancellation.
  *
  * @packageDocumentation
  */
@@ -30,6 +31,17 @@ export {
   startProcessRun,
 } from "./process-run.js";
 export { type BaseEnvironment, runEnvironment } from "./run-environment.js";
+export {
+  createSandbox,
+  DEFAULT_BWRAP_PATH,
+  DEFAULT_MAX_PROCESSES,
+  SANDBOX_PATH,
+  SANDBOX_USER_ID,
+  type Sandbox,
+  type SandboxedCommand,
+  type SandboxOptions,
+  type SandboxRun,
+} from "./sandbox.js";
 export { scriptArguments } from "./script-arguments.js";
 export {
   type RunningExecService,

@@ -42,12 +42,15 @@ function installPrefix(executable: string): string[] {
   }
 }
 
-/** A shell that sets the address-space limit, then replaces itself with the interpreter. */
+/**
+ * A shell that sets the address-space limit, then replaces itself with the interpreter. It drops the PWD the
+ * shell exports, so the program's environment stays exactly the one the engine gives.
+ */
 function underMemoryLimit(limits: RuntimeLimits, command: RunCommand): RunCommand {
   const kib = limits.memoryLimitMb * 1024;
   return {
     file: "/bin/sh",
-    args: ["-c", `ulimit -v ${kib} && exec "$@"`, "trestle-exec", command.file, ...command.args],
+    args: ["-c", `ulimit -v ${kib} && unset PWD && exec "$@"`, "trestle-exec", command.file, ...command.args],
   };
 }
 

@@ -13,7 +13,16 @@ export const DEFAULT_MAX_PROCESSES = 256;
 /** The PATH a sandboxed program gets unless the engine is given another. */
 export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
-/** coreutils' env, to drop the PWD variable bwrap adds. */
+/** Bash (essential in Debian): the only shell at hand that can close a descriptor numbered above 9. */
+const BASH = "/bin/bash";
+/**
+ * Closes every descriptor above stderr, then runs the rest. bwrap passes on whatever the engine inherited
+ * without close-on-exec (from whoever started it); a program must start with stdin, stdout and stderr only.
+ */
+const CLOSE_INHERITED_FDS =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a JavaScript template
+  'for fd in /proc/self/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi; done; exec "$@"';
+/** coreutils' env, to drop the variables bwrap and bash add (PWD, SHLVL, _). */
 const ENV = "/usr/bin/env";
 /** util-linux, an essential Debian package: it sets the process limit inside the sandbox, where it counts. */
 const PRLIMIT = "/usr/bin/prlimit";
@@ -157,10 +166,20 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     for (const [name, value] of Object.entries(run.env)) args.push("--setenv", name, value);
     args.push(
       "--",
-      // bwrap always sets PWD; the program's environment is exactly the one given.
+      BASH,
+      "--noprofile",
+      "--norc",
+      "-c",
+      CLOSE_INHERITED_FDS,
+      "trestle-sandbox",
+      // bwrap sets PWD and bash SHLVL and _: the program's environment is exactly the one given.
       ENV,
       "-u",
       "PWD",
+      "-u",
+      "SHLVL",
+      "-u",
+      "_",
       PRLIMIT,
       `--nproc=${maxProcesses}:${maxProcesses}`,
       "--",
