@@ -138,7 +138,8 @@ async function serve(values: Values): Promise<void> {
     ? builtinCallSecrets(
         withExtraArgs(
           defaultBuiltins({ fileRoots: values.root ?? [process.cwd()] }),
-          values["builtin-arg"] ?? [],
+          // The file service never serves the router's data directory (relative paths: same working directory).
+          [...(values["builtin-arg"] ?? []), `file=--exclude=${config.dataDir}`],
         ),
       )
     : undefined;
