@@ -110,10 +110,21 @@ describe("access control", () => {
   it("MCP endpoints: 401 without a valid bearer token, 403 for the wrong scope or namespace", async () => {
     const init = (path: string) => (headers: Record<string, string>) =>
       postMcp(`${router.url}${path}`, INITIALIZE, headers);
-    const deny = { none: 401, wrong: 401, basic: 401, admin: 403, register: 403 } as const;
-    await expectStatuses("POST /mcp", init("/mcp"), { ...deny, mcp: 200, teamA: 403 });
-    await expectStatuses("POST /team-a/mcp", init("/team-a/mcp"), { ...deny, mcp: 200, teamA: 200 });
-    await expectStatuses("POST /team-b/mcp", init("/team-b/mcp"), { ...deny, mcp: 200, teamA: 403 });
+    // `admin` implies every scope, MCP and every namespace included.
+    const deny = { none: 401, wrong: 401, basic: 401, register: 403 } as const;
+    await expectStatuses("POST /mcp", init("/mcp"), { ...deny, admin: 200, mcp: 200, teamA: 403 });
+    await expectStatuses("POST /team-a/mcp", init("/team-a/mcp"), {
+      ...deny,
+      admin: 200,
+      mcp: 200,
+      teamA: 200,
+    });
+    await expectStatuses("POST /team-b/mcp", init("/team-b/mcp"), {
+      ...deny,
+      admin: 200,
+      mcp: 200,
+      teamA: 403,
+    });
     const getStream = (headers: Record<string, string>) =>
       fetch(`${router.url}/mcp`, {
         headers: { ...headers, accept: "text/event-stream" },
@@ -123,7 +134,7 @@ describe("access control", () => {
         return r;
       });
     // Without a session the GET stream is refused (400) once the token passes; the token check comes first.
-    await expectStatuses("GET /mcp", getStream, { ...deny, mcp: 400, teamA: 403 });
+    await expectStatuses("GET /mcp", getStream, { ...deny, admin: 400, mcp: 400, teamA: 403 });
   });
 
   it("a session id is no credential: it needs its token, its namespace, and an intact seal", async () => {
@@ -138,8 +149,9 @@ describe("access control", () => {
       200,
     );
     expect((await postMcp(`${router.url}/team-a/mcp`, ping, withSession({}))).status).toBe(401);
+    // Another principal's token, even one allowed in the namespace, does not open the session: it is unknown.
     expect((await postMcp(`${router.url}/team-a/mcp`, ping, withSession(bearer(TOKENS.admin)))).status).toBe(
-      403,
+      404,
     );
     // The same id in another namespace, with a token that may use it: not that namespace's session.
     const elsewhere = await postMcp(`${router.url}/team-b/mcp`, ping, withSession(bearer(TOKENS.mcp)));
