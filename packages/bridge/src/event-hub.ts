@@ -1,4 +1,5 @@
 import type { ToolCallEvent, ToolCallEventSink } from "@trestle/core";
+import { boundEventSize, DEFAULT_EVENT_MAX_BYTES } from "./event-size.js";
 
 /** Options for {@link createEventHub}. */
 export interface EventHubOptions {
@@ -6,6 +7,16 @@ export interface EventHubOptions {
   historySize?: number;
   /** How long the history keeps an event, in milliseconds. Default one hour. */
   historyMaxAgeMs?: number;
+  /**
+   * Bytes the history may hold in all (events serialised as JSON); the oldest go first. Default 8 MiB. With
+   * `historySize` it bounds the history's memory whatever the calls carry.
+   */
+  historyMaxBytes?: number;
+  /**
+   * Largest event, serialised as JSON: a larger one has its payload (arguments, body, content…) cut, each cut
+   * marked `…[truncated N bytes]`, before it reaches the history or any subscriber. Default 16 KiB.
+   */
+  eventMaxBytes?: number;
   /** Default buffer of each subscriber: events waiting for a slow subscriber beyond this are dropped, oldest first. Default 256. */
   subscriberBuffer?: number;
   /** Milliseconds since the epoch, for history ages; `Date.now` by default. */
@@ -74,6 +85,9 @@ export interface EventHub extends ToolCallEventSink {
   history(filter?: HistoryFilter): ToolCallEvent[];
 }
 
+/** Bytes of events the history keeps by default: 8 MiB. */
+export const DEFAULT_HISTORY_MAX_BYTES = 8 * 1024 * 1024;
+
 /** A bounded FIFO that drops its oldest entry when full and counts what it dropped. */
 class DroppingQueue<T> {
   private readonly items: T[] = [];
@@ -119,19 +133,33 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
   const historySize = Math.max(0, options.historySize ?? 1_000);
   const historyMaxAgeMs = options.historyMaxAgeMs ?? 3_600_000;
   const defaultBuffer = options.subscriberBuffer ?? 256;
+  const historyMaxBytes = Math.max(0, options.historyMaxBytes ?? DEFAULT_HISTORY_MAX_BYTES);
+  const eventMaxBytes = options.eventMaxBytes ?? DEFAULT_EVENT_MAX_BYTES;
   const clock = options.clock ?? Date.now;
   const subscribers = new Set<Subscriber>();
-  const recent: { event: ToolCallEvent; at: number }[] = [];
+  const recent: { event: ToolCallEvent; at: number; bytes: number }[] = [];
+  let recentBytes = 0;
 
-  function prune(now: number): void {
-    while (recent.length > historySize) recent.shift();
-    while (recent.length > 0 && now - (recent[0]?.at ?? now) > historyMaxAgeMs) recent.shift();
+  function dropOldest(): void {
+    const oldest = recent.shift();
+    if (oldest) recentBytes -= oldest.bytes;
   }
 
-  function emit(event: ToolCallEvent): void {
+  function prune(now: number): void {
+    while (recent.length > historySize || (recent.length > 0 && recentBytes > historyMaxBytes)) dropOldest();
+    while (recent.length > 0 && now - (recent[0]?.at ?? now) > historyMaxAgeMs) dropOldest();
+  }
+
+  function emit(raw: ToolCallEvent): void {
     try {
       const now = clock();
-      if (historySize > 0) recent.push({ event, at: now });
+      // Bounded once, here: the history, SSE subscribers and the debug log all see the same bounded event.
+      const event = boundEventSize(raw, eventMaxBytes);
+      if (historySize > 0) {
+        const bytes = Buffer.byteLength(JSON.stringify(event));
+        recent.push({ event, at: now, bytes });
+        recentBytes += bytes;
+      }
       prune(now);
       for (const subscriber of subscribers) subscriber.offer(event);
     } catch {

@@ -27,6 +27,7 @@ export {
 export { type ConcurrencyLimit, limitConcurrency } from "./concurrency-limit.js";
 export {
   createEventHub,
+  DEFAULT_HISTORY_MAX_BYTES,
   type EventHub,
   type EventHubOptions,
   type EventStream,
@@ -35,6 +36,7 @@ export {
   type SubscribeOptions,
   type Subscription,
 } from "./event-hub.js";
+export { boundEventSize, DEFAULT_EVENT_MAX_BYTES, truncationMarker } from "./event-size.js";
 export { createInvokerBridge, type InvokerBridge } from "./invoker-bridge.js";
 export { applyResourceProvisioning, applyToolProvisioning } from "./provisioning.js";
 export {

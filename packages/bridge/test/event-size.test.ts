@@ -1,0 +1,122 @@
+import type { ToolCallEvent } from "@trestle/core";
+import { describe, expect, it } from "vitest";
+import { boundEventSize, createEventHub } from "../src/index.js";
+
+const size = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+function started(extra: Record<string, unknown> = {}, id = "e1"): ToolCallEvent {
+  return {
+    type: "started",
+    eventId: id,
+    timestamp: 1,
+    toolName: "upload",
+    toolType: "files",
+    kind: "tool",
+    arguments: {},
+    headers: {},
+    ...extra,
+  } as ToolCallEvent;
+}
+
+describe("boundEventSize", () => {
+  it("leaves an event under the bound as it is (the same object)", () => {
+    const event = started({ arguments: { city: "Oslo" } });
+    expect(boundEventSize(event, 16_384)).toBe(event);
+  });
+
+  it("cuts a 1 MiB argument to fit, keeps its beginning and marks how many bytes went", () => {
+    const data = "x".repeat(1024 * 1024);
+    const event = started({ arguments: { data, small: "kept" } });
+    const bounded = boundEventSize(event, 16_384) as ToolCallEvent & { arguments: Record<string, string> };
+    expect(size(bounded)).toBeLessThanOrEqual(16_384);
+    const match = /^(x+)…\[truncated (\d+) bytes\]$/.exec(bounded.arguments.data as string);
+    expect(match).not.toBeNull();
+    expect((match?.[1]?.length ?? 0) + Number(match?.[2])).toBe(data.length);
+    expect(bounded.arguments.small).toBe("kept");
+    // Identity and outcome stay whole; the input is not changed.
+    expect(bounded.eventId).toBe("e1");
+    expect(bounded.toolName).toBe("upload");
+    expect((event as unknown as { arguments: { data: string } }).arguments.data).toBe(data);
+  });
+
+  it("counts the cut in UTF-8 bytes and never splits a surrogate pair", () => {
+    const text = "😀".repeat(20_000);
+    const bounded = boundEventSize(started({ arguments: { text } }), 4_096) as unknown as {
+      arguments: { text: string };
+    };
+    const [kept, marker] = bounded.arguments.text.split("…");
+    expect(Buffer.from(kept as string, "utf8").toString("utf8")).toBe(kept);
+    expect(kept?.endsWith("\ufffd")).toBe(false);
+    const cutBytes = Number(/(\d+) bytes/.exec(marker as string)?.[1]);
+    expect(Buffer.byteLength(kept as string) + cutBytes).toBe(Buffer.byteLength(text));
+    expect(size(bounded)).toBeLessThanOrEqual(4_096);
+  });
+
+  it("cuts results (content) and error messages too", () => {
+    const completed = {
+      type: "failed",
+      eventId: "e2",
+      timestamp: 1,
+      toolName: "t",
+      toolType: "x",
+      kind: "tool",
+      isError: true,
+      duration: 3,
+      content: ["y".repeat(100_000), "z".repeat(100_000)],
+      errorCategory: "internal",
+      errorMessage: "e".repeat(100_000),
+    } as unknown as ToolCallEvent;
+    const bounded = boundEventSize(completed, 8_192) as unknown as {
+      content: string[];
+      errorMessage: string;
+      errorCategory: string;
+    };
+    expect(size(bounded)).toBeLessThanOrEqual(8_192);
+    expect(bounded.content).toHaveLength(2);
+    for (const text of [...bounded.content, bounded.errorMessage])
+      expect(text).toMatch(/…\[truncated \d+ bytes\]$/);
+    expect(bounded.errorCategory).toBe("internal");
+  });
+
+  it("replaces a payload of many small parts whole, keeping its type", () => {
+    const many = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i]));
+    const bounded = boundEventSize(started({ arguments: many, content: undefined }), 16_384) as unknown as {
+      arguments: Record<string, string>;
+    };
+    expect(size(bounded)).toBeLessThanOrEqual(16_384);
+    expect(Object.values(bounded.arguments)).toEqual([expect.stringMatching(/^…\[truncated \d+ bytes\]$/)]);
+  });
+
+  it("replaces nesting too deep to be worth recording", () => {
+    let deep: unknown = "leaf";
+    for (let i = 0; i < 40; i++) deep = { d: deep, pad: "p".repeat(1_000) };
+    const bounded = boundEventSize(started({ arguments: { deep } }), 16_384);
+    expect(size(bounded)).toBeLessThanOrEqual(16_384);
+    expect(JSON.stringify(bounded)).toContain("…[truncated");
+  });
+});
+
+describe("event hub bounds", () => {
+  it("stores and delivers bounded events", () => {
+    const hub = createEventHub({ eventMaxBytes: 4_096 });
+    const seen: ToolCallEvent[] = [];
+    hub.subscribe((e) => void seen.push(e));
+    hub.emit(started({ arguments: { data: "x".repeat(100_000) } }));
+    expect(size(hub.history()[0])).toBeLessThanOrEqual(4_096);
+    expect(size(seen[0])).toBeLessThanOrEqual(4_096);
+  });
+
+  it("keeps the history within its byte budget, dropping the oldest first", () => {
+    const hub = createEventHub({ historySize: 10_000, historyMaxBytes: 64 * 1024, eventMaxBytes: 16 * 1024 });
+    for (let i = 0; i < 100; i++) hub.emit(started({ arguments: { data: "x".repeat(15_000) } }, `e${i}`));
+    const history = hub.history();
+    const total = history.reduce((sum, e) => sum + size(e), 0);
+    expect(total).toBeLessThanOrEqual(64 * 1024);
+    expect(history.length).toBeGreaterThan(0);
+    expect(history.at(-1)?.eventId).toBe("e99");
+    // Small events are not limited by the byte budget below the count.
+    const small = createEventHub({ historySize: 50, historyMaxBytes: 64 * 1024 });
+    for (let i = 0; i < 60; i++) small.emit(started({}, `s${i}`));
+    expect(small.history()).toHaveLength(50);
+  });
+});
