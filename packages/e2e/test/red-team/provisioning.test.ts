@@ -195,3 +195,41 @@ describe("red team: provisioning writes nothing before it is accepted and stays 
     expect(JSON.stringify(read.answer?.result)).toContain("project notes");
   });
 });
+
+describe("red team: a data directory of the operator's choosing is not served either", () => {
+  const project = mkdtempSync(join(tmpdir(), "trestle-red-datadir-"));
+  let router: WorkingDirectoryRouter | undefined;
+
+  afterAll(async () => {
+    await router?.stop();
+    rmSync(project, { recursive: true, force: true });
+  });
+
+  it("with --builtins, no --root and --data-dir inside the project, the store's files are refused", async () => {
+    router = await startRouterIn(project, ["--builtins", "--data-dir", "db"]);
+    const url = router.url;
+    await eventually(
+      async () => {
+        const { data } = await adminCall<{ health: string; target: { serviceName: string } }[]>(
+          url,
+          "GET",
+          "/api/v1/capabilities",
+        );
+        return data.some((s) => s.target.serviceName === "file" && s.health === "healthy") ? true : undefined;
+      },
+      60_000,
+      "file built-in healthy",
+    );
+    const storeFile = readdirSync(join(project, "db"), { withFileTypes: true, recursive: true }).find((e) =>
+      e.isFile(),
+    );
+    expect(storeFile).toBeDefined();
+    const location = pathToFileURL(join(storeFile?.parentPath ?? "", storeFile?.name ?? "")).href;
+    expect(
+      (await adminCall(url, "POST", "/api/v1/resources", { name: "store", type: "file", location })).status,
+    ).toBe(200);
+    const session = await openMcpSession(`${url}/mcp`, { authorization: `Bearer ${RED_MCP}` });
+    const read = await session.request("resources/read", { uri: location });
+    expect(read.answer?.error, `${location} was served`).toBeDefined();
+  });
+});
