@@ -17,8 +17,14 @@ const build = spawnSync(
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 const cli = join(root, "packages", "server", "dist", "cli.js");
-const child = spawn(process.execPath, [cli, "serve", "--builtins", ...process.argv.slice(2)], {
-  stdio: "inherit",
-});
+// Loopback unless the arguments say otherwise: an explicit --host goes after this one and wins, and without
+// tokens the router refuses any other address unless --insecure-open is given too.
+const child = spawn(
+  process.execPath,
+  [cli, "serve", "--builtins", "--host", "127.0.0.1", ...process.argv.slice(2)],
+  {
+    stdio: "inherit",
+  },
+);
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
