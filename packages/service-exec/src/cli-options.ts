@@ -23,8 +23,8 @@ export const EXEC_USAGE = `Usage: trestle-exec [options]
   --work-root DIR         where per-run work directories are created, default the temporary directory
   --max-processes N       processes and threads per run (RLIMIT_NPROC in its sandbox), default 256
   --bwrap PATH            the bubblewrap binary, default /usr/bin/bwrap (env TRESTLE_EXEC_BWRAP)
-  --unconfined            run programs WITHOUT the sandbox, loudly warned (env TRESTLE_EXEC_UNCONFINED=1);
-                          without it the engine refuses to start when the sandbox does not work
+  --unconfined            where the sandbox does not work, run programs WITHOUT it, loudly warned
+                          (env TRESTLE_EXEC_UNCONFINED=1); without it the engine then refuses to start
   --allow-network         give programs a network: not supported, the engine refuses to start with it
 
 The router token, if the router needs one, is read from TRESTLE_ROUTER_TOKEN only. The call secret, if set,

@@ -61,10 +61,11 @@ export interface ExecServiceOptions {
   /** Processes and threads one run may have at once (RLIMIT_NPROC inside its sandbox). Default 256. */
   maxProcesses?: number;
   /**
-   * Run programs as plain child processes, without the sandbox: they can then read whatever the service's
-   * user can, reach the network and loopback, and see other processes. Only for development on a machine
-   * without user namespaces; the engine warns at start and on every run. Default false: the engine refuses
-   * to start when the sandbox does not work.
+   * Where the sandbox does not work, run programs as plain child processes instead of refusing to start:
+   * they can then read whatever the service's user can, reach the network and loopback, and see other
+   * processes. Only for development on a machine without user namespaces; the engine then warns at start and
+   * on every run. Where the sandbox works it is used all the same. Default false: the engine refuses to
+   * start when the sandbox does not work.
    */
   unconfined?: boolean;
   /**
@@ -127,17 +128,17 @@ function sandboxFor(options: ExecServiceOptions, warn: (message: string) => void
       Code.Unimplemented,
     );
   }
-  if (options.unconfined) {
-    warn(
-      "UNCONFINED: code execution runs programs WITHOUT a sandbox (--unconfined / TRESTLE_EXEC_UNCONFINED=1). Programs can read every file this service's user can, other processes' environments (the router's tokens), and reach the network and loopback. Never use this with untrusted callers.",
-    );
-    return undefined;
-  }
   const sandbox = createSandbox({
     bwrapPath: options.bwrapPath ?? EXEC_DEFAULTS.bwrapPath,
     maxProcesses: options.maxProcesses ?? EXEC_DEFAULTS.maxProcesses,
   });
   const failure = sandbox.probe({ file: "/bin/true", args: [] });
+  if (failure && options.unconfined) {
+    warn(
+      `UNCONFINED: the sandbox does not work (${failure}) and --unconfined / TRESTLE_EXEC_UNCONFINED=1 is set, so code execution runs programs WITHOUT a sandbox. Programs can read every file this service's user can, other processes' environments (the router's tokens), and reach the network and loopback. Never use this with untrusted callers.`,
+    );
+    return undefined;
+  }
   if (failure) {
     throw new TrestleError(
       `The code execution sandbox does not work: ${failure}. Install bubblewrap and allow unprivileged user namespaces, or start with --unconfined (or TRESTLE_EXEC_UNCONFINED=1) to run programs WITHOUT isolation`,
@@ -181,12 +182,13 @@ function runtimesFor(
       const failure = usable(runtime, sandbox);
       if (!failure) {
         runtimes.set("python", runtime);
+        if (failures.length > 0) warn(`python: using ${candidate}; ${failures.join("; ")}`);
         break;
       }
-      failures.push(failure);
+      failures.push(`${candidate} cannot run in the sandbox (${failure})`);
     }
     if (!runtimes.has("python") && failures.length > 0) {
-      warn(`python is not offered: it cannot run in the sandbox (${failures.join("; ")})`);
+      warn(`python is not offered: ${failures.join("; ")}`);
     }
   }
   if (options.enableBash) required(bashRuntime());

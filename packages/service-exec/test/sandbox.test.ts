@@ -245,12 +245,30 @@ describe("without the sandbox", () => {
     try {
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toContain("UNCONFINED");
-      const result = await unconfined.run("javascript", "console.log('ran')");
-      expect(result.stdout).toBe("ran\n");
+      const result = await unconfined.run("javascript", "console.log(process.pid)");
+      // A plain child process: a pid of the engine's own namespace.
+      expect(Number(result.stdout)).toBeGreaterThan(2);
       expect(warnings).toHaveLength(2);
       expect(warnings[1]).toContain("UNCONFINED");
     } finally {
       await unconfined.close();
+    }
+  });
+
+  it("keeps the sandbox where it works, even when told it may run unconfined", async () => {
+    const warnings: string[] = [];
+    const allowed = await serveEngine({
+      unconfined: true,
+      python: false,
+      onWarning: (message) => warnings.push(message),
+    });
+    try {
+      // Inside its own PID namespace the program is process 2, after bwrap's init.
+      const result = await allowed.run("javascript", "console.log(process.pid)");
+      expect(Number(result.stdout)).toBe(2);
+      expect(warnings).toEqual([]);
+    } finally {
+      await allowed.close();
     }
   });
 
