@@ -131,6 +131,7 @@ function sandboxFor(options: ExecServiceOptions, warn: (message: string) => void
   const sandbox = createSandbox({
     bwrapPath: options.bwrapPath ?? EXEC_DEFAULTS.bwrapPath,
     maxProcesses: options.maxProcesses ?? EXEC_DEFAULTS.maxProcesses,
+    ...(options.workRoot === undefined ? {} : { workRoot: options.workRoot }),
   });
   const failure = sandbox.probe({ file: "/bin/true", args: [] });
   if (failure && options.unconfined) {

@@ -49,6 +49,8 @@ export interface SandboxOptions {
   bwrapPath?: string;
   /** RLIMIT_NPROC inside the sandbox. Default {@link DEFAULT_MAX_PROCESSES}. */
   maxProcesses?: number;
+  /** Where the self-test makes its work directory, as runs will. Default: the system's temporary directory. */
+  workRoot?: string;
 }
 
 /** What one run needs from the sandbox. */
@@ -196,7 +198,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
   function probe(command: RunCommand, readOnlyPaths: readonly string[] = []): string | undefined {
     if (!existsSync(bwrapPath)) return `${bwrapPath} does not exist (Debian package "bubblewrap")`;
-    const workDir = realpathSync(mkdtempSync(join(tmpdir(), "trestle-exec-probe-")));
+    const workDir = realpathSync(mkdtempSync(join(options.workRoot ?? tmpdir(), "trestle-exec-probe-")));
     try {
       prepareWorkDir(workDir, []);
       const sandboxed = wrap(command, { workDir, env: { PATH: SANDBOX_PATH }, readOnlyPaths });
