@@ -8,8 +8,10 @@ import { type RouterProcess, startRouter, stopAll } from "../support/processes.j
 /**
  * Red team, code execution: an MCP client holding only an `mcp` token sends programs to the built-in engine
  * that try to read the router's secrets out of other processes' /proc entries and to reach the router's
- * management API on loopback. Before the engine ran programs in a bubblewrap sandbox, every one of these
- * worked: the program was a child process of the same user, in the same PID and network namespaces.
+ * management API on loopback. Before the engine ran programs in a bubblewrap sandbox, Python printed the
+ * router's admin token and both languages connected to the router (the program was a child process of the
+ * same user, in the same PID and network namespaces). The JavaScript /proc walk was already stopped by
+ * Node's permission model; it stays as a check that the sandbox holds behind it.
  */
 
 const ADMIN_CANARY = "canary-exec-admin-5f1c9a27d3e84b06";
