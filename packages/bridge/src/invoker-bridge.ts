@@ -114,7 +114,9 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
       recording.dispatched(target);
       const reply = await transport.invokeTool(request, target, callOptionsFor(context));
       const content = reply.content.map((text) => secrets.scrub(text));
-      recording.end({ ok: true, content }, false);
+      // The client gets the reply as it is; the event keeps no secret-named field of it (a login tool's
+      // `{"access_token": …}`), as it keeps none of the request's body.
+      recording.end({ ok: true, content: content.map((text) => redactBody(text).text) }, false);
       return codec?.toolResult ? codec.toolResult(content) : textResult(content, false);
     } catch (thrown) {
       startOnce();

@@ -125,4 +125,15 @@ describe("contract §8: redaction in events", () => {
     );
     expect(started.body).toBe("grant_type=client_credentials&client_secret=[REDACTED]&scope=read");
   });
+
+  it("keeps secret-named fields of the reply out of the COMPLETED event, and gives the client the reply as it is", async () => {
+    harness.serve(
+      { toolInvoker: () => ({ content: ['{"access_token":"at-5678","expires_in":3600}'] }) },
+      { serviceName: "login", serviceType: "tool-invoker" },
+    );
+    const result = await bridge.execute({}, { name: "login", type: "login", uri: "x://login" });
+    expect(result.content).toEqual([{ type: "text", text: '{"access_token":"at-5678","expires_in":3600}' }]);
+    const completed = harness.events.find((e) => e.type === "completed");
+    expect(completed?.content).toEqual(['{"access_token":"[REDACTED]","expires_in":3600}']);
+  });
 });
