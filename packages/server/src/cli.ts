@@ -169,6 +169,9 @@ async function serve(values: Values): Promise<void> {
   };
   process.once("SIGTERM", () => void stop(0));
   process.once("SIGINT", () => void stop(0));
+  // Unhandled rejections are logged and serving goes on; an uncaught exception stops the router (see why there).
+  const { installProcessSafetyNet } = await import("./process-safety.js");
+  installProcessSafetyNet({ logger: router.logger, stop, exitDeadlineMs: config.drainTimeoutMs + 5_000 });
 
   if (values.stdio) {
     await builtins?.ready.catch((error: Error) =>

@@ -226,6 +226,59 @@ export const routerConfigSchema = z.object({
     .nonnegative()
     .default(1000)
     .describe("Tool-call events kept for the history endpoint"),
+  eventMaxBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(16 * 1024)
+    .describe(
+      "Largest tool-call event, as JSON; a larger one has its arguments, body and results cut, marked '…[truncated N bytes]'",
+    ),
+  eventHistoryMaxBytes: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(8 * 1024 * 1024)
+    .describe(
+      "Bytes of tool-call events the history keeps in all (the oldest go first), besides eventHistorySize",
+    ),
+  maxBatchMessages: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(100)
+    .describe(
+      "Most messages in one JSON-RPC batch; a larger batch is refused whole (400), nothing dispatched",
+    ),
+  maxStreamsPerSession: z
+    .number()
+    .int()
+    .positive()
+    .default(32)
+    .describe(
+      "Streams one MCP session may hold open at once: its GET stream and POSTs awaiting answers (429 beyond)",
+    ),
+  maxConnections: z
+    .number()
+    .int()
+    .positive()
+    .default(10_000)
+    .describe("Connections the HTTP listener accepts at once; more are closed as they arrive"),
+  sseMaxBufferedBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024)
+    .describe(
+      "Bytes a slow SSE reader (event stream, MCP stream) may leave unread in the router before it is dropped",
+    ),
+  maxResourceUriLength: z
+    .number()
+    .int()
+    .min(64)
+    .default(8 * 1024)
+    .describe("Longest URI resources/read accepts, in characters (-32602 beyond)"),
   drainTimeoutMs: z
     .number()
     .int()
@@ -277,6 +330,13 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   tlsCertFile: { env: "TRESTLE_TLS_CERT_FILE", flag: "--tls-cert" },
   tlsKeyFile: { env: "TRESTLE_TLS_KEY_FILE", flag: "--tls-key" },
   eventHistorySize: { env: "TRESTLE_EVENT_HISTORY_SIZE" },
+  eventMaxBytes: { env: "TRESTLE_EVENT_MAX_BYTES" },
+  eventHistoryMaxBytes: { env: "TRESTLE_EVENT_HISTORY_MAX_BYTES" },
+  maxBatchMessages: { env: "TRESTLE_MAX_BATCH_MESSAGES" },
+  maxStreamsPerSession: { env: "TRESTLE_MAX_STREAMS_PER_SESSION" },
+  maxConnections: { env: "TRESTLE_MAX_CONNECTIONS" },
+  sseMaxBufferedBytes: { env: "TRESTLE_SSE_MAX_BUFFERED_BYTES" },
+  maxResourceUriLength: { env: "TRESTLE_MAX_RESOURCE_URI_LENGTH" },
   drainTimeoutMs: { env: "TRESTLE_DRAIN_TIMEOUT_MS" },
   logLevel: { env: "TRESTLE_LOG_LEVEL", flag: "--log-level" },
 };

@@ -233,7 +233,11 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   forwards = forwardManager;
   forwardManager.start();
 
-  const events = createEventHub({ historySize: config.eventHistorySize });
+  const events = createEventHub({
+    historySize: config.eventHistorySize,
+    historyMaxBytes: config.eventHistoryMaxBytes,
+    eventMaxBytes: config.eventMaxBytes,
+  });
   // Forwards answer their own service names; the registry resolves the rest and says why one is unavailable.
   const resolver = forwardManager.resolver(registry.resolver);
   const bridgeDeps = {
@@ -283,10 +287,20 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     canServeResources: () => canServeResources,
     forwards: forwardManager,
   };
+  // One limiter for the front door and the MCP endpoint: each message of a batch counts in the same bucket.
+  const limiter = createRateLimiter({ defaultLimit: config.rateLimit });
+  const onStreamDropped = (stream: string) => (bufferedBytes: number) =>
+    logger.warn({ stream, bufferedBytes }, "dropped a slow SSE reader: it left too much unread");
   const mcp = createMcpEndpoint(backend, {
     stateless: config.stateless,
     maxBodyBytes: config.maxBodyBytes,
+    maxBatchMessages: config.maxBatchMessages,
+    maxStreamsPerSession: config.maxStreamsPerSession,
+    sseMaxBufferedBytes: config.sseMaxBufferedBytes,
+    limiter,
+    onStreamDropped: onStreamDropped("mcp"),
     settings: {
+      maxResourceUriLength: config.maxResourceUriLength,
       serverInfo: { name: "trestle", version: SERVER_VERSION },
       codeExecutionToolName: config.codeExecutionToolName,
       pageSize: config.pageSize,
@@ -320,7 +334,12 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   const api = createJsonApi({ maxBodyBytes: config.maxBodyBytes });
   registerDiscoveryRoutes(api, { registry });
   registerCatalogRoutes(api, { registry, invoker, resources });
-  registerEventRoutes(api, { events, registry });
+  registerEventRoutes(api, {
+    events,
+    registry,
+    sseMaxBufferedBytes: config.sseMaxBufferedBytes,
+    onSubscriberDropped: (stream, bytes) => onStreamDropped(stream)(bytes),
+  });
   registerForwardRoutes(api, { forwards: forwardManager });
   const codeExecutionRoutes = registerCodeExecutionRoutes(api, { bridge: codeExecution });
   api.route("GET", "/api/openapi.json", () => ({
@@ -334,7 +353,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       allowedOrigins: config.allowedOrigins,
     }),
     auth: createTokenAuthenticator(config.tokens, { internalTokens: overrides.internalTokens ?? [] }),
-    limiter: createRateLimiter({ defaultLimit: config.rateLimit }),
+    limiter,
     api,
     mcp: (req, res, namespace) => mcp.handle(req, res, namespace),
     hasNamespace: (name) => registry.catalog.getNamespace(name) !== undefined,
@@ -350,6 +369,17 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       { keepAliveTimeout: 65_000, headersTimeout: 30_000, requestTimeout: 60_000 },
       (req, res) => void app(req, res),
     );
+    // Connections past the cap are closed as they arrive: each costs a file descriptor and buffers.
+    http.maxConnections = config.maxConnections;
+    let droppedConnections = 0;
+    http.on("drop", () => {
+      // The first, then one line per thousand: a flood must not become a flood of logs.
+      if (droppedConnections++ % 1000 === 0)
+        logger.warn(
+          { maxConnections: config.maxConnections, dropped: droppedConnections },
+          "connection refused: the router holds as many connections as it may",
+        );
+    });
     await new Promise<void>((resolve, reject) => {
       http?.once("error", reject);
       http?.listen(config.port, config.host, () => resolve());

@@ -371,3 +371,136 @@ describe("MCP endpoint refusals", () => {
     expect(body.find((m) => m.id === "b")?.error?.code).toBe(-32601);
   });
 });
+
+describe("MCP endpoint limits", () => {
+  const post = (url: string, body: string, headers: Record<string, string> = {}) =>
+    fetch(`${url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...headers,
+      },
+      body,
+    });
+  const init = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  });
+  const call = (id: number, name = "echo") => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name, arguments: { city: "Oslo" } },
+  });
+  async function session(url: string): Promise<Record<string, string>> {
+    return { "mcp-session-id": (await post(url, init)).headers.get("mcp-session-id") as string };
+  }
+
+  it("refuses a batch over maxBatchMessages whole: one JSON-RPC error, HTTP 400, nothing dispatched", async () => {
+    const fixture = await start({ endpoint: { maxBatchMessages: 3 } });
+    const h = await session(fixture.url);
+    const before = seen.headers.length;
+    const over = await post(fixture.url, JSON.stringify([call(1), call(2), call(3), call(4)]), h);
+    expect(over.status).toBe(400);
+    expect(await over.json()).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32600,
+        message: "Invalid Request: a batch may hold at most 3 messages; this one holds 4",
+      },
+    });
+    expect(seen.headers.length).toBe(before);
+    // At the cap, the batch is served, and its answer holds one entry per request.
+    const at = await post(fixture.url, JSON.stringify([call(1), call(2), call(3)]), h);
+    expect(((await at.json()) as unknown[]).length).toBe(3);
+    expect(seen.headers.length).toBe(before + 3);
+  });
+
+  it("counts each message of a batch against the rate limit, and dispatches nothing when it is refused", async () => {
+    const asked: number[] = [];
+    let allow = false;
+    const limiter = {
+      admitMore: (_req: unknown, count: number) => {
+        asked.push(count);
+        return allow
+          ? ({ ok: true } as const)
+          : ({ ok: false, retryAfterSeconds: 3, message: "Too many requests: slow down" } as const);
+      },
+    };
+    const fixture = await start({ endpoint: { limiter } });
+    const h = await session(fixture.url);
+    const before = seen.headers.length;
+    const refused = await post(fixture.url, JSON.stringify([call(1), call(2), call(3)]), h);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("3");
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+      "Too many requests: slow down",
+    );
+    expect(asked).toEqual([2]);
+    expect(seen.headers.length).toBe(before);
+    allow = true;
+    expect((await post(fixture.url, JSON.stringify([call(1), call(2)]), h)).status).toBe(200);
+    // A single message was admitted (or not) by the front door already: nothing more to count.
+    expect((await post(fixture.url, JSON.stringify(call(5)), h)).status).toBe(200);
+    expect(asked).toEqual([2, 1]);
+  });
+
+  it("caps the streams one session holds open: POSTs awaiting answers and the GET stream", async () => {
+    const fixture = await start({ endpoint: { maxStreamsPerSession: 2 } });
+    const h = await session(fixture.url);
+    const controller = new AbortController();
+    const pending = [1, 2].map((id) =>
+      fetch(`${fixture.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...h },
+        body: JSON.stringify(call(id, "slow")),
+        signal: controller.signal,
+      }).catch(() => undefined),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    const third = await post(fixture.url, JSON.stringify(call(3)), h);
+    expect(third.status).toBe(429);
+    expect(((await third.json()) as { error: { message: string } }).error.message).toContain("at most 2");
+    const get = await fetch(`${fixture.url}/mcp`, { headers: { accept: "text/event-stream", ...h } });
+    expect(get.status).toBe(429);
+    await get.body?.cancel();
+    // Another session is not affected, and the streams come back once the answers are in (or abandoned).
+    expect((await post(fixture.url, JSON.stringify(call(4)), await session(fixture.url))).status).toBe(200);
+    controller.abort();
+    await Promise.all(pending);
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await post(fixture.url, JSON.stringify(call(5)), h)).status).toBe(200);
+  });
+
+  it("refuses a resource URI longer than the cap with -32602, without matching it", async () => {
+    const catalog = catalogWithTools();
+    catalog.resources.push({
+      name: "notes",
+      location: "notes://{+owner}/{+path}/end",
+      type: "fixture",
+    } as never);
+    const fixture = await start({ catalog, settings: { maxResourceUriLength: 1_000 } });
+    const h = await session(fixture.url);
+    const read = (uri: string) =>
+      post(
+        fixture.url,
+        JSON.stringify({ jsonrpc: "2.0", id: 9, method: "resources/read", params: { uri } }),
+        h,
+      );
+    const long = await read(`notes://${"a/".repeat(100_000)}`);
+    const body = (await long.json()) as { error: { code: number; message: string } };
+    expect(body.error.code).toBe(-32602);
+    expect(body.error.message).toBe(
+      "Invalid params: the resource URI has 200008 characters; at most 1000 are accepted",
+    );
+    // Under the cap the template is matched and the read goes through.
+    const ok = (await (await read("notes://ann/2024/plan/end")).json()) as {
+      result: { contents: { text: string }[] };
+    };
+    expect(ok.result.contents[0]?.text).toContain("notes://ann/2024/plan/end");
+  });
+});

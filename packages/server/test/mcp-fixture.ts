@@ -19,7 +19,7 @@ import {
   type ToolReference,
 } from "@trestle/core";
 import type { CatalogView, EngineLanguage } from "../src/mcp/catalog-view.js";
-import { createMcpEndpoint, type McpEndpoint } from "../src/mcp/mcp-endpoint.js";
+import { createMcpEndpoint, type McpEndpoint, type McpEndpointOptions } from "../src/mcp/mcp-endpoint.js";
 
 /** A catalog in plain arrays, for tests of the MCP layer. */
 export class FixtureCatalog implements CatalogView {
@@ -51,7 +51,16 @@ export interface McpFixture {
  */
 export async function startMcpFixture(
   handlers: CapabilityHandlers,
-  options: { stateless?: boolean; secret?: Buffer; maxBodyBytes?: number; catalog?: FixtureCatalog } = {},
+  options: {
+    stateless?: boolean;
+    secret?: Buffer;
+    maxBodyBytes?: number;
+    catalog?: FixtureCatalog;
+    /** More endpoint options (limits), as the router would pass them. */
+    endpoint?: Partial<Omit<McpEndpointOptions, "settings" | "sessions">>;
+    /** More MCP settings, as the router would pass them. */
+    settings?: Partial<McpEndpointOptions["settings"]>;
+  } = {},
 ): Promise<McpFixture> {
   const network = createInMemoryNetwork();
   const served = network.serve(handlers, { serviceName: "fixture" });
@@ -77,11 +86,13 @@ export async function startMcpFixture(
     {
       stateless: options.stateless ?? false,
       maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+      ...options.endpoint,
       settings: {
         serverInfo: { name: "trestle", version: "0.0.0-test" },
         codeExecutionToolName: "execute_code",
         pageSize: 2,
         forwardHeaders: ["authorization"],
+        ...options.settings,
       },
       sessions: {
         idleTimeoutMs: 60_000,

@@ -78,4 +78,32 @@ describe("rate limits", () => {
     expect(limiter.admit(from("c"), undefined).ok).toBe(false);
     expect(limiter.admit(from("a"), undefined).ok).toBe(true);
   });
+
+  it("counts every message of a batch: admits the rest all at once or refuses, taking nothing", () => {
+    now = 0;
+    const limiter = createRateLimiter({ clock, defaultLimit: { requestsPerSecond: 10, burst: 20 } });
+    const req = from("10.0.0.9");
+    expect(limiter.admit(req, undefined).ok).toBe(true);
+    // A batch of 15: one taken by admit, 14 more here; 5 left in the bucket.
+    expect(limiter.admitMore(req, 14)).toEqual({ ok: true });
+    const second = from("10.0.0.9");
+    expect(limiter.admit(second, undefined).ok).toBe(true);
+    const refused = limiter.admitMore(second, 9);
+    expect(refused).toMatchObject({ ok: false, retryAfterSeconds: 1 });
+    expect(refused.ok ? "" : refused.message).toContain("10 messages, each counted");
+    // The refusal took nothing: the 4 requests left are still there.
+    for (let i = 0; i < 4; i++) expect(limiter.admit(from("10.0.0.9"), undefined).ok).toBe(true);
+    expect(limiter.admit(from("10.0.0.9"), undefined).ok).toBe(false);
+    // A batch the bucket can never hold is told to shrink.
+    now += 10_000;
+    const third = from("10.0.0.9");
+    expect(limiter.admit(third, undefined).ok).toBe(true);
+    const never = limiter.admitMore(third, 50);
+    expect(never.ok ? "" : never.message).toContain("send smaller batches");
+    // A request no limit applied to is admitted whatever its size.
+    const free = createRateLimiter({ clock });
+    const unlimited = from("10.0.0.10");
+    expect(free.admit(unlimited, undefined).ok).toBe(true);
+    expect(free.admitMore(unlimited, 10_000).ok).toBe(true);
+  });
 });

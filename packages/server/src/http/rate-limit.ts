@@ -19,6 +19,12 @@ export interface RateLimiter {
    * be admitted again.
    */
   admit(req: IncomingMessage, principal: Principal | undefined): RateOutcome;
+  /**
+   * Takes `count` more requests, all at once or none, from the bucket that {@link admit} took `req`'s request
+   * from: a JSON-RPC batch of N messages costs N requests, one taken by `admit` and N - 1 here. Admits when
+   * `req` was never admitted (no limit applies to it).
+   */
+  admitMore(req: IncomingMessage, count: number): RateOutcome;
 }
 
 /** Options for {@link createRateLimiter}. */
@@ -51,18 +57,30 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
   const byPrincipal = new WeakMap<Principal, Bucket>();
   const byAddress = new Map<string, Bucket>();
 
-  function take(bucket: Bucket, limit: RateLimit, now: number): number | undefined {
+  /** The bucket and limit each admitted request was counted against, for {@link RateLimiter.admitMore}. */
+  const admittedFrom = new WeakMap<IncomingMessage, { bucket: Bucket; limit: RateLimit; who: string }>();
+
+  function take(bucket: Bucket, limit: RateLimit, now: number, count = 1): number | undefined {
     const capacity = capacityOf(limit);
     bucket.tokens = Math.min(
       capacity,
       bucket.tokens + ((now - bucket.updatedAt) / 1000) * limit.requestsPerSecond,
     );
     bucket.updatedAt = now;
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
+    if (bucket.tokens >= count) {
+      bucket.tokens -= count;
       return undefined;
     }
-    return Math.max(1, Math.ceil((1 - bucket.tokens) / limit.requestsPerSecond));
+    return Math.max(1, Math.ceil((count - bucket.tokens) / limit.requestsPerSecond));
+  }
+
+  function refusal(who: string, limit: RateLimit, retryAfterSeconds: number, count: number): RateOutcome {
+    const what = count > 1 ? `; this request holds ${count} messages, each counted` : "";
+    return {
+      ok: false,
+      retryAfterSeconds,
+      message: `Too many requests: ${who} may make ${limit.requestsPerSecond} per second (bursts of ${capacityOf(limit)})${what}; retry after ${retryAfterSeconds} s`,
+    };
   }
 
   function addressBucket(address: string, limit: RateLimit, now: number): Bucket {
@@ -102,14 +120,27 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
       } else {
         bucket = addressBucket(req.socket.remoteAddress ?? "unknown", limit, now);
       }
-      const retryAfterSeconds = take(bucket, limit, now);
-      if (retryAfterSeconds === undefined) return { ok: true };
       const who = principal ? `the token '${principal.name}'` : "this client";
-      return {
-        ok: false,
-        retryAfterSeconds,
-        message: `Too many requests: ${who} may make ${limit.requestsPerSecond} per second (bursts of ${capacityOf(limit)}); retry after ${retryAfterSeconds} s`,
-      };
+      const retryAfterSeconds = take(bucket, limit, now);
+      if (retryAfterSeconds !== undefined) return refusal(who, limit, retryAfterSeconds, 1);
+      admittedFrom.set(req, { bucket, limit, who });
+      return { ok: true };
+    },
+    admitMore(req, count) {
+      const from = admittedFrom.get(req);
+      if (!from || count <= 0) return { ok: true };
+      const capacity = capacityOf(from.limit);
+      // A batch larger than the bucket can ever hold would never be admitted: say so, not only "retry after".
+      if (count + 1 > capacity) {
+        return {
+          ok: false,
+          retryAfterSeconds: Math.max(1, Math.ceil(capacity / from.limit.requestsPerSecond)),
+          message: `Too many requests: this request holds ${count + 1} messages, each counted, and ${from.who} may make at most ${capacity} at once; send smaller batches`,
+        };
+      }
+      const retryAfterSeconds = take(from.bucket, from.limit, clock(), count);
+      if (retryAfterSeconds === undefined) return { ok: true };
+      return refusal(from.who, from.limit, retryAfterSeconds, count + 1);
     },
   };
 }

@@ -9,18 +9,37 @@ export interface SseStream {
   /** Ends the stream. */
   close(): void;
   readonly closed: boolean;
+  /** True when the stream was closed because its reader fell too far behind (see `maxBufferedBytes`). */
+  readonly dropped: boolean;
   /** Resolves when the stream ends, from either side. */
   readonly done: Promise<void>;
 }
 
+/** Options for {@link openSseStream}. */
+export interface SseStreamOptions {
+  headers?: Record<string, string>;
+  /** Keep-alive comment interval; default 25 s. */
+  keepAliveMs?: number;
+  /**
+   * Bytes the stream may hold in memory for a reader that does not keep up (written, not yet taken by the
+   * socket); beyond it the reader is dropped: the connection is destroyed. Default {@link DEFAULT_SSE_MAX_BUFFERED_BYTES}.
+   */
+  maxBufferedBytes?: number;
+  /** Called once when the reader is dropped for being too slow. */
+  onDropped?(bufferedBytes: number): void;
+}
+
+/** The default bound on what a slow SSE reader may leave buffered in the router: 1 MiB. */
+export const DEFAULT_SSE_MAX_BUFFERED_BYTES = 1024 * 1024;
+
 /**
  * Starts an SSE stream on `res`: writes the headers at once, and a keep-alive comment every
- * `keepAliveMs` (default 25 s).
+ * `keepAliveMs` (default 25 s). Writes respect back-pressure: what the socket has not taken yet stays in
+ * `res`'s buffer, and once that buffer holds more than `maxBufferedBytes` the reader is too slow to be served:
+ * the connection is destroyed (never an unbounded queue in the router) and `send` returns false from then on.
  */
-export function openSseStream(
-  res: ServerResponse,
-  options: { headers?: Record<string, string>; keepAliveMs?: number } = {},
-): SseStream {
+export function openSseStream(res: ServerResponse, options: SseStreamOptions = {}): SseStream {
+  const maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_SSE_MAX_BUFFERED_BYTES;
   res.writeHead(200, {
     "content-type": "text/event-stream",
     "cache-control": "no-cache, no-transform",
@@ -43,6 +62,28 @@ export function openSseStream(
     resolveDone();
   };
   res.on("close", finish);
+  let dropped = false;
+  /**
+   * Writes a frame, unless what the reader has not taken yet already exceeds the bound: then the reader is
+   * dropped. Checking the backlog before the write lets one large frame (a big tool result) through to a reader
+   * that keeps up, and bounds the memory a slow one costs at the bound plus one frame.
+   */
+  const write = (frame: string): boolean => {
+    const buffered = res.writableLength;
+    if (buffered <= maxBufferedBytes) {
+      res.write(frame);
+      return true;
+    }
+    dropped = true;
+    finish();
+    res.destroy();
+    try {
+      options.onDropped?.(buffered);
+    } catch {
+      // An observer's failure must not reach the writer.
+    }
+    return false;
+  };
   const stream: SseStream = {
     send(data, o = {}) {
       if (closed) return false;
@@ -50,11 +91,10 @@ export function openSseStream(
       if (o.event) frame += `event: ${o.event}\n`;
       if (o.id) frame += `id: ${o.id}\n`;
       for (const line of data.split("\n")) frame += `data: ${line}\n`;
-      res.write(`${frame}\n`);
-      return true;
+      return write(`${frame}\n`);
     },
     comment(text) {
-      if (!closed) res.write(`: ${text}\n\n`);
+      if (!closed) write(`: ${text}\n\n`);
     },
     close() {
       if (closed) return;
@@ -63,6 +103,9 @@ export function openSseStream(
     },
     get closed() {
       return closed;
+    },
+    get dropped() {
+      return dropped;
     },
     done,
   };

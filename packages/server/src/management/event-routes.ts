@@ -2,11 +2,21 @@ import type { EventHub } from "@trestle/bridge";
 import type { ToolCallEvent } from "@trestle/core";
 import type { Registry, RegistryEvent } from "@trestle/registry";
 import type { JsonApi } from "../http/json-api.js";
-import { openSseStream } from "../http/sse.js";
+import { openSseStream, type SseStreamOptions } from "../http/sse.js";
 
 function positiveInt(text: string | null, fallback: number): number {
   const n = Number(text);
   return text !== null && Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+/** What the event routes need. */
+export interface EventRoutesDependencies {
+  events: EventHub;
+  registry: Registry;
+  /** Bytes a subscriber that does not read may leave buffered before it is dropped (see `openSseStream`). */
+  sseMaxBufferedBytes?: number;
+  /** Told when a subscriber is dropped for reading too slowly. */
+  onSubscriberDropped?(stream: string, bufferedBytes: number): void;
 }
 
 /**
@@ -14,10 +24,15 @@ function positiveInt(text: string | null, fallback: number): number {
  * `started|completed|failed` and the event id), their history, and registry events (register, deregister,
  * health changes) as SSE. Events are redacted at their source, in the bridge.
  */
-export function registerEventRoutes(api: JsonApi, deps: { events: EventHub; registry: Registry }): void {
+export function registerEventRoutes(api: JsonApi, deps: EventRoutesDependencies): void {
+  const sseOptions = (stream: string): SseStreamOptions => ({
+    ...(deps.sseMaxBufferedBytes !== undefined ? { maxBufferedBytes: deps.sseMaxBufferedBytes } : {}),
+    onDropped: (bytes) => deps.onSubscriberDropped?.(stream, bytes),
+  });
+
   api.route("GET", "/api/v2/tool-calls/notifications", async ({ req, res, query }) => {
     const controller = new AbortController();
-    const sse = openSseStream(res);
+    const sse = openSseStream(res, sseOptions("tool-calls"));
     req.on("close", () => controller.abort());
     const toolName = query.get("toolName");
     const stream = deps.events.stream({
@@ -44,7 +59,7 @@ export function registerEventRoutes(api: JsonApi, deps: { events: EventHub; regi
   });
 
   api.route("GET", "/api/v1/management/events", async ({ req, res }) => {
-    const sse = openSseStream(res);
+    const sse = openSseStream(res, sseOptions("registry"));
     const unsubscribe = deps.registry.services.onEvent((event: RegistryEvent) => {
       sse.send(JSON.stringify({ type: event.type, service: event.service }), { event: event.type });
     });

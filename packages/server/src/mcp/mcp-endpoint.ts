@@ -15,10 +15,17 @@ import {
   type SessionRegistry,
   type SessionRegistryOptions,
 } from "./session-registry.js";
-import { createStreamableHttpHandler, notifySession, type StreamableHttpOptions } from "./streamable-http.js";
+import {
+  createStreamableHttpHandler,
+  notifySession,
+  type StreamableHttpDependencies,
+  type StreamableHttpOptions,
+} from "./streamable-http.js";
 
 /** Options for {@link createMcpEndpoint}. */
-export interface McpEndpointOptions extends StreamableHttpOptions {
+export interface McpEndpointOptions
+  extends StreamableHttpOptions,
+    Pick<StreamableHttpDependencies, "limiter" | "onStreamDropped"> {
   settings: Omit<McpSettings, "listChangedDelivered">;
   sessions: SessionRegistryOptions;
 }
@@ -81,6 +88,8 @@ export function createMcpEndpoint(backend: McpBackend, options: McpEndpointOptio
   const http = createStreamableHttpHandler(options, {
     sessions,
     dispatcherFor,
+    ...(options.limiter ? { limiter: options.limiter } : {}),
+    ...(options.onStreamDropped ? { onStreamDropped: options.onStreamDropped } : {}),
     onSessionEnded: (session: McpSession) =>
       namespaces.get(session.namespace)?.dispatcher.forgetSession(session.id),
   });

@@ -147,7 +147,15 @@ export interface McpSettings {
   listChangedDelivered: boolean;
   /** Request headers forwarded to capabilities as call metadata (lower-case names), e.g. `authorization`. */
   forwardHeaders: readonly string[];
+  /** Longest URI `resources/read` accepts, in characters; {@link DEFAULT_MAX_RESOURCE_URI_LENGTH} when absent. */
+  maxResourceUriLength?: number;
 }
+
+/**
+ * Longest resource URI read by default: far beyond any real one, and a bound on the work one request can ask of
+ * the template matcher (which scans every template of the namespace).
+ */
+export const DEFAULT_MAX_RESOURCE_URI_LENGTH = 8 * 1024;
 
 /** What the server knows of the client behind one request. */
 export interface RequestOrigin {
@@ -421,6 +429,13 @@ export function createNamespaceServer(
   onRequest(server, "resources/read", ReadResourceRequestSchema, async (request, extra) => {
     requireCapability("resources", "resources/read");
     const { uri } = request.params;
+    const maxUriLength = settings.maxResourceUriLength ?? DEFAULT_MAX_RESOURCE_URI_LENGTH;
+    if (uri.length > maxUriLength) {
+      throw new ProtocolError(
+        JsonRpcErrorCode.InvalidParams,
+        `Invalid params: the resource URI has ${uri.length} characters; at most ${maxUriLength} are accepted`,
+      );
+    }
     const resource =
       backend.catalog.getResource(namespace, uri) ??
       backend.catalog

@@ -2,8 +2,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { isJsonContentType, readBody } from "../http/body.js";
+import type { RateLimiter } from "../http/rate-limit.js";
 import { principalName, requestPrincipal } from "../http/security.js";
-import { openSseStream, type SseStream } from "../http/sse.js";
+import { openSseStream, type SseStream, type SseStreamOptions } from "../http/sse.js";
 import { type ClassifiedMessage, classifyMessage, JsonRpcErrorCode, jsonRpcError } from "./json-rpc.js";
 import type { Exchange, McpDispatcher } from "./mcp-dispatcher.js";
 import { negotiateProtocolVersion } from "./namespace-server.js";
@@ -15,7 +16,21 @@ export interface StreamableHttpOptions {
   stateless: boolean;
   /** Largest request body accepted, in bytes. */
   maxBodyBytes: number;
+  /** Most messages in one JSON-RPC batch; a larger batch is refused whole. Default {@link DEFAULT_MAX_BATCH_MESSAGES}. */
+  maxBatchMessages?: number;
+  /**
+   * Most streams one session may hold open at once: its GET stream and the POSTs still waiting for their
+   * answers (each of which may become an SSE stream). Default {@link DEFAULT_MAX_STREAMS_PER_SESSION}.
+   */
+  maxStreamsPerSession?: number;
+  /** Bytes a slow reader may leave buffered on an SSE stream before it is dropped (see `openSseStream`). */
+  sseMaxBufferedBytes?: number;
 }
+
+/** Messages one JSON-RPC batch may hold by default. */
+export const DEFAULT_MAX_BATCH_MESSAGES = 100;
+/** Streams one session may hold open at once by default. */
+export const DEFAULT_MAX_STREAMS_PER_SESSION = 32;
 
 /** What the endpoint needs from the router. */
 export interface StreamableHttpDependencies {
@@ -24,6 +39,10 @@ export interface StreamableHttpDependencies {
   dispatcherFor(namespace: string): McpDispatcher;
   /** Called when a session ends (DELETE). */
   onSessionEnded?(session: McpSession): void;
+  /** Counts each message of a batch beyond the first against the rate limit the request was admitted under. */
+  limiter?: Pick<RateLimiter, "admitMore">;
+  /** Told when an SSE reader is dropped for reading too slowly. */
+  onStreamDropped?(bufferedBytes: number): void;
 }
 
 const SESSION_HEADER = "mcp-session-id";
@@ -73,6 +92,7 @@ class HttpExchange implements Exchange {
     private readonly res: ServerResponse,
     private readonly batch: boolean,
     private readonly headers: Record<string, string>,
+    private readonly sseOptions: SseStreamOptions = {},
   ) {}
 
   respond(message: JSONRPCMessage): void {
@@ -83,7 +103,7 @@ class HttpExchange implements Exchange {
   notify(message: JSONRPCMessage): void {
     if (!this.sse) {
       if (this.res.headersSent || this.finished) return;
-      this.sse = openSseStream(this.res, { headers: this.headers });
+      this.sse = openSseStream(this.res, { ...this.sseOptions, headers: this.headers });
       for (const r of this.responses.splice(0)) this.sse.send(JSON.stringify(r), { event: "message" });
     }
     this.sse.send(JSON.stringify(message), { event: "message" });
@@ -114,6 +134,40 @@ export function createStreamableHttpHandler(
   options: StreamableHttpOptions,
   deps: StreamableHttpDependencies,
 ) {
+  const maxBatchMessages = options.maxBatchMessages ?? DEFAULT_MAX_BATCH_MESSAGES;
+  const maxStreamsPerSession = options.maxStreamsPerSession ?? DEFAULT_MAX_STREAMS_PER_SESSION;
+  const sseOptions: SseStreamOptions = {
+    ...(options.sseMaxBufferedBytes !== undefined ? { maxBufferedBytes: options.sseMaxBufferedBytes } : {}),
+    ...(deps.onStreamDropped ? { onDropped: deps.onStreamDropped } : {}),
+  };
+  /** Open streams per session id (GET stream and POSTs awaiting answers); absent means none. */
+  const openStreams = new Map<string, number>();
+
+  /**
+   * Counts a stream of `session` open until `res` closes, or refuses the request (429) when the session already
+   * holds as many as it may. True when counted.
+   */
+  function openStream(session: McpSession, res: ServerResponse): boolean {
+    const open = openStreams.get(session.id) ?? 0;
+    if (open >= maxStreamsPerSession) {
+      refuse(
+        res,
+        429,
+        JsonRpcErrorCode.ServerError,
+        `Too many open streams: this session already holds ${open} (at most ${maxStreamsPerSession}); wait for an answer or close a stream`,
+        { "retry-after": "1" },
+      );
+      return false;
+    }
+    openStreams.set(session.id, open + 1);
+    res.once("close", () => {
+      const left = (openStreams.get(session.id) ?? 1) - 1;
+      if (left > 0) openStreams.set(session.id, left);
+      else openStreams.delete(session.id);
+    });
+    return true;
+  }
+
   function sessionOf(
     req: IncomingMessage,
     res: ServerResponse,
@@ -192,6 +246,17 @@ export function createStreamableHttpHandler(
       refuse(res, 400, JsonRpcErrorCode.InvalidRequest, "Invalid Request: empty batch");
       return;
     }
+    // Refused whole, before a message is looked at: one answer, nothing dispatched, and the work (and the answer
+    // array) a POST can cause stays bounded by the cap.
+    if (raw.length > maxBatchMessages) {
+      refuse(
+        res,
+        400,
+        JsonRpcErrorCode.InvalidRequest,
+        `Invalid Request: a batch may hold at most ${maxBatchMessages} messages; this one holds ${raw.length}`,
+      );
+      return;
+    }
     const messages: ClassifiedMessage[] = [];
     for (const value of raw) {
       const c = classifyMessage(value);
@@ -237,7 +302,21 @@ export function createStreamableHttpHandler(
       }
     }
 
-    const exchange = new HttpExchange(res, batch, headers);
+    // Every message counts against the rate limit, not only the POST that carries them; checked after the
+    // session so that a refused batch costs its sender, and before anything is dispatched.
+    if (raw.length > 1 && deps.limiter) {
+      const rate = deps.limiter.admitMore(req, raw.length - 1);
+      if (!rate.ok) {
+        refuse(res, 429, JsonRpcErrorCode.ServerError, rate.message, {
+          "retry-after": String(rate.retryAfterSeconds),
+        });
+        return;
+      }
+    }
+    if (session && !initialize && messages.some((m) => m.kind === "request") && !openStream(session, res))
+      return;
+
+    const exchange = new HttpExchange(res, batch, headers, sseOptions);
     const state = deps
       .dispatcherFor(namespace)
       .dispatch(messages, { namespace, session, headers: req.headers }, exchange);
@@ -264,7 +343,8 @@ export function createStreamableHttpHandler(
       refuse(res, 409, JsonRpcErrorCode.ServerError, "Conflict: this session already has an open stream");
       return;
     }
-    const stream = openSseStream(res, { headers: { [SESSION_HEADER]: session.id } });
+    if (!openStream(session, res)) return;
+    const stream = openSseStream(res, { ...sseOptions, headers: { [SESSION_HEADER]: session.id } });
     session.stream = stream;
     void stream.done.then(() => {
       if (session.stream === stream) session.stream = undefined;

@@ -1,0 +1,91 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { connect } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { openSseStream, type SseStream } from "../src/http/sse.js";
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/** A server whose one route opens an SSE stream with `maxBufferedBytes` and hands it to the test. */
+async function sseServer(maxBufferedBytes: number): Promise<{ port: number; stream: Promise<SseStream> }> {
+  let resolve: (stream: SseStream) => void = () => undefined;
+  const stream = new Promise<SseStream>((r) => {
+    resolve = r;
+  });
+  const server = createServer((_req, res) => resolve(openSseStream(res, { maxBufferedBytes })));
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { port: (server.address() as AddressInfo).port, stream };
+}
+
+describe("SSE back-pressure", () => {
+  it("drops a reader that stops reading once its backlog passes the bound, and closes its connection", async () => {
+    const { port, stream } = await sseServer(64 * 1024);
+    const socket = connect(port, "127.0.0.1", () => socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+    socket.once("data", () => socket.pause());
+    const sse = await stream;
+    const frame = "z".repeat(8 * 1024);
+    let sent = 0;
+    let refusedAt = -1;
+    // Far more than the kernel's buffers and the bound together; the writer never waits.
+    for (let i = 0; i < 10_000; i++) {
+      if (!sse.send(frame)) {
+        refusedAt = i;
+        break;
+      }
+      sent += frame.length;
+      // Let the socket move what it can, as a stream of events would.
+      if (i % 50 === 0) await new Promise((r) => setImmediate(r));
+    }
+    expect(refusedAt).toBeGreaterThan(0);
+    expect(sse.dropped).toBe(true);
+    expect(sse.closed).toBe(true);
+    expect(sent).toBeLessThan(10_000 * frame.length);
+    await sse.done;
+    // The reader, resuming, sees the connection end.
+    const ended = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 5_000);
+      socket.on("data", () => undefined);
+      socket.once("close", () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+      socket.on("error", () => undefined);
+      socket.resume();
+    });
+    expect(ended).toBe(true);
+  });
+
+  it("serves a reader that keeps up, one frame larger than the bound included", async () => {
+    const { port, stream } = await sseServer(16 * 1024);
+    const received = new Promise<string>((resolve) => {
+      let text = "";
+      const socket = connect(port, "127.0.0.1", () => socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+      socket.on("data", (chunk: Buffer) => {
+        text += chunk.toString("latin1");
+        if (text.includes("data: end")) {
+          socket.destroy();
+          resolve(text);
+        }
+      });
+    });
+    const sse = await stream;
+    expect(sse.send("b".repeat(100 * 1024))).toBe(true);
+    await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 50; i++) {
+      expect(sse.send(`event ${i}`)).toBe(true);
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(sse.send("end")).toBe(true);
+    const text = await received;
+    expect(text).toContain("b".repeat(100 * 1024));
+    expect(text).toContain("data: event 49");
+    expect(sse.dropped).toBe(false);
+  });
+});
