@@ -230,6 +230,27 @@ describe("red team: bounded work per request", () => {
     expect(await healthLatency(router.url)).toBeLessThan(100);
   }, 120_000);
 
+  it("connections beyond maxConnections are closed as they arrive, and served again once others close", async () => {
+    const small = await startRouter([], { TRESTLE_MAX_CONNECTIONS: "4" });
+    const { hostname, port } = new URL(small.url);
+    const open = (): Promise<Socket> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(Number(port), hostname, () => resolve(socket));
+        socket.once("error", reject);
+      });
+    // Idle connections that never send a request: the cheapest way to hold a server's sockets.
+    const held = [await open(), await open(), await open(), await open()];
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await healthLatency(small.url, 1_000)).toBe(Number.POSITIVE_INFINITY);
+    expect(
+      small.lines.some((l) => l.includes("connection refused: the router holds as many connections")),
+    ).toBe(true);
+    for (const socket of held) socket.destroy();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await healthLatency(small.url)).toBeLessThan(1_000);
+    await small.stop();
+  });
+
   // Last: on a router whose matcher backtracks, this one leaves it stuck for minutes.
   it("a 200,000-character URI against two {+var} templates is refused with -32602 while /healthz answers within 100 ms", async () => {
     const uri = `notes://${"a/".repeat(100_000)}`;
