@@ -302,8 +302,9 @@ export function createStreamableHttpHandler(
       }
     }
 
-    // Every message counts against the rate limit, not only the POST that carries them; checked after the
-    // session so that a refused batch costs its sender, and before anything is dispatched.
+    // Every message counts against the rate limit, not only the POST that carries them (the front door took one
+    // for the POST): checked once the batch is well-formed and its session known, before anything is dispatched.
+    // A refusal takes nothing more from the bucket.
     if (raw.length > 1 && deps.limiter) {
       const rate = deps.limiter.admitMore(req, raw.length - 1);
       if (!rate.ok) {
