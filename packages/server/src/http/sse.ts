@@ -62,6 +62,9 @@ export function openSseStream(res: ServerResponse, options: SseStreamOptions = {
     resolveDone();
   };
   res.on("close", finish);
+  // A write racing the reader's disconnect fails on the response; unheard, that error would be thrown out of the
+  // event loop. The stream is over either way.
+  res.on("error", finish);
   let dropped = false;
   /**
    * Writes a frame, unless what the reader has not taken yet already exceeds the bound: then the reader is
