@@ -572,7 +572,7 @@ export function describeStoreSuite(backend: string, open: () => Promise<StoreSui
           serviceName: name,
           host: "10.0.2.1",
           port,
-          serviceType: "tool-invoker",
+          serviceType: "tool-invoker" as const,
         });
         const one = await capped.services.register(at(9200));
         await capped.services.register(at(9201));
