@@ -25,7 +25,7 @@ import { createGrpcTransport } from "@trestle/transport-grpc";
 import { createMcpTransport, mcpProtocolCodec } from "@trestle/transport-mcp";
 import { type Logger, pino } from "pino";
 import { capabilitySecretResolver, withCapabilitySecrets } from "./capability-secrets.js";
-import { DEFAULT_MAX_QUEUED_CALLS, type RouterConfig } from "./config.js";
+import { BUILTIN_PRINCIPAL, DEFAULT_MAX_QUEUED_CALLS, type RouterConfig } from "./config.js";
 import { MCP_PROTOCOL } from "./forwards/forward-identity.js";
 import { createForwardManager, type ForwardManager } from "./forwards/forward-manager.js";
 import { createHttpApp } from "./http/http-app.js";
@@ -332,7 +332,11 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     : { unsubscribe: () => undefined };
 
   const api = createJsonApi({ maxBodyBytes: config.maxBodyBytes });
-  registerDiscoveryRoutes(api, { registry });
+  registerDiscoveryRoutes(api, {
+    registry,
+    // The built-ins' names are theirs from the start: a register token cannot claim one before they register.
+    reserved: { serviceNames: Object.keys(overrides.builtinSecrets ?? {}), principal: BUILTIN_PRINCIPAL },
+  });
   registerCatalogRoutes(api, { registry, invoker, resources });
   registerEventRoutes(api, {
     events,

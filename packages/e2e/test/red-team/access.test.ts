@@ -214,11 +214,12 @@ describe("red team: least privilege between principals", () => {
     expect((await postMcp(`${router.url}/mcp`, ping, withSession(MCP_B))).status).toBe(404);
   });
 
-  it("built-in services get neither the router's tokens nor an operator's credential in their environment", async () => {
+  it("built-in services get neither the router's tokens nor an operator's credential in their environment, and keep their names", async () => {
     const router = await startRouter(["--builtins", "--root", tmpdir()], {
       TRESTLE_TOKENS: JSON.stringify([
         { name: "operator", token: ADMIN, scopes: ["admin"] },
         { name: "clients", token: MCP_A, scopes: ["mcp"] },
+        { name: "partner", token: REGISTER_A, scopes: ["register"] },
       ]),
       TRESTLE_RED_TEAM_CANARY: "canary-0123456789",
     });
@@ -246,6 +247,15 @@ describe("red team: least privilege between principals", () => {
       return found.size >= 3 ? found : undefined;
     }, 30_000);
     expect(names.size).toBeGreaterThanOrEqual(3);
+    // A capability's register token cannot put its own address under a built-in's name.
+    for (const name of ["http", "file"]) {
+      const squat = await fetch(`${router.url}/api/v1/management/discovery`, {
+        method: "POST",
+        headers: { ...json, ...bearer(REGISTER_A) },
+        body: JSON.stringify(registration(name, 6666)),
+      });
+      expect(squat.status, name).toBe(403);
+    }
   });
 });
 

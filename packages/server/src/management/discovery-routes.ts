@@ -20,12 +20,35 @@ function actorOf(request: ApiRequest): RegistrationActor {
  * bound to the principal that made it: another one's re-registration, heartbeat or deregistration of it, or a
  * registration under its service name, is refused (403) with nothing written.
  */
-export function registerDiscoveryRoutes(api: JsonApi, deps: { registry: Registry }): void {
+export function registerDiscoveryRoutes(
+  api: JsonApi,
+  deps: {
+    registry: Registry;
+    /**
+     * Service names kept for the built-in services this process starts, and the principal they register as:
+     * no other principal (but an admin) may register under them, not even before the built-ins have.
+     */
+    reserved?: { serviceNames: readonly string[]; principal: string };
+  },
+): void {
   const { services } = deps.registry;
+  const reservedNames = new Set(deps.reserved?.serviceNames ?? []);
 
-  api.route("POST", "/api/v1/management/discovery", async (r) => ({
-    data: await services.register(parseRegistration(await r.json()), actorOf(r)),
-  }));
+  api.route("POST", "/api/v1/management/discovery", async (r) => {
+    const registration = parseRegistration(await r.json());
+    const actor = actorOf(r);
+    if (
+      reservedNames.has(registration.serviceName) &&
+      !actor.admin &&
+      actor.principal !== deps.reserved?.principal
+    ) {
+      throw new TrestleError(
+        `The service name '${registration.serviceName}' is reserved for the router's built-in services`,
+        Code.PermissionDenied,
+      );
+    }
+    return { data: await services.register(registration, actor) };
+  });
   api.route("DELETE", "/api/v1/management/discovery", async (r) => {
     const body = (await r.json()) as { id?: unknown };
     if (typeof body !== "object" || body === null || typeof body.id !== "string" || body.id.length === 0) {
