@@ -15,7 +15,7 @@ export interface BuiltinCallSecrets<S extends SecretCarrier> {
   /** For `createRouter(config, { builtinSecrets })`: each secret by the service name its built-in registers under. */
   byServiceName: Record<string, string>;
   /** The same services, each with its own secret in `env.TRESTLE_CAPABILITY_SECRET`. */
-  services: S[];
+  services: (S & { env: Record<string, string> })[];
 }
 
 /** The service name a built-in registers under: its name, or for exec the engine its `--engine` names. */
