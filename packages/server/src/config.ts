@@ -255,7 +255,7 @@ export const routerConfigSchema = z.object({
     .number()
     .int()
     .positive()
-    .default(32)
+    .default(256)
     .describe(
       "Streams one MCP session may hold open at once: its GET stream and POSTs awaiting answers (429 beyond)",
     ),

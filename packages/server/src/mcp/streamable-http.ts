@@ -30,7 +30,7 @@ export interface StreamableHttpOptions {
 /** Messages one JSON-RPC batch may hold by default. */
 export const DEFAULT_MAX_BATCH_MESSAGES = 100;
 /** Streams one session may hold open at once by default. */
-export const DEFAULT_MAX_STREAMS_PER_SESSION = 32;
+export const DEFAULT_MAX_STREAMS_PER_SESSION = 256;
 
 /** What the endpoint needs from the router. */
 export interface StreamableHttpDependencies {
