@@ -16,6 +16,36 @@ const build = spawnSync(
 );
 if (build.status !== 0) process.exit(build.status ?? 1);
 
+/**
+ * The code execution engine runs every program in a bubblewrap sandbox and refuses to start without it. On a
+ * Debian-like machine where this runs as root, install it the way CI does; elsewhere say how, once, up front.
+ */
+function ensureBubblewrap() {
+  const found = spawnSync("sh", ["-c", "command -v bwrap"], { stdio: "ignore" });
+  if (found.status === 0) return;
+  const canInstall =
+    process.getuid?.() === 0 &&
+    spawnSync("sh", ["-c", "command -v apt-get"], { stdio: "ignore" }).status === 0;
+  if (canInstall) {
+    console.error("trestle: installing bubblewrap (the code execution sandbox) with apt-get …");
+    const env = {
+      PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin",
+      DEBIAN_FRONTEND: "noninteractive",
+    };
+    const update = spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit", env });
+    const install =
+      update.status === 0 &&
+      spawnSync("apt-get", ["install", "-y", "-qq", "bubblewrap"], { stdio: "inherit", env }).status === 0;
+    if (install) return;
+  }
+  console.error(
+    "trestle: bubblewrap (bwrap) is not installed, so the built-in code execution engine will not start; " +
+      "install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) and start again. " +
+      "The other built-in services start as usual.",
+  );
+}
+ensureBubblewrap();
+
 const cli = join(root, "packages", "server", "dist", "cli.js");
 // Loopback unless the arguments say otherwise: an explicit --host goes after this one and wins, and without
 // tokens the router refuses any other address unless --insecure-open is given too.
