@@ -1,14 +1,4 @@
-/** Per-call options that every {@link BridgeTransport} method accepts. */
-export interface CallOptions {
-  /** Cancels the call, including a running code execution stream. */
-  signal?: AbortSignal;
-  /** Deadline for the call, in milliseconds. Transports default to 10 s (unary) and 20 s (streaming). */
-  timeoutMs?: number;
-  /** The MCP request id; sent as `request_id` in the message and as `x-wanaku-request-id` metadata. */
-  requestId?: string;
-  /** Extra metadata sent with the call (e.g. `traceparent`). Keys are lower-cased on the wire. */
-  metadata?: Record<string, string>;
-}
+export type { CallOptions } from "./call.js";
 
 /** Metadata key that carries the request id to a capability service. */
 export const REQUEST_ID_METADATA_KEY = "x-wanaku-request-id";

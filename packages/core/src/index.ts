@@ -5,6 +5,25 @@
  *
  * @packageDocumentation
  */
+
+export type {
+  BridgeTransport as NeutralBridgeTransport,
+  CallMetadata,
+  CodeOutput,
+  CodeRun,
+  InputRequest,
+  InputResponse,
+  LogMessage,
+  Progress,
+  PromptGet,
+  PromptResult,
+  PromptResultMessage,
+  Provisioning,
+  ResourceRead,
+  ResourceResult,
+  ToolCall,
+  ToolResult,
+} from "./call.js";
 export {
   CAPABILITY_SECRET_METADATA_KEY,
   type CallOptions,
@@ -43,6 +62,26 @@ export type {
   ToolReference,
 } from "./catalog.js";
 export {
+  type Annotations,
+  type AudioContent,
+  type ContentBlock,
+  type EmbeddedResource,
+  type Icon,
+  type ImageContent,
+  type JsonObject,
+  type JsonValue,
+  type ResourceContents,
+  type ResourceLink,
+  type TextContent,
+  textContent,
+} from "./content.js";
+export {
+  type ContextKey,
+  type ContextValues,
+  createContextKey,
+  createContextValues,
+} from "./context-values.js";
+export {
   Code,
   codeFromString,
   codeToString,
@@ -71,6 +110,15 @@ export {
   type ServedCapability,
   type ServeOptions,
 } from "./in-memory-transport.js";
+export {
+  failedResponse,
+  type Interceptor,
+  type Invoke,
+  type TransportRequest,
+  type TransportResponse,
+  type TransportResults,
+  withInterceptors,
+} from "./interceptor.js";
 export { buildProvisionRequest, provisioningReferenceFromReply } from "./provisioning.js";
 export {
   AUTH_ARGUMENT_PREFIX,

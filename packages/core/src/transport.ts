@@ -6,44 +6,12 @@ import type {
   ToolInvokeReply,
   ToolInvokeRequest,
 } from "@trestle/proto";
-import type { CallOptions } from "./call-options.js";
+import type { CallOptions, HealthStatus, ProvisioningReference } from "./call.js";
 import type { ServiceTarget } from "./service-target.js";
 
-/** A property a capability declares for a provisioned tool or resource. */
-export interface ProvisionedProperty {
-  type: string;
-  description: string;
-  required: boolean;
-}
-
-/** What a capability returns from provisioning: where it stored configuration and secrets, and what it needs. */
-export interface ProvisioningReference {
-  /** URI of the stored configuration, to send as `configuration_uri` on later calls. */
-  configurationUri: string;
-  /** URI of the stored secrets, to send as `secrets_uri` on later calls. */
-  secretsUri: string;
-  /** Properties the capability declares, by name. */
-  properties: Record<string, ProvisionedProperty>;
-}
-
 /**
- * Health of a service as seen by one probe.
- * - `healthy`: it answered and said it runs (or answered `UNIMPLEMENTED`: it has no probe but is up);
- * - `pending`: it is starting (`FAILED_PRECONDITION` or a status of STARTING);
- * - `unhealthy`: it answered with any other status (stopping, stopped);
- * - `down`: it could not be reached.
- */
-export type HealthState = "healthy" | "pending" | "unhealthy" | "down";
-
-/** The result of {@link BridgeTransport.probeHealth}. */
-export interface HealthStatus {
-  state: HealthState;
-  /** Why, when not healthy (or when the service has no probe). */
-  message?: string;
-}
-
-/**
- * How the bridge reaches a capability service. One implementation per wire protocol (gRPC, Connect, MCP, …);
+ * The Wanaku-typed transport contract, replaced by the protocol-neutral {@link NeutralBridgeTransport} in
+ * `call.ts`. How the bridge reaches a capability service. One implementation per wire protocol (gRPC, Connect, MCP, …);
  * the bridge and the server know only this interface, so a transport can be swapped per service.
  *
  * Every method rejects with a {@link TrestleError}: `Unavailable` when the service cannot be reached,
@@ -87,3 +55,5 @@ export interface BridgeTransport {
   /** Closes every connection. Calls made afterwards reject with `Unavailable`. Idempotent. */
   close(): Promise<void>;
 }
+
+export type { HealthState, HealthStatus, ProvisionedProperty, ProvisioningReference } from "./call.js";

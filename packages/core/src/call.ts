@@ -1,0 +1,218 @@
+import type { PromptReference, ResourceReference, ToolReference } from "./catalog.js";
+import type { ContentBlock, JsonObject, JsonValue, ResourceContents } from "./content.js";
+import type { ContextValues } from "./context-values.js";
+import type { ServiceTarget } from "./service-target.js";
+
+/** Metadata sent to the backend with a call (headers on HTTP, metadata on gRPC). Keys are lower-cased on the wire. */
+export type CallMetadata = Record<string, string>;
+
+/** A tool call: the catalog's tool and the client's JSON arguments, as the client sent them. */
+export interface ToolCall {
+  tool: ToolReference;
+  arguments: JsonObject;
+  /** Metadata that belongs to the call itself rather than to its transport (sent besides `CallOptions.metadata`). */
+  metadata?: CallMetadata;
+}
+
+/** A tool's result, in MCP's shape. */
+export interface ToolResult {
+  content: ContentBlock[];
+  structuredContent?: JsonObject;
+  /** True when the tool itself reports a failure (the call reached it and it answered). */
+  isError?: boolean;
+  _meta?: JsonObject;
+}
+
+/** A resource read: the catalog's resource and the concrete URI asked for. */
+export interface ResourceRead {
+  resource: ResourceReference;
+  /** The URI the client asked for (the resource's location, or a URI its template matches). */
+  uri: string;
+  /** Parameters sent with the read (the resource's own, then a template's variables). */
+  params?: Record<string, string>;
+  metadata?: CallMetadata;
+}
+
+/** What a resource read returns. */
+export interface ResourceResult {
+  contents: ResourceContents[];
+  _meta?: JsonObject;
+}
+
+/** A prompt get: the catalog's prompt and its arguments. */
+export interface PromptGet {
+  prompt: PromptReference;
+  arguments: Record<string, string>;
+  metadata?: CallMetadata;
+}
+
+/** One message of a prompt's result. */
+export interface PromptResultMessage {
+  role: "user" | "assistant";
+  content: ContentBlock;
+}
+
+/** What a prompt get returns. */
+export interface PromptResult {
+  description?: string;
+  messages: PromptResultMessage[];
+  _meta?: JsonObject;
+}
+
+/** A code execution: what to run, on which engine and language. */
+export interface CodeRun {
+  engineType: string;
+  language: string;
+  /** The code, Base64-encoded or as raw text (a transport that needs one form decodes it). */
+  code: string;
+  /** Arguments: a list (the engine sees `arg0`, `arg1`, … where its wire has a map) or a map. */
+  arguments?: string[] | Record<string, string>;
+  /** Environment variables for the run. */
+  environment?: Record<string, string>;
+  /** How long the engine may run the code, in milliseconds. Not the call's deadline: see `CallOptions`. */
+  timeoutMs?: number;
+  /** A request body, where the engine's wire has one. */
+  body?: string;
+  configurationUri?: string;
+  secretsUri?: string;
+  metadata?: CallMetadata;
+}
+
+/** One item of a code execution stream. */
+export type CodeOutput =
+  | { type: "output"; stream: "stdout" | "stderr"; text: string }
+  | { type: "status"; status: "pending" | "running"; text?: string }
+  | {
+      type: "exit";
+      status: "completed" | "failed" | "cancelled" | "timeout";
+      exitCode?: number;
+      text?: string;
+    };
+
+/** Configuration and secrets to store on a service for a tool or resource named `name`. */
+export interface Provisioning {
+  name: string;
+  configurationData: string;
+  secretsData: string;
+}
+
+/** A property a capability declares for a provisioned tool or resource. */
+export interface ProvisionedProperty {
+  type: string;
+  description: string;
+  required: boolean;
+}
+
+/** What a capability returns from provisioning: where it stored configuration and secrets, and what it needs. */
+export interface ProvisioningReference {
+  /** URI of the stored configuration, to send as `configuration_uri` on later calls. */
+  configurationUri: string;
+  /** URI of the stored secrets, to send as `secrets_uri` on later calls. */
+  secretsUri: string;
+  /** Properties the capability declares, by name. */
+  properties: Record<string, ProvisionedProperty>;
+}
+
+/**
+ * Health of a service as seen by one probe.
+ * - `healthy`: it answered and said it runs (or answered `UNIMPLEMENTED`: it has no probe but is up);
+ * - `pending`: it is starting (`FAILED_PRECONDITION` or a status of STARTING);
+ * - `unhealthy`: it answered with any other status (stopping, stopped);
+ * - `down`: it could not be reached.
+ */
+export type HealthState = "healthy" | "pending" | "unhealthy" | "down";
+
+/** The result of {@link BridgeTransport.probeHealth}. */
+export interface HealthStatus {
+  state: HealthState;
+  /** Why, when not healthy (or when the service has no probe). */
+  message?: string;
+}
+
+/** A progress report from the backend (MCP `notifications/progress`). */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** A log message from the backend (MCP `notifications/message`). */
+export interface LogMessage {
+  level: "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+  logger?: string;
+  data: JsonValue;
+}
+
+/** A request for input the backend makes while a call runs (MCP server-to-client requests). */
+export type InputRequest =
+  | { kind: "elicitation"; params: JsonObject }
+  | { kind: "sampling"; params: JsonObject }
+  | { kind: "roots"; params: JsonObject };
+
+/** The caller's answer to an {@link InputRequest}. */
+export interface InputResponse {
+  action: "accept" | "decline" | "cancel";
+  result?: JsonObject;
+}
+
+/**
+ * Per-call options every {@link BridgeTransport} method accepts. The listeners belong to this call only: a
+ * transport calls them while the call runs and never after it ends.
+ */
+export interface CallOptions {
+  /** Cancels the call, including a running code execution stream. */
+  signal?: AbortSignal;
+  /** Deadline for the call, in milliseconds. Transports default to 10 s (unary) and 20 s (streaming). */
+  timeoutMs?: number;
+  /** The caller's request id (the MCP request id); a transport sends it where its wire has a place for it. */
+  requestId?: string;
+  /** Extra metadata sent with the call (e.g. `traceparent`). Keys are lower-cased on the wire. */
+  metadata?: CallMetadata;
+  /** Progress the backend reports while the call runs. */
+  onProgress?(progress: Progress): void;
+  /** Log messages the backend sends while the call runs. */
+  onLog?(message: LogMessage): void;
+  /**
+   * Answers the backend's requests for input (elicitation, sampling, roots). Absent: the caller cannot
+   * answer, and a transport must not tell its backend that it can.
+   */
+  onInputRequest?(request: InputRequest): Promise<InputResponse>;
+  /** Typed values for interceptors, a fresh bag per call (connect-es style). */
+  contextValues?: ContextValues;
+}
+
+/**
+ * How the router reaches a backend. One implementation per wire protocol (gRPC, Connect, MCP, …), each
+ * mapping these protocol-neutral calls to its own wire inside its own package; the bridge and the server know
+ * only this interface, so a transport can be swapped per service.
+ *
+ * Every method rejects with a {@link TrestleError}: `Unavailable` when the service cannot be reached,
+ * `DeadlineExceeded` when `timeoutMs` passes, `Canceled` when `signal` aborts, `Unimplemented` naming the
+ * method when the protocol has no such call, and the service's own code otherwise. Implementations prove
+ * their behaviour with the kit in `@trestle/core/testing`.
+ */
+export interface BridgeTransport {
+  /** Calls a tool. A tool that reports its own failure resolves with `isError: true`. */
+  callTool(call: ToolCall, target: ServiceTarget, options?: CallOptions): Promise<ToolResult>;
+  /** Reads a resource. */
+  readResource(read: ResourceRead, target: ServiceTarget, options?: CallOptions): Promise<ResourceResult>;
+  /** Gets a prompt, where the protocol has prompts. Optional. */
+  getPrompt?(get: PromptGet, target: ServiceTarget, options?: CallOptions): Promise<PromptResult>;
+  /**
+   * Runs code and yields each output as the engine produces it. Breaking out of the iteration (or aborting
+   * `signal`) cancels the execution on the engine.
+   */
+  executeCode(run: CodeRun, target: ServiceTarget, options?: CallOptions): AsyncIterable<CodeOutput>;
+  /** Stores configuration and secrets for a tool or resource on the service. */
+  provision(
+    provisioning: Provisioning,
+    target: ServiceTarget,
+    options?: CallOptions,
+  ): Promise<ProvisioningReference>;
+  /** Asks the service whether it runs. Never rejects for the service's state: that is the answer. */
+  probeHealth(target: ServiceTarget, options?: CallOptions): Promise<HealthStatus>;
+  /** Lets go of any connection kept for `target` (it was deregistered). Optional. */
+  release?(target: ServiceTarget): void;
+  /** Closes every connection. Calls made afterwards reject with `Unavailable`. Idempotent. */
+  close(): Promise<void>;
+}
