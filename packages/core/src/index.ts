@@ -147,6 +147,11 @@ export {
   type ServiceType,
   targetAddress,
 } from "./service-target.js";
+export {
+  type ToolCallParts,
+  toolCallParts,
+  validateRequiredArguments,
+} from "./tool-call-parts.js";
 export type {
   BridgeTransport,
   HealthState,

@@ -1,0 +1,122 @@
+import type { ToolReference } from "./catalog.js";
+import { Code, TrestleError } from "./error.js";
+import {
+  AUTH_ARGUMENT_PREFIX,
+  BODY_ARGUMENT,
+  isSecretArgumentKey,
+  isSecretHeaderKey,
+  META_ARGUMENT_PREFIX,
+  redactBody,
+  stringifyArgument,
+} from "./redaction.js";
+
+/**
+ * What a tool call's arguments mean once Wanaku's argument conventions are applied: the ordinary arguments as
+ * text, the headers, the body, and the secret values among them. The Wanaku transports send these parts; the
+ * bridge records them (redacted) and scrubs the secret values from everything that leaves it, whatever the
+ * protocol of the call.
+ */
+export interface ToolCallParts {
+  /** Every argument except `wanaku_meta_*` and `wanaku_auth_*`, nulls dropped, values as text. */
+  arguments: Record<string, string>;
+  /** Headers, later wins: `wanaku_meta_X` → `X`; service-scoped header properties; `wanaku_auth_X` → `X`. */
+  headers: Record<string, string>;
+  /** The `wanaku_body` argument as text, where the input schema declares it; else "". */
+  body: string;
+  /** Headers filled from `wanaku_auth_*` arguments: always redacted in events, whatever their name. */
+  authHeaders: Set<string>;
+  /** Secret values the call carries: auth values, secret-named arguments, credential headers, body secrets. */
+  secretValues: string[];
+}
+
+function isPresent(value: unknown): boolean {
+  return value !== null && value !== undefined;
+}
+
+function toText(name: string, value: unknown): string {
+  try {
+    return stringifyArgument(value);
+  } catch (error) {
+    throw new TrestleError(
+      `Argument '${name}' cannot be sent as text: ${error instanceof Error ? error.message : String(error)}`,
+      Code.InvalidArgument,
+    );
+  }
+}
+
+/**
+ * Contract §4.1: every name in the tool's `inputSchema.required` must be present (a `null` value counts as
+ * absent, since it would be dropped).
+ *
+ * @throws TrestleError `InvalidArgument` with "Missing required parameter(s): a, b".
+ */
+export function validateRequiredArguments(
+  args: Readonly<Record<string, unknown>>,
+  tool: ToolReference,
+): void {
+  const missing = (tool.inputSchema?.required ?? []).filter(
+    (name) => !Object.hasOwn(args, name) || !isPresent(args[name]),
+  );
+  if (missing.length > 0) {
+    throw new TrestleError(`Missing required parameter(s): ${missing.join(", ")}`, Code.InvalidArgument);
+  }
+}
+
+/**
+ * Splits a tool call's arguments into the parts contract §4 prescribes:
+ * - `arguments`: every argument except `wanaku_meta_*` and `wanaku_auth_*`, nulls dropped, values as text;
+ * - `headers`, later wins: `wanaku_meta_X` → `X`; each `target: "header"`, `scope: "service"` property →
+ *   a header of its name, valued by the argument of that name or else the property's default `value`;
+ *   `wanaku_auth_X` → `X`;
+ * - `body`: the `wanaku_body` argument, only where the input schema declares `wanaku_body`.
+ *
+ * It does not validate required arguments: see {@link validateRequiredArguments}.
+ *
+ * @throws TrestleError `InvalidArgument` when an argument value cannot be turned into text (a cycle, a bigint
+ * inside an object).
+ */
+export function toolCallParts(args: Readonly<Record<string, unknown>>, tool: ToolReference): ToolCallParts {
+  const secretValues: string[] = [];
+  const authHeaders = new Set<string>();
+  const properties = tool.inputSchema?.properties ?? {};
+
+  const argumentsOut: Record<string, string> = {};
+  const metaHeaders: Record<string, string> = {};
+  const authValues: Record<string, string> = {};
+  for (const [name, value] of Object.entries(args)) {
+    if (!isPresent(value)) continue;
+    const text = toText(name, value);
+    if (isSecretArgumentKey(name)) secretValues.push(text);
+    if (name.startsWith(META_ARGUMENT_PREFIX)) {
+      const header = name.slice(META_ARGUMENT_PREFIX.length);
+      if (header) metaHeaders[header] = text;
+    } else if (name.startsWith(AUTH_ARGUMENT_PREFIX)) {
+      const header = name.slice(AUTH_ARGUMENT_PREFIX.length);
+      if (header) authValues[header] = text;
+    } else {
+      argumentsOut[name] = text;
+    }
+  }
+
+  const propertyHeaders: Record<string, string> = {};
+  for (const [name, property] of Object.entries(properties)) {
+    if (property.target !== "header" || property.scope !== "service") continue;
+    const fromArgument = args[name];
+    const value = isPresent(fromArgument) ? toText(name, fromArgument) : property.value;
+    if (value === undefined || value === null) continue;
+    propertyHeaders[name] = String(value);
+    if (isSecretArgumentKey(name)) secretValues.push(String(value));
+  }
+
+  const headers: Record<string, string> = { ...metaHeaders, ...propertyHeaders, ...authValues };
+  for (const header of Object.keys(authValues)) authHeaders.add(header);
+  for (const [name, value] of Object.entries(headers)) {
+    if (isSecretHeaderKey(name) || authHeaders.has(name)) secretValues.push(value);
+  }
+
+  const bodyValue = Object.hasOwn(properties, BODY_ARGUMENT) ? args[BODY_ARGUMENT] : undefined;
+  const body = isPresent(bodyValue) ? toText(BODY_ARGUMENT, bodyValue) : "";
+  // A secret-named field inside the body (`{"client_secret": …}`) is as secret as an argument of that name.
+  secretValues.push(...redactBody(body).secretValues);
+  return { arguments: argumentsOut, headers, body, authHeaders, secretValues };
+}

@@ -1,0 +1,29 @@
+import { create } from "@bufbuild/protobuf";
+import { type ToolCall, toolCallParts } from "@trestle/core";
+import { type ToolInvokeRequest, ToolInvokeRequestSchema } from "@trestle/proto";
+
+/**
+ * The `ToolInvokeRequest` for a call, exactly as contract §4 prescribes:
+ * - `uri`: the tool's uri, verbatim (the capability expands any template in it);
+ * - `arguments`, `headers`, `body`: as {@link toolCallParts} splits the call's JSON arguments
+ *   (`wanaku_meta_*` and `wanaku_auth_*` to headers, nulls dropped, values as text, the `wanaku_body`
+ *   argument as the body where the input schema declares it);
+ * - `configuration_uri`, `secrets_uri`: the tool's, or "";
+ * - `request_id`: the caller's request id.
+ *
+ * It does not validate required arguments: see `validateRequiredArguments` in `@trestle/core`.
+ *
+ * @throws TrestleError `InvalidArgument` when an argument value cannot be turned into text.
+ */
+export function buildToolInvokeRequest(call: ToolCall, requestId = ""): ToolInvokeRequest {
+  const parts = toolCallParts(call.arguments, call.tool);
+  return create(ToolInvokeRequestSchema, {
+    uri: call.tool.uri,
+    body: parts.body,
+    arguments: parts.arguments,
+    headers: parts.headers,
+    configurationUri: call.tool.configurationURI ?? "",
+    secretsUri: call.tool.secretsURI ?? "",
+    requestId,
+  });
+}
