@@ -2,7 +2,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import type { ClassifiedMessage } from "../src/mcp/json-rpc.js";
 import { type Exchange, McpDispatcher } from "../src/mcp/mcp-dispatcher.js";
-import type { DirectRequestHandler } from "../src/mcp/namespace-server.js";
+import type { McpRequestHandler } from "../src/mcp/namespace-server.js";
 import { ProtocolError } from "../src/mcp/protocol-error.js";
 import type { McpSession } from "../src/mcp/session-registry.js";
 
@@ -29,10 +29,9 @@ const session = { id: "s1" } as McpSession;
 const context = { namespace: "", session, headers: {} };
 const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
 
-describe("the dispatcher's direct handlers (no SDK Protocol in between)", () => {
+describe("the dispatcher over one method table (no SDK Protocol in between)", () => {
   it("answers under the client's id, relays notifications tied to the request, and maps errors", async () => {
-    const dispatcher = new McpDispatcher();
-    const handler: DirectRequestHandler = async (request, extra) => {
+    const handler: McpRequestHandler = async (request, extra) => {
       const name = (request.params as { name: string }).name;
       if (name === "bad") throw new ProtocolError(-32602, "Unknown tool: bad", { name });
       if (name === "boom") throw new Error("");
@@ -42,14 +41,11 @@ describe("the dispatcher's direct handlers (no SDK Protocol in between)", () => 
       });
       return { content: [{ type: "text", text: name }] };
     };
-    dispatcher.handleDirectly(new Map([["tools/call", handler]]));
-    const seenBySdk: JSONRPCMessage[] = [];
-    dispatcher.onmessage = (m) => seenBySdk.push(m);
+    const dispatcher = new McpDispatcher(new Map([["tools/call", handler]]));
 
     const r = recorder();
     dispatcher.dispatch([call("a"), call(7, "bad"), call("c", "boom")], context, r.exchange);
     await settle();
-    expect(seenBySdk).toEqual([]);
     expect(r.responses).toEqual(
       expect.arrayContaining([
         { jsonrpc: "2.0", id: "a", result: { content: [{ type: "text", text: "echo" }] } },
@@ -69,9 +65,8 @@ describe("the dispatcher's direct handlers (no SDK Protocol in between)", () => 
   });
 
   it("aborts the handler when the client cancels the request or goes away, and sends nothing for it", async () => {
-    const dispatcher = new McpDispatcher();
     const reasons: unknown[] = [];
-    dispatcher.handleDirectly(
+    const dispatcher = new McpDispatcher(
       new Map([
         [
           "tools/call",
@@ -114,21 +109,48 @@ describe("the dispatcher's direct handlers (no SDK Protocol in between)", () => 
     expect(dispatcher.inFlightCount).toBe(0);
   });
 
-  it("hands every other method to the SDK's Protocol", () => {
-    const dispatcher = new McpDispatcher();
-    dispatcher.handleDirectly(new Map([["tools/call", () => ({})]]));
-    const seenBySdk: JSONRPCMessage[] = [];
-    dispatcher.onmessage = (m) => seenBySdk.push(m);
+  it("answers a method the table lacks with -32601 naming it, and gives handlers the request's origin", async () => {
+    const origins: unknown[] = [];
+    const dispatcher = new McpDispatcher(
+      new Map<string, McpRequestHandler>([
+        [
+          "tools/list",
+          (_request, extra) => {
+            origins.push({ id: extra.origin.originalId, session: extra.origin.session?.id });
+            return { tools: [] };
+          },
+        ],
+      ]),
+    );
+    const r = recorder();
     dispatcher.dispatch(
       [
         {
           kind: "request",
           message: { jsonrpc: "2.0", id: 1, method: "tools/list" } as ClassifiedMessage["message"],
         },
+        {
+          kind: "request",
+          message: { jsonrpc: "2.0", id: 2, method: "tools/teleport" } as ClassifiedMessage["message"],
+        },
+        {
+          kind: "notification",
+          message: { jsonrpc: "2.0", method: "notifications/initialized" } as ClassifiedMessage["message"],
+        },
       ],
       context,
-      recorder().exchange,
+      r.exchange,
     );
-    expect(seenBySdk).toMatchObject([{ method: "tools/list" }]);
+    await settle();
+    expect(r.responses).toEqual([
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        error: { code: -32601, message: "Method not found: tools/teleport" },
+      },
+      { jsonrpc: "2.0", id: 1, result: { tools: [] } },
+    ]);
+    expect(origins).toEqual([{ id: 1, session: "s1" }]);
+    expect(r.finished()).toBe(1);
   });
 });

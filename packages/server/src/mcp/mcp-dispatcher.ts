@@ -1,13 +1,12 @@
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage, MessageExtraInfo, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { type ClassifiedMessage, JsonRpcErrorCode } from "./json-rpc.js";
-import type { DirectRequestHandler, RequestExtra } from "./namespace-server.js";
-import type { McpSession } from "./session-registry.js";
+import type { McpMethodTable, McpRequestExtra, RequestOrigin } from "./namespace-server.js";
+import type { SessionState } from "./session-registry.js";
 
 /**
- * Where the replies to one batch of incoming requests go (one HTTP POST). The dispatcher calls `respond` once per
- * request, `notify` for notifications tied to a request (progress, logs), and `finish` when every request of the
- * batch has been answered or cancelled.
+ * Where the replies to one batch of incoming requests go (one HTTP POST, or the stdio stream). The dispatcher
+ * calls `respond` once per request it answers, `notify` for notifications tied to a request (progress, logs),
+ * and `finish` when every request of the batch has been answered or cancelled.
  */
 export interface Exchange {
   respond(message: JSONRPCMessage): void;
@@ -15,24 +14,23 @@ export interface Exchange {
   finish(): void;
 }
 
-/** What a handler can know about the request it serves. */
+/** What a transport knows about the messages it hands over: their namespace, session and headers. */
 export interface InboundContext {
-  /** The request id as the client sent it. */
-  originalId: RequestId;
-  namespace: string;
-  session: McpSession | undefined;
+  readonly namespace: string;
+  /** The client's session; absent in stateless mode (no cancellation then: nothing ties two POSTs together). */
+  readonly session: SessionState | undefined;
   /** The HTTP request's headers (lower-cased), or empty for stdio. */
-  headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
-interface InFlight extends InboundContext {
-  exchange: ExchangeState;
-  /** Set for a request the dispatcher handles itself: aborting it cancels the handler. */
-  abort?: AbortController;
+/** One request being handled; it is the handler's {@link RequestOrigin} too, so a request costs one object. */
+interface InFlight extends InboundContext, RequestOrigin {
+  readonly exchange: ExchangeState;
+  readonly abort: AbortController;
 }
 
-/** The JSON-RPC error a handler's failure answers with, as the SDK's Protocol writes it. */
-function errorResponse(id: number, error: unknown): JSONRPCMessage {
+/** The JSON-RPC error a handler's failure answers with (as the SDK's Protocol wrote it). */
+function errorResponse(id: RequestId, error: unknown): JSONRPCMessage {
   const e = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
   return {
     jsonrpc: "2.0",
@@ -45,50 +43,33 @@ function errorResponse(id: number, error: unknown): JSONRPCMessage {
   } as JSONRPCMessage;
 }
 
-interface ExchangeState {
-  exchange: Exchange;
-  pending: Set<number>;
+/** The requests of one batch still waiting for an answer, and where their answers go. */
+export interface ExchangeState {
+  readonly exchange: Exchange;
+  readonly pending: Set<number>;
 }
 
 /**
- * Multiplexes many MCP clients onto one SDK `Server` (one per namespace): an SDK `Transport` that gives every
- * incoming request a process-unique id, routes the Server's replies back to the client's exchange under the
- * client's own id, and remaps cancellations. One Server then serves every session of a namespace, in stateful and
- * stateless mode alike, and a session costs a few hundred bytes instead of a Server and a transport.
+ * Runs MCP requests against one namespace's {@link McpMethodTable}, for every client of the namespace and
+ * both transports: it gives each request an abort signal (fired by the client's `notifications/cancelled` or by
+ * the client going away), sends the handler's result or error back under the client's own id, relays the
+ * notifications tied to it, and answers a method the table lacks with -32601. Nothing here parses a message
+ * again: the transport classified it, and the handler parses its own params.
  */
-export class McpDispatcher implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
-
-  /** Handlers called without the SDK's Protocol, by method. */
-  private direct: ReadonlyMap<string, DirectRequestHandler> = new Map();
+export class McpDispatcher {
   private nextId = 1;
   private readonly inFlight = new Map<number, InFlight>();
-  /** Per session: the client's request id → our id, so that `notifications/cancelled` can find the request. */
+  /** Per session: the client's request id → ours, so that `notifications/cancelled` can find the request. */
   private readonly bySession = new Map<string, Map<RequestId, number>>();
 
-  async start(): Promise<void> {}
+  constructor(private readonly methods: McpMethodTable) {}
 
-  /**
-   * Calls these handlers itself for their methods, without the SDK's Protocol (see `directRequestHandlers`):
-   * the Protocol would parse each message three more times before finding the handler.
-   */
-  handleDirectly(handlers: ReadonlyMap<string, DirectRequestHandler>): void {
-    this.direct = handlers;
-  }
-
-  async close(): Promise<void> {
+  /** Cancels every request in flight (the namespace is going away or the router is closing). */
+  close(): void {
     for (const [id, flight] of this.inFlight) {
       this.settle(id, flight);
-      flight.abort?.abort("The MCP server is closing");
+      flight.abort.abort("The MCP server is closing");
     }
-    this.onclose?.();
-  }
-
-  /** The context of a request the Server is handling, by the id the Server sees (`extra.requestId`). */
-  contextOf(requestId: RequestId): InboundContext | undefined {
-    return typeof requestId === "number" ? this.inFlight.get(requestId) : undefined;
   }
 
   /** How many requests are being handled now. */
@@ -97,33 +78,21 @@ export class McpDispatcher implements Transport {
   }
 
   /**
-   * Hands a batch of classified messages to the Server. Requests are answered through `exchange`; when the batch
-   * holds no request, `exchange.finish()` is called at once.
+   * Handles a batch of classified messages. Requests are answered through `exchange`; when the batch holds no
+   * request, `exchange.finish()` is called at once. Responses from the client (to server-initiated requests) are
+   * dropped: the router sends none.
    */
   dispatch(
     messages: readonly ClassifiedMessage[],
-    context: Omit<InboundContext, "originalId">,
+    context: InboundContext,
     exchange: Exchange,
   ): ExchangeState {
     const state: ExchangeState = { exchange, pending: new Set() };
-    const extra: MessageExtraInfo = { requestInfo: { headers: context.headers as Record<string, string> } };
     for (const { kind, message } of messages) {
-      if (kind === "request") {
-        const id = this.nextId++;
-        const originalId = message.id as RequestId;
-        const direct = this.direct.get(message.method as string);
-        const flight: InFlight = { ...context, originalId, exchange: state };
-        if (direct) flight.abort = new AbortController();
-        this.inFlight.set(id, flight);
-        state.pending.add(id);
-        if (context.session) this.sessionMap(context.session.id).set(originalId, id);
-        if (direct) this.runDirect(direct, { ...message, id }, id, flight.abort as AbortController);
-        else this.onmessage?.({ ...message, id } as JSONRPCMessage, extra);
-      } else if (kind === "notification") {
-        if (message.method === "notifications/cancelled") this.cancelFromClient(message, context.session);
-        else this.onmessage?.(message as JSONRPCMessage, extra);
-      }
-      // Responses from the client answer server-initiated requests; the router sends none, so they are dropped.
+      if (kind === "request") this.request(message, context, state);
+      else if (kind === "notification" && message.method === "notifications/cancelled")
+        this.cancelFromClient(message, context.session);
+      // Other notifications (initialized, roots/list_changed, progress) ask nothing of the router.
     }
     if (state.pending.size === 0) exchange.finish();
     return state;
@@ -135,15 +104,7 @@ export class McpDispatcher implements Transport {
       const flight = this.inFlight.get(id);
       if (!flight) continue;
       this.settle(id, flight);
-      if (flight.abort) {
-        flight.abort.abort("The client closed the connection");
-        continue;
-      }
-      this.onmessage?.({
-        jsonrpc: "2.0",
-        method: "notifications/cancelled",
-        params: { requestId: id, reason: "The client closed the connection" },
-      } as JSONRPCMessage);
+      flight.abort.abort("The client closed the connection");
     }
   }
 
@@ -152,62 +113,65 @@ export class McpDispatcher implements Transport {
     this.bySession.delete(sessionId);
   }
 
-  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const m = message as Record<string, unknown>;
-    if ("id" in m && ("result" in m || "error" in m)) {
-      const id = m.id as number;
-      const flight = this.inFlight.get(id);
-      if (!flight) return; // cancelled or abandoned meanwhile
-      this.settle(id, flight);
-      flight.exchange.exchange.respond({ ...m, id: flight.originalId } as JSONRPCMessage);
-      if (flight.exchange.pending.size === 0) flight.exchange.exchange.finish();
+  private request(
+    message: ClassifiedMessage["message"],
+    context: InboundContext,
+    state: ExchangeState,
+  ): void {
+    const originalId = message.id as RequestId;
+    const method = message.method as string;
+    const handler = this.methods.get(method);
+    if (!handler) {
+      state.exchange.respond({
+        jsonrpc: "2.0",
+        id: originalId,
+        error: { code: JsonRpcErrorCode.MethodNotFound, message: `Method not found: ${method}` },
+      } as JSONRPCMessage);
       return;
     }
-    const related = options?.relatedRequestId;
-    if (related !== undefined && "method" in m && !("id" in m)) {
-      const flight = this.inFlight.get(related as number);
-      if (flight) flight.exchange.exchange.notify(message);
-    }
-    // Unrelated server notifications (list_changed) are sent by the router to sessions directly, not through here.
-  }
-
-  /**
-   * Runs a handler as the SDK's Protocol would — an abort signal the client's cancellation fires, notifications
-   * tied to the request, the result or error sent back under the request's id — without parsing the message
-   * again. A cancelled request gets no answer, as in the SDK.
-   */
-  private runDirect(
-    handler: DirectRequestHandler,
-    request: Record<string, unknown>,
-    id: number,
-    abort: AbortController,
-  ): void {
-    const extra = {
+    const id = this.nextId++;
+    const abort = new AbortController();
+    const flight: InFlight = {
+      namespace: context.namespace,
+      session: context.session,
+      headers: context.headers,
+      originalId,
+      exchange: state,
+      abort,
+    };
+    this.inFlight.set(id, flight);
+    state.pending.add(id);
+    if (context.session) this.sessionMap(context.session.id).set(originalId, id);
+    const extra: McpRequestExtra = {
       signal: abort.signal,
-      requestId: id,
-      _meta: (request.params as { _meta?: unknown } | undefined)?._meta,
-      sendNotification: async (notification: JSONRPCMessage | { method: string; params?: unknown }) => {
-        if (abort.signal.aborted) return;
-        await this.send({ jsonrpc: "2.0", ...notification } as JSONRPCMessage, { relatedRequestId: id });
+      origin: flight,
+      sendNotification: async (notification) => {
+        if (abort.signal.aborted || !this.inFlight.has(id)) return;
+        state.exchange.notify({ jsonrpc: "2.0", ...notification } as JSONRPCMessage);
       },
-      sendRequest: async () => {
-        throw new Error("The router sends no requests to clients");
-      },
-    } as unknown as RequestExtra;
+    };
+    // Started on a later tick, as the SDK's Protocol did: a batch's requests all get their ids (and can be
+    // cancelled) before any handler runs, and a handler that throws synchronously answers like one that rejects.
     Promise.resolve()
       .then(() => {
         // Cancelled before it started: nothing to run, nothing to answer.
         if (abort.signal.aborted) return undefined;
-        return handler(request as { method: string; params?: unknown }, extra);
+        return handler(message as { method: string; params?: unknown }, extra);
       })
       .then(
-        (result) => {
-          if (!abort.signal.aborted) void this.send({ jsonrpc: "2.0", id, result } as JSONRPCMessage);
-        },
-        (error: unknown) => {
-          if (!abort.signal.aborted) void this.send(errorResponse(id, error));
-        },
+        (result) => this.answer(id, { jsonrpc: "2.0", id: originalId, result } as JSONRPCMessage),
+        (error: unknown) => this.answer(id, errorResponse(originalId, error)),
       );
+  }
+
+  /** Sends a request's answer, unless it was cancelled or abandoned meanwhile (then nothing is sent). */
+  private answer(id: number, message: JSONRPCMessage): void {
+    const flight = this.inFlight.get(id);
+    if (!flight || flight.abort.signal.aborted) return;
+    this.settle(id, flight);
+    const { exchange, pending } = flight.exchange;
+    exchange.respond(message);
+    if (pending.size === 0) exchange.finish();
   }
 
   private sessionMap(sessionId: string): Map<RequestId, number> {
@@ -230,7 +194,7 @@ export class McpDispatcher implements Transport {
     }
   }
 
-  private cancelFromClient(message: Record<string, unknown>, session: McpSession | undefined): void {
+  private cancelFromClient(message: Record<string, unknown>, session: SessionState | undefined): void {
     const params = (message.params ?? {}) as { requestId?: RequestId; reason?: string };
     if (!session || params.requestId === undefined) return;
     const id = this.bySession.get(session.id)?.get(params.requestId);
@@ -238,9 +202,8 @@ export class McpDispatcher implements Transport {
     const flight = this.inFlight.get(id);
     if (!flight) return;
     this.settle(id, flight);
-    if (flight.abort) flight.abort.abort(params.reason);
-    else this.onmessage?.({ ...message, params: { ...params, requestId: id } } as unknown as JSONRPCMessage);
-    // The Server sends nothing for a cancelled request; the exchange must still end.
+    flight.abort.abort(params.reason);
+    // Nothing is sent for a cancelled request; the exchange must still end.
     if (flight.exchange.pending.size === 0) flight.exchange.exchange.finish();
   }
 }

@@ -1,14 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { McpDispatcher } from "./mcp-dispatcher.js";
-import {
-  createNamespaceServer,
-  directRequestHandlers,
-  type McpBackend,
-  type McpSettings,
-  type RequestOrigin,
-} from "./namespace-server.js";
+import { createNamespaceMethods, type McpBackend, type McpSettings } from "./namespace-server.js";
 import {
   createSessionRegistry,
   type McpSession,
@@ -34,7 +27,7 @@ export interface McpEndpointOptions
 export type ListKind = "tools" | "resources" | "prompts";
 
 /**
- * MCP over Streamable HTTP for every namespace: one SDK `Server` and dispatcher per namespace (created on first
+ * MCP over Streamable HTTP for every namespace: one method table and dispatcher per namespace (created on first
  * use), the session registry, and list_changed delivery to sessions' streams.
  */
 export interface McpEndpoint {
@@ -42,7 +35,7 @@ export interface McpEndpoint {
   handle(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void>;
   /** Tells every session of `namespace` (or every namespace, for `undefined`) that a list changed. */
   listChanged(namespace: string | undefined, kind: ListKind): number;
-  /** Drops a namespace's Server (the namespace was deleted); its sessions end. */
+  /** Drops a namespace's dispatcher (the namespace was deleted): its sessions end, its requests are cancelled. */
   dropNamespace(namespace: string): void;
   /** Requests being handled now, across namespaces. */
   inFlight(): number;
@@ -53,36 +46,18 @@ export interface McpEndpoint {
 /** Creates the MCP endpoint over `backend`. */
 export function createMcpEndpoint(backend: McpBackend, options: McpEndpointOptions): McpEndpoint {
   const sessions = createSessionRegistry(options.sessions);
-  const namespaces = new Map<string, { server: Server; dispatcher: McpDispatcher }>();
+  const namespaces = new Map<string, McpDispatcher>();
   const settings: McpSettings = { ...options.settings, listChangedDelivered: !options.stateless };
   const sweeper = setInterval(() => sessions.sweep(), Math.min(options.sessions.idleTimeoutMs, 60_000));
   sweeper.unref();
 
   function dispatcherFor(namespace: string): McpDispatcher {
-    let entry = namespaces.get(namespace);
-    if (!entry) {
-      const dispatcher = new McpDispatcher();
-      const originOf = (requestId: RequestId): RequestOrigin | undefined => {
-        const context = dispatcher.contextOf(requestId);
-        if (!context) return undefined;
-        const session = context.session;
-        return {
-          requestId: context.originalId,
-          ...(session ? { connectionId: session.id } : {}),
-          headers: context.headers,
-          logLevel: () => session?.logLevel,
-          setLogLevel: (level) => {
-            if (session) session.logLevel = level;
-          },
-        };
-      };
-      const server = createNamespaceServer(namespace, backend, settings, originOf);
-      void server.connect(dispatcher);
-      dispatcher.handleDirectly(directRequestHandlers(server));
-      entry = { server, dispatcher };
-      namespaces.set(namespace, entry);
+    let dispatcher = namespaces.get(namespace);
+    if (!dispatcher) {
+      dispatcher = new McpDispatcher(createNamespaceMethods(namespace, backend, settings));
+      namespaces.set(namespace, dispatcher);
     }
-    return entry.dispatcher;
+    return dispatcher;
   }
 
   const http = createStreamableHttpHandler(options, {
@@ -90,8 +65,7 @@ export function createMcpEndpoint(backend: McpBackend, options: McpEndpointOptio
     dispatcherFor,
     ...(options.limiter ? { limiter: options.limiter } : {}),
     ...(options.onStreamDropped ? { onStreamDropped: options.onStreamDropped } : {}),
-    onSessionEnded: (session: McpSession) =>
-      namespaces.get(session.namespace)?.dispatcher.forgetSession(session.id),
+    onSessionEnded: (session: McpSession) => namespaces.get(session.namespace)?.forgetSession(session.id),
   });
 
   return {
@@ -107,21 +81,21 @@ export function createMcpEndpoint(backend: McpBackend, options: McpEndpointOptio
       return delivered;
     },
     dropNamespace(namespace) {
-      const entry = namespaces.get(namespace);
+      const dispatcher = namespaces.get(namespace);
       namespaces.delete(namespace);
       for (const session of [...sessions.all()])
         if (session.namespace === namespace) sessions.delete(session.id);
-      void entry?.server.close();
+      dispatcher?.close();
     },
     inFlight() {
       let n = 0;
-      for (const { dispatcher } of namespaces.values()) n += dispatcher.inFlightCount;
+      for (const dispatcher of namespaces.values()) n += dispatcher.inFlightCount;
       return n;
     },
     async close() {
       clearInterval(sweeper);
       sessions.close();
-      await Promise.all([...namespaces.values()].map(({ server }) => server.close()));
+      for (const dispatcher of namespaces.values()) dispatcher.close();
       namespaces.clear();
     },
   };

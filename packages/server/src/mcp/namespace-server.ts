@@ -1,4 +1,3 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -29,33 +28,61 @@ import {
 } from "@trestle/bridge";
 import type { PromptReference, ResourceReference } from "@trestle/core";
 import { type McpCallListeners, withMcpCallListeners } from "@trestle/transport-mcp";
-import { z } from "zod";
+import type { z } from "zod";
 import type { CatalogView, EngineLanguage } from "./catalog-view.js";
 import { codeExecutionTool, runCodeExecutionTool } from "./code-execution-tool.js";
 import { JsonRpcErrorCode } from "./json-rpc.js";
 import { expandPrompt } from "./prompt-expansion.js";
 import { ProtocolError, RESOURCE_NOT_FOUND } from "./protocol-error.js";
-import { LOG_LEVELS, type LogLevel } from "./session-registry.js";
+import { LOG_LEVELS, type LogLevel, type SessionState } from "./session-registry.js";
 import { decodeCursor, encodeCursor, toMcpTool } from "./tool-listing.js";
 
+/** Who sent a request: what a method handler may know of the client behind it. */
+export interface RequestOrigin {
+  /** The request id as the client sent it. */
+  readonly originalId: RequestId;
+  /** The client's session (it holds the log level the client set); absent in stateless mode. */
+  readonly session: SessionState | undefined;
+  /** The HTTP request's headers (lower-cased), or empty for stdio. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/** What a method handler gets besides the request. */
+export interface McpRequestExtra {
+  /** Fires when the client cancels the request or goes away. */
+  readonly signal: AbortSignal;
+  readonly origin: RequestOrigin;
+  /** Sends a notification tied to the request (progress, log message); does nothing once it was cancelled. */
+  sendNotification(notification: { method: string; params?: Record<string, unknown> }): Promise<void>;
+}
+
 /**
- * Registers `handler` for `schema`'s method so that params of the wrong shape answer -32602 (Invalid params) with
- * what was wrong. The SDK parses params before a handler runs and answers a parse failure with -32603, which
- * tells a client the server broke when it was the request.
+ * Answers one MCP request: returns (or resolves to) the result, or throws a {@link ProtocolError} (any error with
+ * a safe-integer `code` keeps its code; others answer -32603).
+ */
+export type McpRequestHandler = (
+  request: { method: string; params?: unknown },
+  extra: McpRequestExtra,
+) => unknown;
+
+/**
+ * The MCP methods one namespace serves, by method name: the one table both transports (Streamable HTTP and
+ * stdio) dispatch to. A method absent from it answers -32601.
+ */
+export type McpMethodTable = ReadonlyMap<string, McpRequestHandler>;
+
+/**
+ * Adds `handler` for `schema`'s method so that params of the wrong shape answer -32602 (Invalid params) with what
+ * was wrong (the SDK's Protocol answered a parse failure with -32603, which tells a client the server broke when
+ * it was the request). The request is parsed once, here, and nowhere else.
  */
 function onRequest<S extends z.ZodType<{ method: string }>>(
-  server: Server,
+  table: Map<string, McpRequestHandler>,
   method: string,
   schema: S,
-  handler: (request: z.output<S>, extra: RequestExtra) => unknown,
+  handler: (request: z.output<S>, extra: McpRequestExtra) => unknown,
 ): void {
-  const loose = z.looseObject({ method: z.literal(method) });
-  // The SDK's Server wraps a tools/call handler to parse the request and the result once more with its own
-  // schemas; the handler below parses the request itself, and results are built here (or decoded from an
-  // upstream the MCP client already validated). Registering on the Protocol underneath skips the second parse.
-  const register: Server["setRequestHandler"] =
-    method === "tools/call" ? protocolSetRequestHandler.bind(server) : server.setRequestHandler.bind(server);
-  const parsedHandler: DirectRequestHandler = (request, extra) => {
+  table.set(method, (request, extra) => {
     const parsed = schema.safeParse(request);
     if (!parsed.success) {
       const problems = parsed.error.issues
@@ -64,46 +91,8 @@ function onRequest<S extends z.ZodType<{ method: string }>>(
       throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `Invalid params for ${method}: ${problems}`);
     }
     return handler(parsed.data, extra);
-  };
-  register(loose, parsedHandler as never);
-  if (DIRECT_METHODS.has(method)) {
-    let handlers = directHandlers.get(server);
-    if (!handlers) {
-      handlers = new Map();
-      directHandlers.set(server, handlers);
-    }
-    handlers.set(method, parsedHandler);
-  }
+  });
 }
-
-/** What a request handler gets besides the request: the SDK's `RequestHandlerExtra`. */
-export type RequestExtra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];
-
-/**
- * A request handler the dispatcher may call itself, without the SDK's Protocol in between. Only `signal`,
- * `requestId` and `sendNotification` of `extra` are used.
- */
-export type DirectRequestHandler = (
-  request: { method: string; params?: unknown },
-  extra: RequestExtra,
-) => unknown;
-
-/**
- * Methods whose handlers the HTTP dispatcher calls directly. tools/call is the hot path: the SDK's Protocol
- * parses every incoming message with three zod schemas before it finds the handler, which costs a router more
- * than the rest of its MCP layer; the handler parses the request itself anyway.
- */
-const DIRECT_METHODS = new Set(["tools/call"]);
-const directHandlers = new WeakMap<Server, Map<string, DirectRequestHandler>>();
-
-/** The handlers of a namespace server that a dispatcher may call directly, by method. */
-export function directRequestHandlers(server: Server): ReadonlyMap<string, DirectRequestHandler> {
-  return directHandlers.get(server) ?? new Map();
-}
-
-/** `Protocol.setRequestHandler`: what `Server.setRequestHandler` overrides for tools/call. */
-const protocolSetRequestHandler = (Object.getPrototypeOf(Server.prototype) as Server)
-  .setRequestHandler as Server["setRequestHandler"];
 
 /** What the MCP endpoint routes to. */
 export interface McpBackend {
@@ -156,16 +145,6 @@ export interface McpSettings {
  * the template matcher (which scans every template of the namespace).
  */
 export const DEFAULT_MAX_RESOURCE_URI_LENGTH = 8 * 1024;
-
-/** What the server knows of the client behind one request. */
-export interface RequestOrigin {
-  requestId: RequestId;
-  connectionId?: string;
-  headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** The level the client set with logging/setLevel, if any. */
-  logLevel(): LogLevel | undefined;
-  setLogLevel(level: LogLevel): void;
-}
 
 const TEXT_MIME =
   /^(text\/|application\/(json|xml|javascript|x-yaml|yaml|toml|x-sh|sql|graphql|ld\+json)|[^/]+\/[^;]*\+(json|xml))/i;
@@ -220,25 +199,16 @@ function page<T>(
 const isTemplate = (resource: ResourceReference): boolean => isUriTemplate(resource.location);
 
 /**
- * Creates the SDK `Server` that serves one namespace: tools (catalog tools and the code execution tool),
- * resources and templates, prompts, logging. The caller connects it to a transport and supplies `originOf`, which
- * tells the handlers who sent a request.
+ * The method table that serves one namespace: initialize, ping, tools (catalog tools and the code execution
+ * tool), resources and templates, prompts, completion, logging. Both transports dispatch to it (see
+ * `McpDispatcher`); nothing in between parses a request.
  */
-export function createNamespaceServer(
+export function createNamespaceMethods(
   namespace: string,
   backend: McpBackend,
   settings: McpSettings,
-  originOf: (requestId: RequestId) => RequestOrigin | undefined,
-): Server {
-  const server = new Server(settings.serverInfo, {
-    capabilities: {
-      tools: { listChanged: true },
-      resources: { listChanged: true },
-      prompts: { listChanged: true },
-      logging: {},
-      completions: {},
-    },
-  });
+): McpMethodTable {
+  const table = new Map<string, McpRequestHandler>();
 
   /**
    * The first forward of this namespace whose upstream does not advertise `capability`: what the router serves
@@ -284,9 +254,8 @@ export function createNamespaceServer(
     return caps;
   };
 
-  // The SDK's own initialize handler advertises the constructor's capabilities; the router advertises what it can
-  // serve for this namespace now, and names itself.
-  onRequest(server, "initialize", InitializeRequestSchema, (request) => ({
+  // The router advertises what it can serve for this namespace now, and names itself.
+  onRequest(table, "initialize", InitializeRequestSchema, (request) => ({
     protocolVersion: negotiateProtocolVersion(request.params.protocolVersion),
     capabilities: capabilities(),
     serverInfo: settings.serverInfo,
@@ -295,9 +264,10 @@ export function createNamespaceServer(
       "capability services behind the router.",
   }));
 
-  onRequest(server, "logging/setLevel", SetLevelRequestSchema, (request, extra) => {
+  onRequest(table, "logging/setLevel", SetLevelRequestSchema, (request, extra) => {
     requireCapability("logging", "logging/setLevel");
-    originOf(extra.requestId)?.setLogLevel(request.params.level as LogLevel);
+    const session = extra.origin.session;
+    if (session) session.logLevel = request.params.level as LogLevel;
     return {};
   });
 
@@ -314,32 +284,32 @@ export function createNamespaceServer(
     return list;
   };
 
-  onRequest(server, "tools/list", ListToolsRequestSchema, (request) => {
+  onRequest(table, "tools/list", ListToolsRequestSchema, (request) => {
     requireCapability("tools", "tools/list");
     const { items, nextCursor } = page(listTools(), request.params?.cursor, settings.pageSize);
     return nextCursor ? { tools: items, nextCursor } : { tools: items };
   });
 
-  const contextFor = (origin: RequestOrigin | undefined, signal: AbortSignal): CallContext => {
+  const contextFor = (origin: RequestOrigin, signal: AbortSignal): CallContext => {
     const metadata: Record<string, string> = {};
     for (const name of settings.forwardHeaders) {
-      const value = origin?.headers[name];
+      const value = origin.headers[name];
       if (typeof value === "string") metadata[name] = value;
     }
-    const traceparent = origin?.headers.traceparent;
+    const traceparent = origin.headers.traceparent;
     if (typeof traceparent === "string") metadata.traceparent = traceparent;
     return {
-      ...(origin ? { requestId: String(origin.requestId) } : {}),
-      ...(origin?.connectionId ? { connectionId: origin.connectionId } : {}),
+      requestId: String(origin.originalId),
+      ...(origin.session ? { connectionId: origin.session.id } : {}),
       namespace,
       signal,
       metadata,
     };
   };
 
-  onRequest(server, "tools/call", CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  onRequest(table, "tools/call", CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     requireCapability("tools", "tools/call");
-    const origin = originOf(extra.requestId);
+    const origin = extra.origin;
     const { name } = request.params;
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     const tool = backend.catalog.getTool(namespace, name);
@@ -359,7 +329,7 @@ export function createNamespaceServer(
       }
       if (forwarded) {
         listeners.onLog = (message) => {
-          const wanted = origin?.logLevel() ?? "info";
+          const wanted = origin.session?.logLevel ?? "info";
           if (LOG_LEVELS.indexOf(message.level as LogLevel) < LOG_LEVELS.indexOf(wanted)) return;
           void extra
             .sendNotification({ method: "notifications/message", params: message })
@@ -383,7 +353,7 @@ export function createNamespaceServer(
             });
           }
           const level: LoggingLevel = chunk.stream === "stderr" ? "warning" : "info";
-          const wanted = origin?.logLevel() ?? "info";
+          const wanted = origin.session?.logLevel ?? "info";
           if (LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(wanted)) {
             await extra.sendNotification({
               method: "notifications/message",
@@ -396,7 +366,7 @@ export function createNamespaceServer(
     throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`);
   });
 
-  onRequest(server, "resources/list", ListResourcesRequestSchema, (request) => {
+  onRequest(table, "resources/list", ListResourcesRequestSchema, (request) => {
     requireCapability("resources", "resources/list");
     const resources = backend.catalog
       .listResources(namespace)
@@ -411,7 +381,7 @@ export function createNamespaceServer(
     return nextCursor ? { resources: items, nextCursor } : { resources: items };
   });
 
-  onRequest(server, "resources/templates/list", ListResourceTemplatesRequestSchema, (request) => {
+  onRequest(table, "resources/templates/list", ListResourceTemplatesRequestSchema, (request) => {
     requireCapability("resources", "resources/templates/list");
     const templates = backend.catalog
       .listResources(namespace)
@@ -426,7 +396,7 @@ export function createNamespaceServer(
     return nextCursor ? { resourceTemplates: items, nextCursor } : { resourceTemplates: items };
   });
 
-  onRequest(server, "resources/read", ReadResourceRequestSchema, async (request, extra) => {
+  onRequest(table, "resources/read", ReadResourceRequestSchema, async (request, extra) => {
     requireCapability("resources", "resources/read");
     const { uri } = request.params;
     const maxUriLength = settings.maxResourceUriLength ?? DEFAULT_MAX_RESOURCE_URI_LENGTH;
@@ -443,11 +413,7 @@ export function createNamespaceServer(
         .find((r) => isTemplate(r) && matchUriTemplate(r.location, uri) !== undefined);
     if (!resource) throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
     try {
-      const contents = await backend.resources.read(
-        resource,
-        uri,
-        contextFor(originOf(extra.requestId), extra.signal),
-      );
+      const contents = await backend.resources.read(resource, uri, contextFor(extra.origin, extra.signal));
       return { contents: contents.map(asMcpContents) };
     } catch (error) {
       const message = (error as { rawMessage?: string }).rawMessage ?? (error as Error).message;
@@ -455,7 +421,7 @@ export function createNamespaceServer(
     }
   });
 
-  onRequest(server, "prompts/list", ListPromptsRequestSchema, (request) => {
+  onRequest(table, "prompts/list", ListPromptsRequestSchema, (request) => {
     requireCapability("prompts", "prompts/list");
     const prompts = backend.catalog.listPrompts(namespace).map((p) => ({
       name: p.name,
@@ -468,7 +434,7 @@ export function createNamespaceServer(
 
   // Argument values are not known to the catalog: completion answers with the values already seen in the
   // catalog for resource template variables, and with none for prompt arguments.
-  onRequest(server, "completion/complete", CompleteRequestSchema, (request) => {
+  onRequest(table, "completion/complete", CompleteRequestSchema, (request) => {
     requireCapability("completions", "completion/complete");
     const { ref, argument } = request.params;
     let values: string[] = [];
@@ -492,7 +458,7 @@ export function createNamespaceServer(
     return { completion: { values, total: values.length, hasMore: false } };
   });
 
-  onRequest(server, "prompts/get", GetPromptRequestSchema, async (request, extra) => {
+  onRequest(table, "prompts/get", GetPromptRequestSchema, async (request, extra) => {
     requireCapability("prompts", "prompts/get");
     const prompt = backend.catalog.getPrompt(namespace, request.params.name);
     if (!prompt)
@@ -513,5 +479,6 @@ export function createNamespaceServer(
     }
   });
 
-  return server;
+  table.set("ping", () => ({}));
+  return table;
 }

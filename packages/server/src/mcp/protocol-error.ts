@@ -1,6 +1,6 @@
 /**
- * A JSON-RPC error to answer a request with. The SDK's Protocol sends `code` and `message` as they are
- * (its own McpError prefixes the message with "MCP error N:").
+ * A JSON-RPC error to answer a request with. The dispatcher sends `code`, `message` and `data` as they are
+ * (the SDK's McpError would prefix the message with "MCP error N:").
  */
 export class ProtocolError extends Error {
   constructor(

@@ -15,17 +15,21 @@ export const LOG_LEVELS = [
 /** One MCP log level. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** One MCP session: what a client negotiated, where its server-initiated messages go. */
-export interface McpSession {
+/** What a method handler may read and set of the session a request belongs to (HTTP session or stdio). */
+export interface SessionState {
   readonly id: string;
+  /** The minimum level of log messages the client asked for; undefined until it sets one. */
+  logLevel: LogLevel | undefined;
+}
+
+/** One MCP session: what a client negotiated, where its server-initiated messages go. */
+export interface McpSession extends SessionState {
   readonly namespace: string;
   readonly protocolVersion: string;
   /** The principal (token name, or `anonymous`) that created it; only that principal may use it. */
   readonly principal: string;
   /** When it was created (sealed in its id): it expires `maxAgeMs` later, however active. */
   readonly createdAt: number;
-  /** The minimum level of log messages the client asked for; undefined until it sets one. */
-  logLevel: LogLevel | undefined;
   /** The GET stream for messages not tied to a request (list_changed), if the client opened one. */
   stream: SseStream | undefined;
   lastSeen: number;

@@ -1,12 +1,15 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Registry } from "@trestle/registry";
-import type { McpBackend, McpSettings } from "./namespace-server.js";
-import { createNamespaceServer } from "./namespace-server.js";
-import type { LogLevel } from "./session-registry.js";
+import { type ClassifiedMessage, classifyMessage, JsonRpcErrorCode, jsonRpcError } from "./json-rpc.js";
+import { type Exchange, McpDispatcher } from "./mcp-dispatcher.js";
+import { createNamespaceMethods, type McpBackend, type McpSettings } from "./namespace-server.js";
+import type { SessionState } from "./session-registry.js";
 
 /**
- * Serves one namespace over stdio (for clients that spawn the router): the same handlers as over HTTP, with
- * list_changed sent when the namespace's catalog changes. Resolves when stdin closes.
+ * Serves one namespace over stdio (for clients that spawn the router): the same method table and dispatcher as
+ * over HTTP, the process's lifetime as the session, and list_changed sent when the namespace's catalog changes.
+ * Resolves when stdin closes.
  */
 export async function serveStdio(
   namespace: string,
@@ -14,34 +17,45 @@ export async function serveStdio(
   settings: Omit<McpSettings, "listChangedDelivered">,
   registry: Registry,
 ): Promise<void> {
-  let logLevel: LogLevel | undefined;
-  const server = createNamespaceServer(
-    namespace,
-    backend,
-    { ...settings, listChangedDelivered: true },
-    (requestId) => ({
-      requestId,
-      connectionId: "stdio",
-      headers: {},
-      logLevel: () => logLevel,
-      setLogLevel: (level) => {
-        logLevel = level;
-      },
-    }),
+  const dispatcher = new McpDispatcher(
+    createNamespaceMethods(namespace, backend, { ...settings, listChangedDelivered: true }),
   );
+  const session: SessionState = { id: "stdio", logLevel: undefined };
+  // The SDK's stdio transport frames messages (one JSON text a line) and writes with back-pressure; it is its
+  // public Transport interface that is used here, nothing of its Protocol.
+  const transport = new StdioServerTransport();
+  const send = (message: JSONRPCMessage) => void transport.send(message).catch(() => undefined);
+  const exchange: Exchange = { respond: send, notify: send, finish: () => undefined };
+  transport.onmessage = (message) => {
+    const c = classifyMessage(message);
+    if ("error" in c) {
+      const id = (message as { id?: unknown }).id;
+      send(
+        jsonRpcError(
+          JsonRpcErrorCode.InvalidRequest,
+          `Invalid Request: ${c.error}`,
+          typeof id === "string" || typeof id === "number" ? id : null,
+        ) as JSONRPCMessage,
+      );
+      return;
+    }
+    const classified = { kind: c.kind, message } as ClassifiedMessage;
+    dispatcher.dispatch([classified], { namespace, session, headers: {} }, exchange);
+  };
+  const notify = (method: string) => send({ jsonrpc: "2.0", method } as JSONRPCMessage);
   const unsubscribe = registry.catalog.onChange((change) => {
     if (change.namespace !== namespace) return;
-    if (change.kind === "tool") void server.sendToolListChanged().catch(() => undefined);
-    if (change.kind === "resource") void server.sendResourceListChanged().catch(() => undefined);
-    if (change.kind === "prompt") void server.sendPromptListChanged().catch(() => undefined);
+    if (change.kind === "tool") notify("notifications/tools/list_changed");
+    if (change.kind === "resource") notify("notifications/resources/list_changed");
+    if (change.kind === "prompt") notify("notifications/prompts/list_changed");
   });
-  const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once("end", () => resolve());
   });
-  await server.connect(transport);
+  await transport.start();
   await closed;
   unsubscribe();
-  await server.close();
+  dispatcher.close();
+  await transport.close();
 }
