@@ -49,7 +49,7 @@ export interface CodeExecutionBridgeOptions {
   deadlineGraceMs?: number;
 }
 
-const unsuccessfulStatuses = new Set([
+const unsuccessfulStatuses: ReadonlySet<ExecutionStatus> = new Set([
   ExecutionStatus.FAILED,
   ExecutionStatus.TIMEOUT,
   ExecutionStatus.CANCELLED,

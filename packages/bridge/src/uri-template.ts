@@ -65,7 +65,7 @@ interface CompiledTemplate {
   suffix: string;
 }
 
-const SEGMENT_STOPS = new Set(["/", "?", "#", "&"].map((c) => c.charCodeAt(0)));
+const SEGMENT_STOPS: ReadonlySet<number> = new Set(["/", "?", "#", "&"].map((c) => c.charCodeAt(0)));
 
 /**
  * Compiles `template` into a program for {@link runProgram}: `{name}` is a greedy run of one or more segment

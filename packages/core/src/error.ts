@@ -37,7 +37,7 @@ export enum Code {
   Unauthenticated = 16,
 }
 
-const codeNames: Record<Code, string> = {
+const codeNames: Readonly<Record<Code, string>> = {
   [Code.Canceled]: "canceled",
   [Code.Unknown]: "unknown",
   [Code.InvalidArgument]: "invalid_argument",
@@ -135,7 +135,7 @@ export function isTrestleError(value: unknown, code?: Code): value is TrestleErr
   return value instanceof TrestleError && (code === undefined || value.code === code);
 }
 
-const transientCodes = new Set<Code>([
+const transientCodes: ReadonlySet<Code> = new Set<Code>([
   Code.Unavailable,
   Code.DeadlineExceeded,
   Code.FailedPrecondition,

@@ -28,9 +28,26 @@ export const BODY_ARGUMENT = "wanaku_body";
  * `access_key_id`. The cost of this rule is a few harmless names redacted (`secretary`, `api_key_id`): a
  * redacted value is an inconvenience, a recorded secret is a leak.
  */
-const SECRET_ANYWHERE = ["password", "passwd", "passphrase", "secret", "credential", "apikey", "privatekey"];
-const SECRET_ENDINGS = ["token", "pwd", "cookie", "authorization", "sessionid", "jwt", "accesskey", "bearer"];
-const SECRET_LAST_WORDS = new Set(["auth", "session", "cookies"]);
+const SECRET_ANYWHERE = [
+  "password",
+  "passwd",
+  "passphrase",
+  "secret",
+  "credential",
+  "apikey",
+  "privatekey",
+] as const;
+const SECRET_ENDINGS = [
+  "token",
+  "pwd",
+  "cookie",
+  "authorization",
+  "sessionid",
+  "jwt",
+  "accesskey",
+  "bearer",
+] as const;
+const SECRET_LAST_WORDS: ReadonlySet<string> = new Set(["auth", "session", "cookies"]);
 
 /** The lower-case words of a name: `X-Api-Key` → x, api, key; `accessToken` → access, token. */
 function nameWords(name: string): string[] {
