@@ -30,4 +30,32 @@ export {
   type RegistrationEvent,
   type RegistrationTarget,
 } from "./registration-client.js";
+export {
+  type CapabilityCli,
+  parseCapabilityCli,
+  type ServeCapabilityOptions,
+  type ServiceEnvironment,
+  serveCapability,
+} from "./serve-capability.js";
+export {
+  type ParsedServiceCommandLine,
+  parseServiceCommandLine,
+  type ServiceCommandLine,
+  type ServiceFlag,
+  type ServiceFlags,
+  type ServiceFlagValue,
+  type ServiceFlagValues,
+  type StandardServiceOptions,
+  serviceUsage,
+} from "./service-command-line.js";
+export {
+  advertisedHost,
+  type CapabilityDefinition,
+  type CapabilityServiceOptions,
+  defaultServiceHome,
+  type RunningCapabilityService,
+  type ServiceRegistration,
+  type ServiceSetup,
+  startCapabilityService,
+} from "./start-capability-service.js";
 export { type StopOnSignalsOptions, stopOnSignals } from "./stop-on-signals.js";

@@ -5,6 +5,7 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { Code, TrestleError } from "@trestle/core";
 import { RuntimeStatus, ToolInvoker } from "@trestle/proto";
+import { startFakeRouter } from "@trestle/test-support";
 import { expect, it } from "vitest";
 import {
   createCapabilityServer,
@@ -12,7 +13,6 @@ import {
   createRegistrationClient,
   stopOnSignals,
 } from "../src/index.js";
-import { startFakeRouter } from "./fake-router.js";
 
 it("runs the README's example service: it serves, registers, and stops on a signal", async () => {
   const router = await startFakeRouter();

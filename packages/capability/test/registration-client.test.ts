@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Code } from "@trestle/core";
+import { type FakeRouter, startFakeRouter } from "@trestle/test-support";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   createRegistrationClient,
@@ -10,7 +11,6 @@ import {
   type RegistrationEvent,
 } from "../src/index.js";
 import { createRetryBackoff } from "../src/retry-backoff.js";
-import { type FakeRouter, startFakeRouter } from "./fake-router.js";
 
 async function until(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
   const end = Date.now() + timeoutMs;

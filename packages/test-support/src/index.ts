@@ -5,6 +5,6 @@
  * @packageDocumentation
  */
 export { buildIfStale, buildServicePackage } from "./built-package.js";
-export { type FakeRouter, type RouterCall, startFakeRouter } from "./fake-router.js";
+export { type FakeRouter, type RouterRequest, startFakeRouter } from "./fake-router.js";
 export { type ServiceProcess, startServiceProcess } from "./service-process.js";
 export { generateTestCertificates, type TestCertificates } from "./test-certificates.js";
