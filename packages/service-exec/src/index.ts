@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-export { EXEC_USAGE, parseExecCommandLine } from "./cli-options.js";
+export { EXEC_CLI, EXEC_USAGE, parseExecCommandLine } from "./cli-options.js";
 export {
   createExecService,
   EXEC_DEFAULTS,
@@ -44,6 +44,7 @@ export {
 } from "./sandbox.js";
 export { scriptArguments } from "./script-arguments.js";
 export {
+  execCapability,
   type RunningExecService,
   type StartExecServiceOptions,
   startExecService,

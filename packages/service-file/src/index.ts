@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-export { FILE_USAGE, parseFileCommandLine } from "./cli-options.js";
+export { FILE_CLI, FILE_USAGE, parseFileCommandLine } from "./cli-options.js";
 export {
   type ContentEncoding,
   createFileService,
@@ -17,6 +17,7 @@ export {
 export { isTextMimeType, mimeTypeFor } from "./mime-types.js";
 export { createRootGuard, type RootGuard, type RootGuardOptions } from "./root-guard.js";
 export {
+  fileCapability,
   type RunningFileService,
   type StartFileServiceOptions,
   startFileService,

@@ -11,7 +11,7 @@ export {
   createAddressPolicy,
   isPrivateAddress,
 } from "./address-policy.js";
-export { HTTP_USAGE, parseHttpCommandLine } from "./cli-options.js";
+export { HTTP_CLI, HTTP_USAGE, parseHttpCommandLine } from "./cli-options.js";
 export {
   createHttpService,
   DEFAULT_HTTP_TIMEOUT_MS,
@@ -19,6 +19,7 @@ export {
   type HttpServiceOptions,
 } from "./http-service.js";
 export {
+  httpCapability,
   type RunningHttpService,
   type StartHttpServiceOptions,
   startHttpService,
