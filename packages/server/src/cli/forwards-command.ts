@@ -1,35 +1,20 @@
-import type { ManagementClient } from "./management-client.js";
-import { CliError } from "./management-client.js";
+import type { ForwardReference } from "@trestle/core";
+import type { Command } from "commander";
+import type { ForwardView } from "../forwards/forward-manager.js";
+import { CliError } from "./cli-error.js";
+import { clientAction, collect } from "./command-action.js";
+import type { CliIo } from "./context.js";
+import { withProgress } from "./progress.js";
 import { renderTable } from "./table.js";
 
-/** The options `trestle forwards` reads. */
-export interface ForwardsCommandOptions {
-  namespace?: string | undefined;
-  prefix?: string | undefined;
-  mode?: string | undefined;
-  env?: string[] | undefined;
-  header?: string[] | undefined;
-  http?: string | undefined;
-  json?: boolean | undefined;
-}
-
-/** How `trestle forwards` is used. */
-export const FORWARDS_USAGE =
-  "trestle forwards list|show NAME|remove NAME|refresh NAME   [--namespace NS]\n" +
-  "  trestle forwards add NAME [--namespace NS] [--prefix P] [--mode pooled|per-call] [--env K=V]... -- COMMAND [ARG...]\n" +
-  "  trestle forwards add NAME [--namespace NS] [--prefix P] --http URL [--header K=V]...\n" +
-  "  trestle forwards update NAME …the options of add…   (new upstream or prefix; connected before anything changes)";
-
-interface ForwardView {
-  name: string;
-  namespace: string;
-  upstream: { kind: string; program?: string; server?: string };
-  status: {
-    state: string;
-    imported: { tools: number; resources: number; resourceTemplates: number; prompts: number };
-    skipped: { kind: string; upstreamName: string; reason: string }[];
-    error?: string;
-  };
+/** The options `trestle forwards add|update` reads. */
+interface ForwardOptions {
+  namespace?: string;
+  prefix?: string;
+  mode?: string;
+  env?: string[];
+  header?: string[];
+  http?: string;
 }
 
 function pairs(list: readonly string[] | undefined, what: string): Record<string, string> | undefined {
@@ -53,80 +38,130 @@ function summary(f: ForwardView): string {
   return lines.join("\n");
 }
 
-/** `trestle forwards …`: forwarded MCP servers. `command` is what follows `--` (the server's argv). */
-export async function forwardsCommand(
-  client: ManagementClient,
-  positionals: readonly string[],
-  options: ForwardsCommandOptions,
-): Promise<void> {
-  const [action, name, ...command] = positionals;
-  const namespace = options.namespace ?? "";
-  const query = `?namespace=${encodeURIComponent(namespace)}`;
-  const out = (data: unknown, text: string) =>
-    process.stdout.write(`${options.json ? JSON.stringify(data, null, 2) : text}\n`);
-  const path = (suffix = "") => `/api/v1/forwards/${encodeURIComponent(name ?? "")}${suffix}${query}`;
-  switch (action) {
-    case "list": {
-      const items = await client.request<ForwardView[]>("GET", `/api/v1/forwards${query}`);
-      out(
-        items,
+/** The forward `add` and `update` send: an upstream from either `--http URL` or `-- COMMAND [ARG...]`. */
+function forwardOf(
+  action: string,
+  name: string,
+  command: string[],
+  options: ForwardOptions,
+): ForwardReference {
+  if (command.length > 0 === (options.http !== undefined)) {
+    throw new CliError(
+      `trestle forwards ${action} needs either --http URL or -- COMMAND [ARG...], not both`,
+      2,
+    );
+  }
+  if (options.mode !== undefined && options.mode !== "pooled" && options.mode !== "per-call") {
+    throw new CliError("--mode is pooled or per-call", 2);
+  }
+  const env = pairs(options.env, "env");
+  const headers = pairs(options.header, "header");
+  const upstream: ForwardReference["upstream"] = options.http
+    ? { kind: "http", url: options.http, ...(headers ? { headers } : {}) }
+    : {
+        kind: "stdio",
+        command: command[0] as string,
+        args: command.slice(1),
+        ...(env ? { env } : {}),
+        ...(options.mode ? { mode: options.mode as "pooled" | "per-call" } : {}),
+      };
+  return {
+    name,
+    namespace: options.namespace ?? "",
+    ...(options.prefix ? { prefix: options.prefix } : {}),
+    upstream,
+  };
+}
+
+/** `trestle forwards …`: existing MCP servers whose catalogs the router imports. */
+export function addForwardsCommands(program: Command, io: CliIo): void {
+  const group = program
+    .command("forwards")
+    .description(
+      "Manage forwards: existing MCP servers whose tools, resources and prompts the router serves",
+    );
+  const namespaced = (command: Command) =>
+    command.option("-n, --namespace <ns>", "the namespace (the default one when absent; '*' lists all)");
+
+  namespaced(group.command("list").description("List forwards with their import status")).action(
+    clientAction<ForwardOptions>(io, async (context, _args, options) => {
+      const items = await context.client.forwards.list({ namespace: options.namespace ?? "" });
+      context.print(items, () =>
         renderTable(
           ["NAME", "NAMESPACE", "STATE", "UPSTREAM", "TOOLS", "RESOURCES", "PROMPTS"],
           items.map((f) => [
             f.name,
             f.namespace || "(default)",
             f.status.state,
-            f.upstream.program ?? f.upstream.server,
+            "program" in f.upstream ? f.upstream.program : f.upstream.server,
             String(f.status.imported.tools),
             String(f.status.imported.resources + f.status.imported.resourceTemplates),
             String(f.status.imported.prompts),
           ]),
         ),
       );
-      return;
-    }
-    case "show":
-    case "refresh":
-    case "remove": {
-      if (!name) throw new CliError(`trestle forwards ${action} NAME`, 2);
-      const view =
-        action === "show"
-          ? await client.request<ForwardView>("GET", path())
-          : action === "refresh"
-            ? await client.request<ForwardView>("POST", path("/refresh"))
-            : await client.request<ForwardView>("DELETE", path());
-      out(view, action === "remove" ? `removed ${view.name} and what it imported` : summary(view));
-      return;
-    }
-    case "add":
-    case "update": {
-      if (!name) throw new CliError(`Usage:\n  ${FORWARDS_USAGE}`, 2);
-      if (command.length > 0 === (options.http !== undefined)) {
-        throw new CliError(
-          `trestle forwards ${action} needs either --http URL or -- COMMAND [ARG...], not both`,
-          2,
+    }),
+  );
+
+  for (const action of ["show", "refresh", "remove"] as const) {
+    const describe = {
+      show: "Show a forward and its import",
+      refresh: "List the upstream again and re-import its catalog",
+      remove: "Remove a forward and everything it imported",
+    }[action];
+    namespaced(group.command(action).description(describe).argument("<name>")).action(
+      clientAction<ForwardOptions>(io, async (context, [name], options) => {
+        const query = { namespace: options.namespace ?? "" };
+        const forwards = context.client.forwards;
+        const view =
+          action === "show"
+            ? await forwards.get(name as string, query)
+            : action === "refresh"
+              ? await withProgress(
+                  io.stderr,
+                  `refreshing forward ${name}`,
+                  forwards.refresh(name as string, query),
+                )
+              : await forwards.remove(name as string, query);
+        context.print(view, () =>
+          action === "remove" ? `removed ${view.name} and what it imported` : summary(view),
         );
-      }
-      const env = pairs(options.env, "env");
-      const headers = pairs(options.header, "header");
-      const upstream = options.http
-        ? { kind: "http", url: options.http, ...(headers ? { headers } : {}) }
-        : {
-            kind: "stdio",
-            command: command[0],
-            args: command.slice(1),
-            ...(env ? { env } : {}),
-            ...(options.mode ? { mode: options.mode } : {}),
-          };
-      const body = { name, namespace, ...(options.prefix ? { prefix: options.prefix } : {}), upstream };
-      const view =
-        action === "add"
-          ? await client.request<ForwardView>("POST", "/api/v1/forwards", body)
-          : await client.request<ForwardView>("PUT", path(), body);
-      out(view, summary(view));
-      return;
-    }
-    default:
-      throw new CliError(`Unknown action '${action ?? ""}' for forwards\n\nUsage:\n  ${FORWARDS_USAGE}`, 2);
+      }),
+    );
+  }
+
+  for (const action of ["add", "update"] as const) {
+    namespaced(
+      group
+        .command(action)
+        .description(
+          action === "add"
+            ? "Add a forward: start or reach the server, import its catalog, save it"
+            : "Change a forward's upstream or prefix (connected before anything changes)",
+        )
+        .argument("<name>")
+        .argument("[command...]", "after --: the server's program and arguments (stdio upstream)"),
+    )
+      .option("--prefix <p>", "put before each imported tool's and prompt's name")
+      .option("--mode <mode>", "stdio: pooled (one process, shared) or per-call")
+      .option("--env <name=value>", "stdio: an environment variable of the server (repeatable)", collect)
+      .option("--http <url>", "the server's Streamable HTTP endpoint (instead of -- COMMAND)")
+      .option("--header <name=value>", "http: a header sent with every request (repeatable)", collect)
+      .action(
+        clientAction<ForwardOptions>(io, async (context, [name, command], options) => {
+          const forward = forwardOf(action, name as string, (command as string[] | undefined) ?? [], options);
+          const work =
+            action === "add"
+              ? context.client.forwards.add(forward)
+              : context.client.forwards.update(name as string, forward, { namespace: forward.namespace });
+          // Starting a server and importing its catalog can take a while (a package download): show the wait.
+          const view = await withProgress(
+            io.stderr,
+            `starting forward ${name} and importing its catalog`,
+            work,
+          );
+          context.print(view, () => summary(view));
+        }),
+      );
   }
 }

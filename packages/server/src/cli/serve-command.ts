@@ -1,0 +1,197 @@
+import { randomBytes } from "node:crypto";
+import type { Command } from "commander";
+import { builtinCallSecrets } from "../builtin-secrets.js";
+import type { BuiltinService } from "../builtin-services.js";
+import { SERVER_VERSION } from "../version.js";
+import { CliError } from "./cli-error.js";
+import { collect } from "./command-action.js";
+import type { CliIo } from "./context.js";
+
+/** The flags of `trestle serve`, as commander names them. */
+export interface ServeOptions {
+  port?: string;
+  host?: string;
+  dataDir?: string;
+  databaseUrl?: string;
+  memoryStore?: boolean;
+  config?: string;
+  stateless?: boolean;
+  stdio?: boolean;
+  namespace?: string;
+  builtins?: boolean;
+  root?: string[];
+  builtinArg?: string[];
+  logLevel?: string;
+  insecureOpen?: boolean;
+  allowedHost?: string[];
+  allowedOrigin?: string[];
+  forwardHeader?: string[];
+  tlsCa?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+/** Adds `--builtin-arg http=--allow-private` style arguments to the named built-in services. */
+function withExtraArgs(services: BuiltinService[], extra: readonly string[]): BuiltinService[] {
+  for (const item of extra) {
+    const eq = item.indexOf("=");
+    const service = services.find((s) => s.name === item.slice(0, eq));
+    if (eq <= 0 || !service) {
+      throw new CliError(
+        `--builtin-arg needs SERVICE=ARG with SERVICE one of ${services.map((s) => s.name).join(", ")}`,
+        2,
+      );
+    }
+    service.args.push(item.slice(eq + 1));
+  }
+  return services;
+}
+
+/** `trestle serve`: runs the router (and, with `--builtins`, the built-in capability services). */
+export function addServeCommand(program: Command, io: CliIo): void {
+  program
+    .command("serve")
+    .description("Run the router: MCP at /mcp, the management API at /api")
+    .option("--port <n>", "port to listen on (env TRESTLE_PORT)")
+    .option("--host <h>", "address to listen on (env TRESTLE_HOST)")
+    .option("--data-dir <dir>", "embedded database directory")
+    .option("--database-url <url>", "a PostgreSQL server instead of the embedded database")
+    .option("--memory-store", "keep the catalog in memory only")
+    .option("--config <file>", "a YAML or JSON configuration file")
+    .option("--stateless", "no MCP sessions (any replica answers any request)")
+    .option("--builtins", "also run the built-in http, file and exec capability services")
+    .option(
+      "--root <dir>",
+      "a directory the built-in file service serves (repeatable; default: here)",
+      collect,
+    )
+    .option("--builtin-arg <service=arg>", "an argument for a built-in service (repeatable)", collect)
+    .option("--stdio", "serve MCP on stdin and stdout instead of HTTP")
+    .option("-n, --namespace <ns>", "with --stdio: the namespace served")
+    .option("--log-level <level>", "trace, debug, info, warn, error")
+    .option("--insecure-open", "listen beyond loopback without tokens (env TRESTLE_INSECURE_OPEN=1)")
+    .option(
+      "--allowed-host <host>",
+      "a Host header accepted besides the listen address (repeatable)",
+      collect,
+    )
+    .option("--allowed-origin <origin>", "an Origin accepted from browsers (repeatable)", collect)
+    .option(
+      "--forward-header <name>",
+      "a client header passed on to capability services (repeatable)",
+      collect,
+    )
+    .option("--tls-ca <file>", "CA bundle for TLS to capability services")
+    .option("--tls-cert <file>", "client certificate for TLS to capability services")
+    .option("--tls-key <file>", "client key for TLS to capability services")
+    .action(async (options: ServeOptions) => serve(options, io));
+}
+
+async function serve(values: ServeOptions, io: CliIo): Promise<void> {
+  // Loaded here, not at the top: client commands should start fast and never load the router.
+  const [
+    { BUILTIN_PRINCIPAL, readConfigFile, resolveConfig },
+    { createRouter },
+    { defaultBuiltins, startBuiltinServices },
+    { serveStdio },
+  ] = await Promise.all([
+    import("../config.js"),
+    import("../router.js"),
+    import("../builtin-services.js"),
+    import("../mcp/stdio-server.js"),
+  ]);
+  const list = (v: string[] | undefined) => (v && v.length > 0 ? v.join(",") : undefined);
+  const config = resolveConfig({
+    ...(values.config ? { file: readConfigFile(values.config) } : {}),
+    env: io.env,
+    flags: {
+      host: values.host,
+      port: values.port,
+      dataDir: values.dataDir,
+      databaseUrl: values.databaseUrl,
+      memoryStore: values.memoryStore,
+      stateless: values.stateless,
+      logLevel: values.logLevel,
+      insecureOpen: values.insecureOpen,
+      allowedHosts: list(values.allowedHost),
+      allowedOrigins: list(values.allowedOrigin),
+      forwardHeaders: list(values.forwardHeader),
+      tlsCaFile: values.tlsCa,
+      tlsCertFile: values.tlsCert,
+      tlsKeyFile: values.tlsKey,
+    },
+  });
+  // The built-ins' own credential, made for this start and held by no one else: register-only, so neither they
+  // nor the programs they run could act as an operator. It does not close an open router's scopes.
+  const builtinToken = values.builtins ? randomBytes(32).toString("base64url") : undefined;
+  // Each built-in's own call secret for this start: its port then answers the router and nothing else.
+  const builtinServices = values.builtins
+    ? builtinCallSecrets(
+        withExtraArgs(
+          defaultBuiltins({ fileRoots: values.root ?? [process.cwd()] }),
+          // The file service never serves the router's data directory (relative paths: same working directory).
+          [...(values.builtinArg ?? []), `file=--exclude=${config.dataDir}`],
+        ),
+      )
+    : undefined;
+  const router = await createRouter(config, {
+    ...(builtinToken
+      ? { internalTokens: [{ name: BUILTIN_PRINCIPAL, token: builtinToken, scopes: ["register"] as const }] }
+      : {}),
+    ...(builtinServices ? { builtinSecrets: builtinServices.byServiceName } : {}),
+  });
+  const builtins = builtinServices
+    ? startBuiltinServices(builtinServices.services, {
+        routerUrl: router.url,
+        ...(builtinToken ? { token: builtinToken } : {}),
+        logger: router.logger,
+      })
+    : undefined;
+
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    // In-flight calls finish first, the built-in services behind them still running; then they stop.
+    await router.drain();
+    await builtins?.stop();
+    await router.close();
+    process.exit(code);
+  };
+  process.once("SIGTERM", () => void stop(0));
+  process.once("SIGINT", () => void stop(0));
+  // Unhandled rejections are logged and serving goes on; an uncaught exception stops the router (see why there).
+  const { installProcessSafetyNet } = await import("../process-safety.js");
+  installProcessSafetyNet({ logger: router.logger, stop, exitDeadlineMs: config.drainTimeoutMs + 5_000 });
+
+  if (values.stdio) {
+    await builtins?.ready.catch((error: Error) =>
+      router.logger.error({ err: error }, "a built-in service failed"),
+    );
+    await serveStdio(
+      values.namespace ?? "",
+      router.backend,
+      {
+        serverInfo: { name: "trestle", version: SERVER_VERSION },
+        codeExecutionToolName: config.codeExecutionToolName,
+        pageSize: config.pageSize,
+        forwardHeaders: [],
+      },
+      router.registry,
+    );
+    await stop(0);
+    return;
+  }
+  if (builtins) {
+    try {
+      await builtins.ready;
+    } catch (error) {
+      router.logger.error({ err: error }, "a built-in service failed to start");
+    }
+  }
+  io.stderr.write(
+    `\nTrestle ${SERVER_VERSION} is serving MCP at ${router.url}/mcp (management API at ${router.url}/api/v1)\n` +
+      `Connect a client:  claude mcp add --transport http trestle ${router.url}/mcp\n` +
+      `Or print a client configuration:  trestle config claude\n\n`,
+  );
+}
