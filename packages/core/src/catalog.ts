@@ -183,4 +183,11 @@ export interface ForwardReference {
   /** Put before each imported tool's and prompt's name (e.g. `gh_`), to keep names apart. */
   prefix?: string;
   labels?: Labels;
+  /**
+   * How long the upstream may take to become ready when the router first connects to it (a stdio server from
+   * spawn to answering `initialize`, which covers a first `npx -y` download). Absent: the router's default.
+   */
+  startTimeoutMs?: number;
+  /** How long the upstream may take to answer `initialize` on every later connection. Absent: the router's default. */
+  handshakeTimeoutMs?: number;
 }

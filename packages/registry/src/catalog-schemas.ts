@@ -273,6 +273,13 @@ const forwardUpstreamSchema = z.discriminatedUnion(
   { error: 'must be { "kind": "stdio", "command": … } or { "kind": "http", "url": … }' },
 );
 
+/** A forward's start or handshake timeout: at least a second, at most ten minutes. */
+const forwardTimeoutSchema = z
+  .number()
+  .int()
+  .min(1_000, "must be at least 1000 ms")
+  .max(600_000, "must be at most 600000 ms (ten minutes)");
+
 const forwardSchema = z.object({
   id: idSchema.optional(),
   name: z
@@ -289,6 +296,8 @@ const forwardSchema = z.object({
     .regex(/^[A-Za-z0-9_.-]*$/, "must consist of A-Z, a-z, 0-9, '_', '.' and '-'")
     .optional(),
   labels: labelsSchema.optional(),
+  startTimeoutMs: forwardTimeoutSchema.optional(),
+  handshakeTimeoutMs: forwardTimeoutSchema.optional(),
 });
 
 const namespaceEntrySchema = z.object({

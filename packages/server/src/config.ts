@@ -211,6 +211,24 @@ export const routerConfigSchema = z.object({
     .positive()
     .default(60_000)
     .describe("Default deadline of code execution streams (above the engines' own run limits)"),
+  forwardStartTimeoutMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(600_000)
+    .default(120_000)
+    .describe(
+      "How long a forward's MCP server may take to start and answer 'initialize' the first time the router connects to it (a first 'npx -y' downloads the package meanwhile); a forward's own startTimeoutMs wins",
+    ),
+  forwardHandshakeTimeoutMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(600_000)
+    .default(30_000)
+    .describe(
+      "How long a forward's MCP server may take to answer 'initialize' on every later connection (a process started again, per-call processes, reconnections); a forward's own handshakeTimeoutMs wins",
+    ),
   services: z
     .record(z.string(), serviceSchema)
     .default({})
@@ -325,6 +343,8 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   circuitOpenMs: { env: "TRESTLE_CIRCUIT_OPEN_MS" },
   unaryTimeoutMs: { env: "TRESTLE_UNARY_TIMEOUT_MS" },
   streamTimeoutMs: { env: "TRESTLE_STREAM_TIMEOUT_MS" },
+  forwardStartTimeoutMs: { env: "TRESTLE_FORWARD_START_TIMEOUT_MS" },
+  forwardHandshakeTimeoutMs: { env: "TRESTLE_FORWARD_HANDSHAKE_TIMEOUT_MS" },
   services: { env: "TRESTLE_SERVICES" },
   tlsCaFile: { env: "TRESTLE_TLS_CA_FILE", flag: "--tls-ca" },
   tlsCertFile: { env: "TRESTLE_TLS_CERT_FILE", flag: "--tls-cert" },

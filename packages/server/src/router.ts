@@ -26,8 +26,11 @@ import { createMcpTransport, mcpProtocolCodec } from "@trestle/transport-mcp";
 import { type Logger, pino } from "pino";
 import { capabilitySecretResolver, withCapabilitySecrets } from "./capability-secrets.js";
 import { BUILTIN_PRINCIPAL, DEFAULT_MAX_QUEUED_CALLS, type RouterConfig } from "./config.js";
+import { createForwardDirectory } from "./forwards/forward-directory.js";
 import { MCP_PROTOCOL } from "./forwards/forward-identity.js";
-import { createForwardManager, type ForwardManager } from "./forwards/forward-manager.js";
+import { resolveForwardsFirst } from "./forwards/forward-resolver.js";
+import { createForwardService, type ForwardService } from "./forwards/forward-service.js";
+import { createForwardSupervisor } from "./forwards/forward-supervisor.js";
 import { createHttpApp } from "./http/http-app.js";
 import { createJsonApi } from "./http/json-api.js";
 import { buildOpenApiDocument } from "./http/openapi.js";
@@ -57,7 +60,7 @@ export interface Router {
   readonly events: EventHub;
   readonly mcp: McpEndpoint;
   /** Forwarded MCP servers. */
-  readonly forwards: ForwardManager;
+  readonly forwards: ForwardService;
   /** The MCP backend, for serving MCP over stdio. */
   readonly backend: McpBackend;
   readonly logger: Logger;
@@ -144,6 +147,10 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     configured: configuredSecrets,
     builtin: overrides.builtinSecrets ?? {},
   });
+  const forwardDirectory = createForwardDirectory({
+    startTimeoutMs: config.forwardStartTimeoutMs,
+    handshakeTimeoutMs: config.forwardHandshakeTimeoutMs,
+  });
   const byProtocol: Record<string, BridgeTransport> = {
     grpc: withCapabilitySecrets(
       createGrpcTransport({
@@ -164,9 +171,9 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       }),
       secretFor,
     ),
-    // Forwards: existing MCP servers, found by the forward manager (set below, once the catalog is open).
+    // Forwards: existing MCP servers, found in the forward directory (filled once the catalog is open).
     [MCP_PROTOCOL]: createMcpTransport({
-      upstreamFor: (target) => forwards?.upstreamFor(target),
+      directory: forwardDirectory,
       unaryTimeoutMs: config.unaryTimeoutMs,
       timeouts,
       clientInfo: { name: "trestle", version: SERVER_VERSION },
@@ -179,7 +186,6 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     }),
     ...overrides.transports,
   };
-  let forwards: ForwardManager | undefined;
   const byServiceName: Record<string, BridgeTransport> = {};
   for (const [name, service] of Object.entries(config.services)) {
     if (!service.protocol) continue;
@@ -223,15 +229,19 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   });
   await registry.start();
 
-  const forwardManager = createForwardManager({
+  const forwardSupervisor = createForwardSupervisor({
     catalog: registry.catalog,
+    directory: forwardDirectory,
     logger: logger.child({ component: "forwards" }),
-    handshakeTimeoutMs: 10_000,
     catalogTimeoutMs: 30_000,
     onReleased: (target) => byProtocol[MCP_PROTOCOL]?.release?.(target),
   });
-  forwards = forwardManager;
-  forwardManager.start();
+  const forwards = createForwardService({
+    catalog: registry.catalog,
+    directory: forwardDirectory,
+    supervisor: forwardSupervisor,
+  });
+  forwardSupervisor.start();
 
   const events = createEventHub({
     historySize: config.eventHistorySize,
@@ -239,7 +249,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     eventMaxBytes: config.eventMaxBytes,
   });
   // Forwards answer their own service names; the registry resolves the rest and says why one is unavailable.
-  const resolver = forwardManager.resolver(registry.resolver);
+  const resolver = resolveForwardsFirst(forwardDirectory, registry.resolver);
   const bridgeDeps = {
     resolver,
     transports,
@@ -285,7 +295,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     codeExecution,
     engines: () => engines,
     canServeResources: () => canServeResources,
-    forwards: forwardManager,
+    forwards: forwardDirectory,
   };
   // One limiter for the front door and the MCP endpoint: each message of a batch counts in the same bucket.
   const limiter = createRateLimiter({ defaultLimit: config.rateLimit });
@@ -344,7 +354,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     sseMaxBufferedBytes: config.sseMaxBufferedBytes,
     onSubscriberDropped: (stream, bytes) => onStreamDropped(stream)(bytes),
   });
-  registerForwardRoutes(api, { forwards: forwardManager });
+  registerForwardRoutes(api, { forwards });
   const codeExecutionRoutes = registerCodeExecutionRoutes(api, { bridge: codeExecution });
   api.route("GET", "/api/openapi.json", () => ({
     data: buildOpenApiDocument(api.routes(), { title: "Trestle management API", version: SERVER_VERSION }),
@@ -417,7 +427,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     registry,
     events,
     mcp,
-    forwards: forwardManager,
+    forwards,
     backend,
     logger,
     drain,
@@ -430,7 +440,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
         unsubscribeEvents.unsubscribe();
         await mcp.close();
         http?.closeAllConnections();
-        await forwardManager.close();
+        await forwardSupervisor.close();
         await transports.close();
         await registry.close();
         logger.info("router stopped");

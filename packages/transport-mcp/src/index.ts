@@ -23,6 +23,7 @@ export {
   createMcpTransport,
   type McpListChangedEvent,
   type McpTransportOptions,
+  type McpUpstreamDirectory,
   type McpUpstreamLogEvent,
   type McpUpstreamStderrEvent,
 } from "./mcp-transport.js";
@@ -34,6 +35,7 @@ export {
   programName,
 } from "./mcp-upstream.js";
 export { mcpProtocolCodec } from "./protocol-codec.js";
+export { DEFAULT_HANDSHAKE_TIMEOUT_MS, DEFAULT_START_TIMEOUT_MS } from "./timeouts.js";
 export { buildMcpToolRequest, type McpToolRequestInit, mcpToolArguments } from "./tool-request.js";
 export { MCP_TOOL_URI_SCHEME, type McpToolAddress, mcpToolUri, parseMcpToolUri } from "./tool-uri.js";
 export {

@@ -36,6 +36,7 @@ import {
   toolErrorResult,
 } from "./mcp-failure.js";
 import type { McpUpstream } from "./mcp-upstream.js";
+import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from "./timeouts.js";
 import { mcpToolArguments } from "./tool-request.js";
 import { parseMcpToolUri } from "./tool-uri.js";
 import {
@@ -68,8 +69,24 @@ export interface McpListChangedEvent {
   kind: McpListKind;
 }
 
+/**
+ * Where the transport finds the MCP server behind a target: the router's forwards. Asked on every call, so a
+ * changed forward takes effect at once (the old process ends when its calls do).
+ */
+export interface McpUpstreamDirectory {
+  /** The upstream behind `target`, or `undefined` when there is none (the call then fails with `NotFound`). */
+  upstreamFor(target: ServiceTarget): McpUpstream | undefined;
+  /**
+   * How long the upstream behind `target` may take to answer `initialize` on a new connection, or `undefined`
+   * for the transport's `handshakeTimeoutMs`.
+   */
+  handshakeTimeoutFor?(target: ServiceTarget): number | undefined;
+}
+
 /** Options for {@link createMcpTransport}. Every field is optional. */
 export interface McpTransportOptions {
+  /** The router's forwards; wins over `upstreamFor`. */
+  directory?: McpUpstreamDirectory;
   /**
    * The upstream MCP server behind a target, or `undefined` when there is none (the call then fails with
    * `NotFound`). The router keeps its forwards and answers from them. Called on every call, so a changed
@@ -82,7 +99,10 @@ export interface McpTransportOptions {
   unaryTimeoutMs?: number;
   /** Deadline per target, over `unaryTimeoutMs`; `CallOptions.timeoutMs` wins over both. */
   timeouts?: (target: ServiceTarget) => { unaryMs?: number } | undefined;
-  /** How long a server may take to start and answer `initialize`. Default 10,000 ms. */
+  /**
+   * How long a server may take to start and answer `initialize` on a connection the transport opens, unless the
+   * directory says otherwise for its target. Default 30,000 ms ({@link DEFAULT_HANDSHAKE_TIMEOUT_MS}).
+   */
   handshakeTimeoutMs?: number;
   /** A pooled connection with no call for this long is closed (the process ends). Default 300,000 ms. */
   idleTimeoutMs?: number;
@@ -96,7 +116,6 @@ export interface McpTransportOptions {
   onListChanged?: (event: McpListChangedEvent) => void;
 }
 
-const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
 const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 const DEFAULT_CLIENT_INFO: Implementation = { name: "trestle", version: "0.1.0" };
 
@@ -166,10 +185,17 @@ function safely(call: () => void): void {
  * ```
  */
 export function createMcpTransport(options: McpTransportOptions = {}): BridgeTransport {
-  const upstreamFor =
-    options.upstreamFor ??
-    ((target: ServiceTarget): McpUpstream => ({ kind: "http", url: `http://${targetAddress(target)}/mcp` }));
-  const handshakeTimeoutMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+  const { directory } = options;
+  const upstreamFor = directory
+    ? (target: ServiceTarget) => directory.upstreamFor(target)
+    : (options.upstreamFor ??
+      ((target: ServiceTarget): McpUpstream => ({
+        kind: "http",
+        url: `http://${targetAddress(target)}/mcp`,
+      })));
+  const defaultHandshakeTimeoutMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+  const handshakeTimeoutFor = (target: ServiceTarget) =>
+    directory?.handshakeTimeoutFor?.(target) ?? defaultHandshakeTimeoutMs;
   const clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
   /** Per-call connections in use, so that close() and release() can end them too. */
   const perCall = new Set<{ targetId: string; connection: UpstreamConnection }>();
@@ -202,7 +228,7 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
         openUpstreamConnection(upstream, {
           subject,
           clientInfo,
-          handshakeTimeoutMs,
+          handshakeTimeoutMs: handshakeTimeoutFor(target),
           hooks: { ...hooksFor(target, subject, true), onClosed },
         }),
       );
@@ -307,7 +333,7 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     const connection = await openUpstreamConnection(upstream, {
       subject,
       clientInfo,
-      handshakeTimeoutMs,
+      handshakeTimeoutMs: handshakeTimeoutFor(target),
       signal,
       hooks: hooksFor(target, subject, false),
     });

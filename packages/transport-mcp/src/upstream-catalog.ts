@@ -10,6 +10,7 @@ import type {
 import { Code, createCallScope, TrestleError } from "@trestle/core";
 import { type FailureSubject, failureSubject, isSessionGone, requestFailure } from "./mcp-failure.js";
 import type { McpUpstream } from "./mcp-upstream.js";
+import { DEFAULT_HANDSHAKE_TIMEOUT_MS, DEFAULT_START_TIMEOUT_MS } from "./timeouts.js";
 import { type McpListKind, openUpstreamConnection, type UpstreamConnection } from "./upstream-connection.js";
 
 /** What an upstream MCP server offers, every page of every list it advertises. */
@@ -32,9 +33,22 @@ export interface UpstreamCatalog {
 
 /** Options for {@link listUpstreamCatalog}. */
 export interface UpstreamCatalogOptions {
-  /** How long the server may take to start and answer `initialize`. Default 10,000 ms. */
+  /**
+   * How long the server may take to start and answer `initialize` on the first connection (for a stdio server
+   * run by `npx -y`, the package's download included). Default 120,000 ms ({@link DEFAULT_START_TIMEOUT_MS}).
+   */
+  startTimeoutMs?: number;
+  /**
+   * How long the server may take to answer `initialize` on a later connection (a watch reconnecting).
+   * {@link listUpstreamCatalog} connects once and uses it only when `startTimeoutMs` is absent.
+   * Default 30,000 ms ({@link DEFAULT_HANDSHAKE_TIMEOUT_MS}).
+   */
   handshakeTimeoutMs?: number;
-  /** Deadline of the whole listing, handshake included. Default 30,000 ms. */
+  /**
+   * Deadline of one listing. For {@link listUpstreamCatalog}, of the whole run, handshake included (default:
+   * the handshake's timeout plus 30,000 ms); for {@link watchUpstreamCatalog}, of each listing on an open
+   * connection, the handshake apart (default 30,000 ms).
+   */
   timeoutMs?: number;
   /** Cancels the listing. */
   signal?: AbortSignal;
@@ -45,7 +59,6 @@ export interface UpstreamCatalogOptions {
 }
 
 const DEFAULT_CATALOG_TIMEOUT_MS = 30_000;
-const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
 const DEFAULT_CLIENT_INFO: Implementation = { name: "trestle", version: "0.1.0" };
 /** More pages than this is a server that never stops paging, not a catalog. */
 const MAX_PAGES = 1_000;
@@ -139,6 +152,7 @@ async function openForCatalog(
   upstream: McpUpstream,
   subject: FailureSubject,
   options: UpstreamCatalogOptions,
+  handshakeTimeoutMs: number,
   signal: AbortSignal,
   deadlineMs: number,
   hooks: Parameters<typeof openUpstreamConnection>[1]["hooks"] = {},
@@ -147,7 +161,7 @@ async function openForCatalog(
     return await openUpstreamConnection(upstream, {
       subject,
       clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
-      handshakeTimeoutMs: options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
+      handshakeTimeoutMs,
       signal,
       hooks: { ...hooks, ...(options.onStderr ? { onStderr: options.onStderr } : {}) },
     });
@@ -176,10 +190,18 @@ export async function listUpstreamCatalog(
   options: UpstreamCatalogOptions = {},
 ): Promise<UpstreamCatalog> {
   const subject = failureSubject(upstream);
-  const deadlineMs = options.timeoutMs ?? DEFAULT_CATALOG_TIMEOUT_MS;
+  const handshakeTimeoutMs = options.startTimeoutMs ?? options.handshakeTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+  const deadlineMs = options.timeoutMs ?? handshakeTimeoutMs + DEFAULT_CATALOG_TIMEOUT_MS;
   const scope = createCallScope(options.signal, deadlineMs);
   try {
-    const connection = await openForCatalog(upstream, subject, options, scope.signal, deadlineMs);
+    const connection = await openForCatalog(
+      upstream,
+      subject,
+      options,
+      handshakeTimeoutMs,
+      scope.signal,
+      deadlineMs,
+    );
     try {
       return await fetchCatalog(connection, subject, scope.signal, deadlineMs);
     } finally {
@@ -295,22 +317,38 @@ export async function watchUpstreamCatalog(
     }
   }
 
-  async function connect(): Promise<UpstreamConnection> {
-    const scope = createCallScope(stop.signal, deadlineMs);
+  /**
+   * Opens the watch's connection. The handshake has its own timeout (long for the first start, which may
+   * download the server); the listing deadline starts once it is done.
+   */
+  async function connect(first: boolean): Promise<UpstreamConnection> {
+    const handshakeTimeoutMs = first
+      ? (options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS)
+      : (options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS);
+    // The margin only lets the handshake's own timer fire first, so that the error names the handshake.
+    const scope = createCallScope(stop.signal, handshakeTimeoutMs + 1_000);
     try {
-      const opened = await openForCatalog(upstream, subject, options, scope.signal, deadlineMs, {
-        onListChanged(kind) {
-          pending.add(kind);
-          coalesceTimer ??= setTimeout(flush, COALESCE_MS);
+      const opened = await openForCatalog(
+        upstream,
+        subject,
+        options,
+        handshakeTimeoutMs,
+        scope.signal,
+        handshakeTimeoutMs + 1_000,
+        {
+          onListChanged(kind) {
+            pending.add(kind);
+            coalesceTimer ??= setTimeout(flush, COALESCE_MS);
+          },
+          onClosed() {
+            if (!stopped && connection === opened) scheduleReconnect();
+          },
+          onError(error) {
+            // An HTTP server that restarted shows up here first, as its event stream failing.
+            if (!stopped && connection === opened && isSessionGone(error)) scheduleReconnect();
+          },
         },
-        onClosed() {
-          if (!stopped && connection === opened) scheduleReconnect();
-        },
-        onError(error) {
-          // An HTTP server that restarted shows up here first, as its event stream failing.
-          if (!stopped && connection === opened && isSessionGone(error)) scheduleReconnect();
-        },
-      });
+      );
       return opened;
     } finally {
       scope.dispose();
@@ -349,7 +387,7 @@ export async function watchUpstreamCatalog(
     reconnectTimer = setTimeout(() => {
       reconnectTimer = undefined;
       void serial(async () => {
-        const opened = await connect();
+        const opened = await connect(false);
         if (stopped) {
           await opened.close();
           return;
@@ -367,7 +405,7 @@ export async function watchUpstreamCatalog(
     reconnectTimer.unref();
   }
 
-  connection = await connect();
+  connection = await connect(true);
   try {
     await list(connection);
   } catch (error) {

@@ -1,5 +1,6 @@
 import { Code, TrestleError } from "@trestle/core";
-import type { ForwardManager } from "../forwards/forward-manager.js";
+import { parseForward } from "@trestle/registry";
+import type { ForwardService } from "../forwards/forward-service.js";
 import type { JsonApi } from "../http/json-api.js";
 
 function namespaceOf(query: URLSearchParams): string {
@@ -17,12 +18,12 @@ function namespaceOf(query: URLSearchParams): string {
  *
  * Answers never show a forward's arguments, environment values or header values.
  */
-export function registerForwardRoutes(api: JsonApi, deps: { forwards: ForwardManager }): void {
+export function registerForwardRoutes(api: JsonApi, deps: { forwards: ForwardService }): void {
   const { forwards } = deps;
   api.route("GET", "/api/v1/forwards", ({ query }) => ({ data: forwards.list(namespaceOf(query)) }));
   api.route("POST", "/api/v1/forwards", async (r) => ({
     status: 201,
-    data: await forwards.add(await r.json()),
+    data: await forwards.add(parseForward(await r.json())),
   }));
   api.route("GET", "/api/v1/forwards/:name", ({ params, query }) => {
     const namespace = namespaceOf(query);
@@ -36,7 +37,7 @@ export function registerForwardRoutes(api: JsonApi, deps: { forwards: ForwardMan
     return { data: found };
   });
   api.route("PUT", "/api/v1/forwards/:name", async (r) => ({
-    data: await forwards.update(namespaceOf(r.query), r.params.name as string, await r.json()),
+    data: await forwards.update(namespaceOf(r.query), r.params.name as string, parseForward(await r.json())),
   }));
   api.route("DELETE", "/api/v1/forwards/:name", async ({ params, query }) => ({
     data: await forwards.remove(namespaceOf(query), params.name as string),

@@ -1,0 +1,157 @@
+import type { GetPromptResult, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import {
+  Code,
+  type ForwardReference,
+  type PromptReference,
+  type ServiceTarget,
+  TrestleError,
+} from "@trestle/core";
+import { normalizeNamespace } from "@trestle/registry";
+import {
+  describeUpstream,
+  type McpUpstream,
+  type McpUpstreamDirectory,
+  type UpstreamCatalogWatch,
+} from "@trestle/transport-mcp";
+import { importedName } from "./catalog-import.js";
+import { forwardTarget } from "./forward-identity.js";
+import type { ForwardStatus } from "./forward-view.js";
+
+/**
+ * A forward the router follows. The supervisor alone changes it; everyone else reads it through the
+ * {@link ForwardDirectory}.
+ */
+export interface LiveForward {
+  forward: ForwardReference;
+  readonly namespace: string;
+  /** The service name its imported entries are routed to. */
+  readonly service: string;
+  /** What a change must differ in to need a new watch. */
+  readonly identity: string;
+  watch?: UpstreamCatalogWatch | undefined;
+  status: ForwardStatus;
+  /** Imports run one at a time, in order. */
+  queue: Promise<unknown>;
+  retryTimer?: NodeJS.Timeout | undefined;
+  retryDelayMs: number;
+  stopped: boolean;
+}
+
+/** A forward's connection timeouts, its own settings over the router's defaults. */
+export interface ForwardTimeouts {
+  /** The first connection: spawn (or reach) and `initialize`, a first `npx -y` download included. */
+  startTimeoutMs: number;
+  /** Every later connection's `initialize`. */
+  handshakeTimeoutMs: number;
+}
+
+/**
+ * The forwards the router follows, by namespace and name and by service name: what the MCP transport asks for
+ * the upstream behind a target, what the resolver asks for a forward's target, what the MCP front asks about
+ * upstreams' capabilities and prompts. It holds no connection and starts nothing: the supervisor fills it.
+ */
+export interface ForwardDirectory extends McpUpstreamDirectory {
+  /** The forward named `name` in `namespace`. */
+  get(namespace: string, name: string): LiveForward | undefined;
+  /** Every forward followed, in no particular order. */
+  entries(): IterableIterator<LiveForward>;
+  /** True when `serviceName` is a forward's. */
+  isForwarded(serviceName: string): boolean;
+  /** The target calls to the forward named by `serviceName` go to, or `undefined` when it is no forward's. */
+  targetOf(serviceName: string): ServiceTarget | undefined;
+  /** A forward's timeouts: its own settings, else the router's defaults. */
+  timeoutsOf(forward: ForwardReference): ForwardTimeouts;
+  /** The capabilities the upstreams of a namespace's forwards advertise (those connected at least once). */
+  capabilitiesOf(namespace: string): { forward: string; capabilities: ServerCapabilities }[];
+  /**
+   * Expands a prompt imported from a forward by asking its upstream on the forward's watch connection.
+   * @throws TrestleError `NotFound` (no forward's, or no longer offered), `Unavailable` (not connected), the
+   * upstream's failure.
+   */
+  getPrompt(
+    prompt: PromptReference,
+    args: Record<string, string>,
+    options?: { signal?: AbortSignal },
+  ): Promise<GetPromptResult>;
+  /** Makes `entry` the one answering for its name and service name (the supervisor's). */
+  register(entry: LiveForward): void;
+  /** Forgets `entry`, unless another entry answers for its names by now (the supervisor's). */
+  unregister(entry: LiveForward): void;
+}
+
+const keyOf = (namespace: string, name: string) => `${namespace}\u0000${name}`;
+
+/** Creates an empty {@link ForwardDirectory}; `defaults` are the router's forward timeouts. */
+export function createForwardDirectory(defaults: ForwardTimeouts): ForwardDirectory {
+  const byName = new Map<string, LiveForward>();
+  const byService = new Map<string, LiveForward>();
+
+  const timeoutsOf = (forward: ForwardReference): ForwardTimeouts => ({
+    startTimeoutMs: forward.startTimeoutMs ?? defaults.startTimeoutMs,
+    handshakeTimeoutMs: forward.handshakeTimeoutMs ?? defaults.handshakeTimeoutMs,
+  });
+
+  return {
+    get: (namespace, name) => byName.get(keyOf(normalizeNamespace(namespace), name)),
+    entries: () => byName.values(),
+    isForwarded: (serviceName) => byService.has(serviceName),
+    targetOf(serviceName) {
+      const entry = byService.get(serviceName);
+      return entry ? forwardTarget(entry.forward) : undefined;
+    },
+    timeoutsOf,
+
+    upstreamFor(target): McpUpstream | undefined {
+      return byService.get(target.serviceName)?.forward.upstream;
+    },
+    handshakeTimeoutFor(target) {
+      const entry = byService.get(target.serviceName);
+      return entry ? timeoutsOf(entry.forward).handshakeTimeoutMs : undefined;
+    },
+
+    capabilitiesOf(namespace) {
+      const out: { forward: string; capabilities: ServerCapabilities }[] = [];
+      for (const entry of byName.values()) {
+        if (entry.namespace !== namespace) continue;
+        const known = entry.watch?.catalog.capabilities;
+        if (known) out.push({ forward: entry.forward.name, capabilities: known });
+      }
+      return out;
+    },
+
+    async getPrompt(prompt, args, callOptions = {}) {
+      const entry = prompt.type ? byService.get(prompt.type) : undefined;
+      if (!entry) {
+        throw new TrestleError(`The prompt '${prompt.name}' belongs to no forward`, Code.NotFound);
+      }
+      const opened = entry.watch;
+      if (!opened) {
+        throw new TrestleError(
+          `The MCP server ${describeUpstream(entry.forward.upstream)} behind forward '${entry.forward.name}' is not connected${entry.status.error ? `: ${entry.status.error}` : ""}`,
+          Code.Unavailable,
+        );
+      }
+      const upstreamPrompt = opened.catalog.prompts.find(
+        (p) => importedName(entry.forward.prefix, p.name) === prompt.name,
+      );
+      if (!upstreamPrompt) {
+        throw new TrestleError(
+          `The forward '${entry.forward.name}' no longer offers the prompt '${prompt.name}'`,
+          Code.NotFound,
+        );
+      }
+      return opened.getPrompt(upstreamPrompt.name, args, callOptions);
+    },
+
+    register(entry) {
+      byName.set(keyOf(entry.namespace, entry.forward.name), entry);
+      byService.set(entry.service, entry);
+    },
+
+    unregister(entry) {
+      const key = keyOf(entry.namespace, entry.forward.name);
+      if (byName.get(key) === entry) byName.delete(key);
+      if (byService.get(entry.service) === entry) byService.delete(entry.service);
+    },
+  };
+}
