@@ -1,6 +1,6 @@
 import type { ForwardReference } from "@trestle/core";
 import type { Command } from "commander";
-import type { ForwardView } from "../forwards/forward-manager.js";
+import type { ForwardView } from "../forwards/forward-view.js";
 import { CliError } from "./cli-error.js";
 import { clientAction, collect } from "./command-action.js";
 import type { CliIo } from "./context.js";

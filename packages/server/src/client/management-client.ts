@@ -11,7 +11,7 @@ import {
   TrestleError,
 } from "@trestle/core";
 import type { HealthRecord, RegisteredService, ServiceRegistration } from "@trestle/registry";
-import type { ForwardView } from "../forwards/forward-manager.js";
+import type { ForwardView } from "../forwards/forward-view.js";
 import { type ReconnectOptions, readEventStream, type ServerSentEvent } from "./event-stream.js";
 import { type ManagementOperation, managementOperations, operationPath } from "./operations.js";
 
