@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type PostgresCluster, startPostgresCluster } from "@trestle/test-support/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PostgresCluster, startPostgresCluster } from "./reliability/support/postgres-cluster.js";
 import { api, eventually, type RouterProcess, repoRoot, startRouter, stopAll } from "./support/processes.js";
 
 const FIXTURE_SERVER = join(repoRoot, "packages", "transport-mcp", "test", "fixtures", "fixture-server.mjs");

@@ -6,5 +6,14 @@
  */
 export { buildIfStale, buildServicePackage } from "./built-package.js";
 export { type FakeRouter, type RouterRequest, startFakeRouter } from "./fake-router.js";
+export { freePort } from "./free-port.js";
 export { type ServiceProcess, startServiceProcess } from "./service-process.js";
-export { generateTestCertificates, type TestCertificates } from "./test-certificates.js";
+export {
+  type CertificateFiles,
+  type CertificateSet,
+  createCertificateSet,
+  generateTestCertificates,
+  type LeafOptions,
+  type PemPair,
+  type TestCertificates,
+} from "./test-certificates.js";

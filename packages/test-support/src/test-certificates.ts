@@ -3,6 +3,39 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+/** A certificate and its key, as PEM file paths. */
+export interface CertificateFiles {
+  cert: string;
+  key: string;
+}
+
+/** What a leaf certificate is for. */
+export interface LeafOptions {
+  /** The `subjectAltName` extension. Default `IP:127.0.0.1,DNS:localhost`. */
+  subjectAltName?: string;
+  /** The `extendedKeyUsage` extension. Default `serverAuth,clientAuth`. */
+  extendedKeyUsage?: string;
+  /** The subject's common name. Default the certificate's name. */
+  commonName?: string;
+}
+
+/** Certificates made with the `openssl` CLI in a temporary directory, as files. */
+export interface CertificateSet {
+  dir: string;
+  /** A certificate authority: its certificate and key. */
+  authority(name: string): Promise<CertificateFiles>;
+  /** A leaf certificate, signed by `ca` (self-signed when absent); for 127.0.0.1 and localhost by default. */
+  leaf(name: string, ca?: CertificateFiles, options?: LeafOptions): Promise<CertificateFiles>;
+  /** Removes the directory. */
+  remove(): Promise<void>;
+}
+
+/** PEM texts of a certificate and its key. */
+export interface PemPair {
+  cert: string;
+  key: string;
+}
+
 /** PEM texts of a throw-away CA, a server certificate for 127.0.0.1/localhost and a client certificate. */
 export interface TestCertificates {
   ca: string;
@@ -10,113 +43,150 @@ export interface TestCertificates {
   serverKey: string;
   clientCert: string;
   clientKey: string;
+  /** A server certificate from `ca` valid only for the name `capability.test` (host name checks). */
+  namedServer: PemPair;
   /** Another CA: trusting only it must fail. */
   otherCa: string;
+  /** A server certificate for 127.0.0.1 that the other CA signed: no client trusting `ca` accepts it. */
+  untrustedServer: PemPair;
   /** A client certificate that the other CA signed: refused under mutual TLS. */
   rogueClientCert: string;
   rogueClientKey: string;
 }
 
-function openssl(dir: string, ...args: string[]): void {
-  execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
+const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
+
+/** Makes certificates in `dir` (EC P-256 keys, valid two days): the one engine behind both helpers below. */
+function certificateMaker(dir: string) {
+  let serial = 0;
+  const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
+  const files = (name: string): CertificateFiles => ({
+    cert: join(dir, `${name}.crt`),
+    key: join(dir, `${name}.key`),
+  });
+  return {
+    authority(name: string, commonName = name): CertificateFiles {
+      const made = files(name);
+      openssl(
+        "req",
+        "-x509",
+        ...EC_KEY,
+        "-days",
+        "2",
+        "-subj",
+        `/CN=${commonName}`,
+        "-keyout",
+        made.key,
+        "-out",
+        made.cert,
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign",
+      );
+      return made;
+    },
+    leaf(name: string, ca: CertificateFiles | undefined, options: LeafOptions = {}): CertificateFiles {
+      const made = files(name);
+      const subjectAltName = options.subjectAltName ?? "IP:127.0.0.1,DNS:localhost";
+      const subject = `/CN=${options.commonName ?? name}`;
+      if (!ca) {
+        openssl(
+          "req",
+          "-x509",
+          ...EC_KEY,
+          "-days",
+          "2",
+          "-subj",
+          subject,
+          "-keyout",
+          made.key,
+          "-out",
+          made.cert,
+          "-addext",
+          `subjectAltName=${subjectAltName}`,
+        );
+        return made;
+      }
+      const extensions = join(dir, `${name}.ext`);
+      writeFileSync(
+        extensions,
+        `subjectAltName=${subjectAltName}\nextendedKeyUsage=${options.extendedKeyUsage ?? "serverAuth,clientAuth"}\nbasicConstraints=CA:FALSE\n`,
+      );
+      const request = join(dir, `${name}.csr`);
+      openssl("req", "-new", ...EC_KEY, "-subj", subject, "-keyout", made.key, "-out", request);
+      serial++;
+      openssl(
+        "x509",
+        "-req",
+        "-in",
+        request,
+        "-CA",
+        ca.cert,
+        "-CAkey",
+        ca.key,
+        "-set_serial",
+        String(serial),
+        "-days",
+        "2",
+        "-out",
+        made.cert,
+        "-extfile",
+        extensions,
+      );
+      return made;
+    },
+  };
 }
 
-function issue(
-  dir: string,
-  ca: string,
-  name: string,
-  subject: string,
-  extensions: string,
-  serial: string,
-): void {
-  writeFileSync(join(dir, `${name}.ext`), extensions);
-  openssl(
+/**
+ * Creates a {@link CertificateSet}: certificates as files in a temporary directory, for programs that take
+ * paths (a router started with `--tls-cert`). Remove it with {@link CertificateSet.remove}.
+ */
+export async function createCertificateSet(): Promise<CertificateSet> {
+  const dir = mkdtempSync(join(tmpdir(), "trestle-certs-"));
+  const maker = certificateMaker(dir);
+  return {
     dir,
-    "req",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:P-256",
-    "-nodes",
-    "-keyout",
-    `${name}.key`,
-    "-out",
-    `${name}.csr`,
-    "-subj",
-    subject,
-  );
-  openssl(
-    dir,
-    "x509",
-    "-req",
-    "-in",
-    `${name}.csr`,
-    "-CA",
-    `${ca}.crt`,
-    "-CAkey",
-    `${ca}.key`,
-    "-set_serial",
-    serial,
-    "-days",
-    "1",
-    "-out",
-    `${name}.crt`,
-    "-extfile",
-    `${name}.ext`,
-  );
+    authority: async (name) => maker.authority(name),
+    leaf: async (name, ca, options) => maker.leaf(name, ca, options),
+    remove: async () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
-function selfSignedCa(dir: string, name: string, subject: string): void {
-  openssl(
-    dir,
-    "req",
-    "-x509",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:P-256",
-    "-nodes",
-    "-keyout",
-    `${name}.key`,
-    "-out",
-    `${name}.crt`,
-    "-days",
-    "1",
-    "-subj",
-    subject,
-    "-addext",
-    "basicConstraints=critical,CA:TRUE",
-    "-addext",
-    "keyUsage=critical,keyCertSign,cRLSign",
-  );
-}
-
-/** Generates the certificates with the `openssl` CLI in a temporary directory, removed afterwards. */
+/** Generates {@link TestCertificates} as PEM texts with the `openssl` CLI; the files are removed afterwards. */
 export function generateTestCertificates(): TestCertificates {
   const dir = mkdtempSync(join(tmpdir(), "trestle-certs-"));
   try {
-    selfSignedCa(dir, "ca", "/CN=Trestle Test CA");
-    selfSignedCa(dir, "other-ca", "/CN=Someone Else's CA");
-    issue(
-      dir,
-      "ca",
-      "server",
-      "/CN=localhost",
-      "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n",
-      "1",
-    );
-    issue(dir, "ca", "client", "/CN=trestle-router", "extendedKeyUsage=clientAuth\n", "2");
-    issue(dir, "other-ca", "rogue", "/CN=trestle-router", "extendedKeyUsage=clientAuth\n", "3");
-    const read = (file: string) => readFileSync(join(dir, file), "utf8");
+    const maker = certificateMaker(dir);
+    const ca = maker.authority("ca", "Trestle Test CA");
+    const otherCa = maker.authority("other-ca", "Someone Else's CA");
+    const server = { subjectAltName: "IP:127.0.0.1,DNS:localhost", extendedKeyUsage: "serverAuth" };
+    const client = {
+      subjectAltName: "DNS:trestle-router",
+      extendedKeyUsage: "clientAuth",
+      commonName: "trestle-router",
+    };
+    const read = (made: CertificateFiles): PemPair => ({
+      cert: readFileSync(made.cert, "utf8"),
+      key: readFileSync(made.key, "utf8"),
+    });
+    const serverPair = read(maker.leaf("server", ca, { ...server, commonName: "localhost" }));
+    const clientPair = read(maker.leaf("client", ca, client));
+    const roguePair = read(maker.leaf("rogue", otherCa, client));
     return {
-      ca: read("ca.crt"),
-      serverCert: read("server.crt"),
-      serverKey: read("server.key"),
-      clientCert: read("client.crt"),
-      clientKey: read("client.key"),
-      otherCa: read("other-ca.crt"),
-      rogueClientCert: read("rogue.crt"),
-      rogueClientKey: read("rogue.key"),
+      ca: readFileSync(ca.cert, "utf8"),
+      serverCert: serverPair.cert,
+      serverKey: serverPair.key,
+      clientCert: clientPair.cert,
+      clientKey: clientPair.key,
+      namedServer: read(maker.leaf("named-server", ca, { ...server, subjectAltName: "DNS:capability.test" })),
+      otherCa: readFileSync(otherCa.cert, "utf8"),
+      untrustedServer: read(
+        maker.leaf("untrusted-server", otherCa, { ...server, subjectAltName: "IP:127.0.0.1" }),
+      ),
+      rogueClientCert: roguePair.cert,
+      rogueClientKey: roguePair.key,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { type PostgresCluster, startPostgresCluster } from "@trestle/test-support/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   api,
@@ -11,7 +12,6 @@ import {
 import { type CapabilityProcess, killHard, startCapability } from "./support/capability.js";
 import { type McpSession, openMcpSession, resultText } from "./support/mcp-session.js";
 import { observe } from "./support/observations.js";
-import { type PostgresCluster, startPostgresCluster } from "./support/postgres-cluster.js";
 
 const tool = (name: string, uri: string, type: string) => ({
   name,

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "@trestle/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   api,
@@ -13,7 +14,6 @@ import {
 import { type CapabilityProcess, startCapability } from "./support/capability.js";
 import { type McpExchange, openMcpSession, postMcp, resultText } from "./support/mcp-session.js";
 import { observe } from "./support/observations.js";
-import { freePort } from "./support/ports.js";
 import { profile } from "./support/profile.js";
 
 const tool = (name: string, uri: string, type: string) => ({

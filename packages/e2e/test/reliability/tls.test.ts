@@ -1,7 +1,7 @@
+import { type CertificateSet, createCertificateSet } from "@trestle/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, type RouterProcess, serviceHealthy, startRouter, stopAll } from "../support/processes.js";
 import { type CapabilityOptions, type CapabilityProcess, startCapability } from "./support/capability.js";
-import { type CertificateSet, createCertificateSet } from "./support/certificates.js";
 import { type McpSession, openMcpSession, resultText } from "./support/mcp-session.js";
 import { observe } from "./support/observations.js";
 

@@ -2,7 +2,7 @@ import { createServer } from "node:net";
 
 /**
  * A loopback port that was free a moment ago, for a process that must come back on the same port after a
- * restart (everything else listens on port 0).
+ * restart, or that cannot be told to listen on port 0 and report it (everything else listens on port 0).
  */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
