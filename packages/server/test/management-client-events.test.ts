@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Code } from "@trestle/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEventStream, type ServerSentEvent } from "../src/client/event-stream.js";
 import { createManagementClient } from "../src/client/management-client.js";
@@ -90,5 +91,19 @@ describe("reading Server-Sent Events", () => {
     ).rejects.toMatchObject({ status: 401, rawMessage: "401: no token" });
     expect(opened).toBe(1);
     await new Promise<void>((resolve) => refusing.close(() => resolve()));
+  });
+
+  it("gives up at once when the router cannot be reached for the first connection", async () => {
+    const reconnects: unknown[] = [];
+    const client = createManagementClient({ baseUrl: "http://127.0.0.1:1" });
+    const stream = client.events.toolCalls({
+      reconnect: { delayMs: 10 },
+      onReconnect: (i) => reconnects.push(i),
+    });
+    await expect(collect(stream as never, 1)).rejects.toMatchObject({
+      status: undefined,
+      code: Code.Unavailable,
+    });
+    expect(reconnects).toEqual([]);
   });
 });

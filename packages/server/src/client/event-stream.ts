@@ -30,16 +30,16 @@ export interface ReadEventStreamOptions {
   signal?: AbortSignal | undefined;
   /** Resume after this event id (sent as `Last-Event-ID` on the first connection too). */
   lastEventId?: string | undefined;
-  /** Reconnect when the connection drops or the server ends the stream; `false` (the default) ends instead. */
+  /**
+   * Reconnect when the connection drops or the server ends the stream; `false` (the default) ends instead. Only a
+   * stream that was open once is reconnected: a first connection that fails throws at once.
+   */
   reconnect?: ReconnectOptions | boolean | undefined;
   /** Told before each reconnect, with the error that ended the connection (if any) and the wait. */
   onReconnect?:
     | ((info: { attempt: number; delayMs: number; lastEventId: string | undefined; error?: unknown }) => void)
     | undefined;
-  /**
-   * Decides whether a response that is not a stream (an error status) ends the iteration with the error it
-   * returns or thrown; by default every non-2xx response is thrown at once, without a reconnect.
-   */
+  /** Turns a response that is not a stream (an error status) into the error thrown; such a response is never retried. */
   failure(response: Response): Promise<Error>;
 }
 
@@ -68,12 +68,14 @@ export async function* readEventStream(
   let lastEventId = options.lastEventId;
   let retryMs = reconnect?.delayMs ?? 1_000;
   let attempt = 0;
+  let opened = false;
   try {
     for (;;) {
       let failure: unknown;
       try {
         const response = await open({ lastEventId, signal: controller.signal });
         if (!response.ok || !response.body) throw new StreamRefused(await options.failure(response));
+        opened = true;
         for await (const event of parseBody(response.body, (ms) => {
           retryMs = ms;
         })) {
@@ -87,7 +89,7 @@ export async function* readEventStream(
         failure = error;
       }
       if (controller.signal.aborted) return;
-      if (!reconnect) {
+      if (!reconnect || !opened) {
         if (failure !== undefined) throw failure;
         return;
       }
