@@ -64,57 +64,45 @@ function certificateMaker(dir: string) {
     cert: join(dir, `${name}.crt`),
     key: join(dir, `${name}.key`),
   });
+  /** A self-signed certificate with the given `-addext` extensions. */
+  const selfSigned = (name: string, commonName: string, extensions: string[]): CertificateFiles => {
+    const made = files(name);
+    const added = extensions.flatMap((extension) => ["-addext", extension]);
+    openssl(
+      "req",
+      "-x509",
+      ...EC_KEY,
+      "-days",
+      "2",
+      "-subj",
+      `/CN=${commonName}`,
+      "-keyout",
+      made.key,
+      "-out",
+      made.cert,
+      ...added,
+    );
+    return made;
+  };
   return {
     authority(name: string, commonName = name): CertificateFiles {
-      const made = files(name);
-      openssl(
-        "req",
-        "-x509",
-        ...EC_KEY,
-        "-days",
-        "2",
-        "-subj",
-        `/CN=${commonName}`,
-        "-keyout",
-        made.key,
-        "-out",
-        made.cert,
-        "-addext",
+      return selfSigned(name, commonName, [
         "basicConstraints=critical,CA:TRUE",
-        "-addext",
         "keyUsage=critical,keyCertSign,cRLSign",
-      );
-      return made;
+      ]);
     },
     leaf(name: string, ca: CertificateFiles | undefined, options: LeafOptions = {}): CertificateFiles {
-      const made = files(name);
       const subjectAltName = options.subjectAltName ?? "IP:127.0.0.1,DNS:localhost";
-      const subject = `/CN=${options.commonName ?? name}`;
-      if (!ca) {
-        openssl(
-          "req",
-          "-x509",
-          ...EC_KEY,
-          "-days",
-          "2",
-          "-subj",
-          subject,
-          "-keyout",
-          made.key,
-          "-out",
-          made.cert,
-          "-addext",
-          `subjectAltName=${subjectAltName}`,
-        );
-        return made;
-      }
+      const commonName = options.commonName ?? name;
+      if (!ca) return selfSigned(name, commonName, [`subjectAltName=${subjectAltName}`]);
+      const made = files(name);
       const extensions = join(dir, `${name}.ext`);
       writeFileSync(
         extensions,
         `subjectAltName=${subjectAltName}\nextendedKeyUsage=${options.extendedKeyUsage ?? "serverAuth,clientAuth"}\nbasicConstraints=CA:FALSE\n`,
       );
       const request = join(dir, `${name}.csr`);
-      openssl("req", "-new", ...EC_KEY, "-subj", subject, "-keyout", made.key, "-out", request);
+      openssl("req", "-new", ...EC_KEY, "-subj", `/CN=${commonName}`, "-keyout", made.key, "-out", request);
       serial++;
       openssl(
         "x509",
