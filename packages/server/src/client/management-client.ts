@@ -123,12 +123,12 @@ export interface ToolCallEventsOptions extends StreamOptions {
 }
 
 /** The calls on one kind of catalog entry. */
-export interface CatalogEntries<T, Add = T> {
+export interface CatalogEntries<T> {
   list(query?: CatalogQuery): Promise<T[]>;
   get(name: string, query?: NamespaceQuery): Promise<T>;
-  add(entry: Add): Promise<T>;
+  add(entry: T): Promise<T>;
   /** Replaces the entry named `name`. */
-  update(name: string, entry: Partial<T>, query?: NamespaceQuery): Promise<T>;
+  update(name: string, entry: T, query?: NamespaceQuery): Promise<T>;
   remove(name: string, query?: NamespaceQuery): Promise<T>;
   /** Removes every entry the label filter matches; resolves with what was removed. */
   removeMatching(labelFilter: string, query?: NamespaceQuery): Promise<T[]>;
