@@ -93,7 +93,8 @@ ${fn}() {
 ${cases}
   esac
   _describe -t commands ${quote(name)} candidates
-  _files
+  # Arguments that are files (a tool's JSON, a program to run): offered unless an option is being typed.
+  [[ "$PREFIX" == -* ]] || _files
 }
 if [[ "\${funcstack[1]}" == "${fn}" ]]; then
   ${fn} "$@"
