@@ -147,48 +147,54 @@ const inputSchemaSchema = z.looseObject({
   required: z.array(propertyNameSchema).max(CATALOG_LIMITS.propertyCount).optional(),
 });
 
-const toolSchema = z.object({
-  id: idSchema.optional(),
-  name: nameSchema,
-  description: descriptionSchema.optional(),
-  uri: uriSchema,
-  type: nameSchema,
-  inputSchema: inputSchemaSchema.optional(),
-  title: z
-    .string()
-    .max(CATALOG_LIMITS.nameLength * 2)
-    .optional(),
-  outputSchema: z.looseObject({ type: z.literal("object", { message: 'must be "object"' }) }).optional(),
-  annotations: z.record(z.string().max(CATALOG_LIMITS.nameLength), z.unknown()).optional(),
-  namespace: namespaceSchema.optional(),
-  configurationURI: optionalUriSchema,
-  secretsURI: optionalUriSchema,
-  labels: labelsSchema.optional(),
-});
+/** A tool as the catalog holds it (the registry's one definition; the management API documents it as `Tool`). */
+export const toolSchema = z
+  .object({
+    id: idSchema.optional(),
+    name: nameSchema,
+    description: descriptionSchema.optional(),
+    uri: uriSchema,
+    type: nameSchema,
+    inputSchema: inputSchemaSchema.optional(),
+    title: z
+      .string()
+      .max(CATALOG_LIMITS.nameLength * 2)
+      .optional(),
+    outputSchema: z.looseObject({ type: z.literal("object", { message: 'must be "object"' }) }).optional(),
+    annotations: z.record(z.string().max(CATALOG_LIMITS.nameLength), z.unknown()).optional(),
+    namespace: namespaceSchema.optional(),
+    configurationURI: optionalUriSchema,
+    secretsURI: optionalUriSchema,
+    labels: labelsSchema.optional(),
+  })
+  .meta({ id: "Tool" });
 
-const resourceSchema = z.object({
-  id: idSchema.optional(),
-  location: uriSchema,
-  type: nameSchema,
-  name: nameSchema,
-  description: descriptionSchema.optional(),
-  mimeType: z.string().max(255).regex(MIME_TYPE, "must be a media type such as 'text/plain'").optional(),
-  params: z
-    .array(
-      z.object({
-        name: nameSchema,
-        value: z
-          .string()
-          .max(CATALOG_LIMITS.uriLength, `must be at most ${CATALOG_LIMITS.uriLength} characters`),
-      }),
-    )
-    .max(CATALOG_LIMITS.listLength, `at most ${CATALOG_LIMITS.listLength} params are allowed`)
-    .optional(),
-  configurationURI: optionalUriSchema,
-  secretsURI: optionalUriSchema,
-  namespace: namespaceSchema.optional(),
-  labels: labelsSchema.optional(),
-});
+/** A resource as the catalog holds it (`Resource` in the management API). */
+export const resourceSchema = z
+  .object({
+    id: idSchema.optional(),
+    location: uriSchema,
+    type: nameSchema,
+    name: nameSchema,
+    description: descriptionSchema.optional(),
+    mimeType: z.string().max(255).regex(MIME_TYPE, "must be a media type such as 'text/plain'").optional(),
+    params: z
+      .array(
+        z.object({
+          name: nameSchema,
+          value: z
+            .string()
+            .max(CATALOG_LIMITS.uriLength, `must be at most ${CATALOG_LIMITS.uriLength} characters`),
+        }),
+      )
+      .max(CATALOG_LIMITS.listLength, `at most ${CATALOG_LIMITS.listLength} params are allowed`)
+      .optional(),
+    configurationURI: optionalUriSchema,
+    secretsURI: optionalUriSchema,
+    namespace: namespaceSchema.optional(),
+    labels: labelsSchema.optional(),
+  })
+  .meta({ id: "Resource" });
 
 const promptContentSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), text: z.string() }),
@@ -205,27 +211,30 @@ const promptContentSchema = z.discriminatedUnion("type", [
   }),
 ]);
 
-const promptSchema = z.object({
-  id: idSchema.optional(),
-  name: nameSchema,
-  description: descriptionSchema.optional(),
-  type: nameSchema.optional(),
-  messages: z
-    .array(z.object({ role: z.enum(["user", "assistant"]), content: promptContentSchema }))
-    .max(CATALOG_LIMITS.messageCount, `at most ${CATALOG_LIMITS.messageCount} messages are allowed`),
-  arguments: z
-    .array(
-      z.object({
-        name: nameSchema,
-        description: descriptionSchema.optional(),
-        required: z.boolean().optional(),
-      }),
-    )
-    .max(CATALOG_LIMITS.listLength, `at most ${CATALOG_LIMITS.listLength} arguments are allowed`)
-    .optional(),
-  namespace: namespaceSchema.optional(),
-  labels: labelsSchema.optional(),
-});
+/** A prompt as the catalog holds it (`Prompt` in the management API). */
+export const promptSchema = z
+  .object({
+    id: idSchema.optional(),
+    name: nameSchema,
+    description: descriptionSchema.optional(),
+    type: nameSchema.optional(),
+    messages: z
+      .array(z.object({ role: z.enum(["user", "assistant"]), content: promptContentSchema }))
+      .max(CATALOG_LIMITS.messageCount, `at most ${CATALOG_LIMITS.messageCount} messages are allowed`),
+    arguments: z
+      .array(
+        z.object({
+          name: nameSchema,
+          description: descriptionSchema.optional(),
+          required: z.boolean().optional(),
+        }),
+      )
+      .max(CATALOG_LIMITS.listLength, `at most ${CATALOG_LIMITS.listLength} arguments are allowed`)
+      .optional(),
+    namespace: namespaceSchema.optional(),
+    labels: labelsSchema.optional(),
+  })
+  .meta({ id: "Prompt" });
 
 /** Forward names stay short, since a forward's service name is built from its namespace and name. */
 const FORWARD_NAME_LENGTH = 48;
@@ -280,38 +289,59 @@ const forwardTimeoutSchema = z
   .min(1_000, "must be at least 1000 ms")
   .max(600_000, "must be at most 600000 ms (ten minutes)");
 
-const forwardSchema = z.object({
-  id: idSchema.optional(),
-  name: z
-    .string()
-    .min(1, "must not be empty")
-    .max(FORWARD_NAME_LENGTH, `must be at most ${FORWARD_NAME_LENGTH} characters`)
-    .regex(FORWARD_NAME, "must start with a letter or digit and consist of A-Z, a-z, 0-9, '_' and '-'"),
-  description: descriptionSchema.optional(),
-  namespace: namespaceSchema.optional(),
-  upstream: forwardUpstreamSchema,
-  prefix: z
-    .string()
-    .max(32, "must be at most 32 characters")
-    .regex(/^[A-Za-z0-9_.-]*$/, "must consist of A-Z, a-z, 0-9, '_', '.' and '-'")
-    .optional(),
-  labels: labelsSchema.optional(),
-  startTimeoutMs: forwardTimeoutSchema.optional(),
-  handshakeTimeoutMs: forwardTimeoutSchema.optional(),
-});
+/**
+ * A forward as the catalog holds it, with its upstream in full (`Forward` in the management API's requests;
+ * answers show it without secrets). Only the canonical `upstream` object: the management API's short forms
+ * are expanded at the API edge.
+ */
+export const forwardSchema = z
+  .object({
+    id: idSchema.optional(),
+    name: z
+      .string()
+      .min(1, "must not be empty")
+      .max(FORWARD_NAME_LENGTH, `must be at most ${FORWARD_NAME_LENGTH} characters`)
+      .regex(FORWARD_NAME, "must start with a letter or digit and consist of A-Z, a-z, 0-9, '_' and '-'"),
+    description: descriptionSchema.optional(),
+    namespace: namespaceSchema.optional(),
+    upstream: forwardUpstreamSchema,
+    prefix: z
+      .string()
+      .max(32, "must be at most 32 characters")
+      .regex(/^[A-Za-z0-9_.-]*$/, "must consist of A-Z, a-z, 0-9, '_', '.' and '-'")
+      .optional(),
+    labels: labelsSchema.optional(),
+    startTimeoutMs: forwardTimeoutSchema.optional(),
+    handshakeTimeoutMs: forwardTimeoutSchema.optional(),
+  })
+  .meta({ id: "Forward" });
 
-const namespaceEntrySchema = z.object({
-  id: idSchema.optional(),
-  name: namespaceSchema,
-  description: descriptionSchema.optional(),
-  labels: labelsSchema.optional(),
-});
+/** A namespace (`Namespace` in the management API). */
+export const namespaceEntrySchema = z
+  .object({
+    id: idSchema.optional(),
+    name: namespaceSchema,
+    description: descriptionSchema.optional(),
+    labels: labelsSchema.optional(),
+  })
+  .meta({ id: "Namespace" });
 
 /**
- * Validates a tool as it arrives from a client.
- * @throws TrestleError `InvalidArgument` naming each bad field.
+ * A tool as a client sends it: Wanaku's Java clients write an absent optional field as `null`, in the tool and in
+ * each input-schema property, and those are read as absent.
  */
-export function parseTool(input: unknown): ToolReference {
+export const toolInputSchema = z.preprocess(toolWithoutNulls, toolSchema);
+/** A resource as a client sends it (`null` members read as absent). */
+export const resourceInputSchema = z.preprocess(withoutNulls, resourceSchema);
+/** A prompt as a client sends it (`null` members read as absent). */
+export const promptInputSchema = z.preprocess(withoutNulls, promptSchema);
+/** A namespace as a client sends it (`null` members read as absent). */
+export const namespaceInputSchema = z.preprocess(withoutNulls, namespaceEntrySchema);
+/** A forward as a client sends it (`null` members read as absent; the upstream as an object). */
+export const forwardInputSchema = z.preprocess(withoutNulls, forwardSchema);
+
+/** The tool without its `null` members, nor its input-schema properties'. */
+function toolWithoutNulls(input: unknown): unknown {
   const tool = withoutNulls(input);
   const schema = (tool as { inputSchema?: { properties?: Record<string, unknown> } } | undefined)
     ?.inputSchema;
@@ -319,9 +349,17 @@ export function parseTool(input: unknown): ToolReference {
     const properties: Record<string, unknown> = {};
     for (const [name, property] of Object.entries(schema.properties))
       properties[name] = withoutNulls(property);
-    (tool as { inputSchema: unknown }).inputSchema = { ...schema, properties };
+    return { ...(tool as object), inputSchema: { ...schema, properties } };
   }
-  return parseOrThrow(toolSchema, tool, "tool", CATALOG_LIMITS.documentBytes) as ToolReference;
+  return tool;
+}
+
+/**
+ * Validates a tool as it arrives from a client.
+ * @throws TrestleError `InvalidArgument` naming each bad field.
+ */
+export function parseTool(input: unknown): ToolReference {
+  return parseOrThrow(toolInputSchema, input, "tool", CATALOG_LIMITS.documentBytes) as ToolReference;
 }
 
 /**
@@ -330,8 +368,8 @@ export function parseTool(input: unknown): ToolReference {
  */
 export function parseResource(input: unknown): ResourceReference {
   return parseOrThrow(
-    resourceSchema,
-    withoutNulls(input),
+    resourceInputSchema,
+    input,
     "resource",
     CATALOG_LIMITS.documentBytes,
   ) as ResourceReference;
@@ -342,12 +380,7 @@ export function parseResource(input: unknown): ResourceReference {
  * @throws TrestleError `InvalidArgument` naming each bad field.
  */
 export function parsePrompt(input: unknown): PromptReference {
-  return parseOrThrow(
-    promptSchema,
-    withoutNulls(input),
-    "prompt",
-    CATALOG_LIMITS.documentBytes,
-  ) as PromptReference;
+  return parseOrThrow(promptInputSchema, input, "prompt", CATALOG_LIMITS.documentBytes) as PromptReference;
 }
 
 /**
@@ -355,69 +388,29 @@ export function parsePrompt(input: unknown): PromptReference {
  * @throws TrestleError `InvalidArgument` naming each bad field.
  */
 export function parseNamespace(input: unknown): Namespace {
-  return parseOrThrow(
-    namespaceEntrySchema,
-    withoutNulls(input),
-    "namespace",
-    CATALOG_LIMITS.documentBytes,
-  ) as Namespace;
+  return parseOrThrow(namespaceInputSchema, input, "namespace", CATALOG_LIMITS.documentBytes) as Namespace;
 }
 
 /**
- * Validates a forward as it arrives from a client. Messages name the bad field, never its value (a forward's
- * arguments, environment and headers hold secrets).
+ * Validates a forward as it arrives from a client, its upstream as an object. Messages name the bad field, never
+ * its value (a forward's arguments, environment and headers hold secrets).
  * @throws TrestleError `InvalidArgument` naming each bad field.
  */
 export function parseForward(input: unknown): ForwardReference {
-  return parseOrThrow(
-    forwardSchema,
-    withUpstream(withoutNulls(input)),
-    "forward",
-    CATALOG_LIMITS.documentBytes,
-  ) as ForwardReference;
+  return parseOrThrow(forwardInputSchema, input, "forward", CATALOG_LIMITS.documentBytes) as ForwardReference;
 }
 
-const UPSTREAM_SHORTHAND = ["command", "args", "env", "cwd", "mode", "url", "address", "headers"] as const;
-
 /**
- * A forward written the short way — `command` (an argv array, or one command line split at spaces) with `args`,
- * `env`, `cwd`, `mode`; or `url` (also `address`) with `headers` — as the `upstream` object it stands for. An
- * input that has `upstream` is left as it is.
+ * Validates `input` with `schema` as the catalog validates its entries, for the management API's edge: one
+ * `InvalidArgument` error that names every bad field (`Invalid ${what}: name: must …`), and refuses a value that
+ * is not a JSON object, larger than `maxBytes` as JSON, or holding a NUL character.
+ * @throws TrestleError `InvalidArgument`.
  */
-function withUpstream(input: unknown): unknown {
-  if (input === null || typeof input !== "object" || Array.isArray(input)) return input;
-  const value = input as Record<string, unknown>;
-  if (value.upstream !== undefined || !UPSTREAM_SHORTHAND.some((key) => value[key] !== undefined))
-    return input;
-  const rest = Object.fromEntries(
-    Object.entries(value).filter(([key]) => !(UPSTREAM_SHORTHAND as readonly string[]).includes(key)),
-  );
-  const url = value.url ?? value.address;
-  if (url !== undefined && value.command === undefined) {
-    return {
-      ...rest,
-      upstream: { kind: "http", url, ...(value.headers !== undefined ? { headers: value.headers } : {}) },
-    };
-  }
-  let command = value.command;
-  let args = value.args;
-  if (Array.isArray(command)) {
-    args = [...command.slice(1), ...(Array.isArray(args) ? args : [])];
-    command = command[0];
-  } else if (typeof command === "string" && args === undefined && /\s/.test(command.trim())) {
-    const words = command.trim().split(/\s+/);
-    command = words[0];
-    args = words.slice(1);
-  }
-  return {
-    ...rest,
-    upstream: {
-      kind: "stdio",
-      command,
-      ...(args !== undefined ? { args } : {}),
-      ...(value.env !== undefined ? { env: value.env } : {}),
-      ...(value.cwd !== undefined ? { cwd: value.cwd } : {}),
-      ...(value.mode !== undefined ? { mode: value.mode } : {}),
-    },
-  };
+export function parseWithSchema<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  what: string,
+  maxBytes: number,
+): z.output<S> {
+  return parseOrThrow(schema, input, what, maxBytes);
 }

@@ -22,8 +22,11 @@ import {
 import type { EntryKind, Store, StoredEntry } from "./store.js";
 import type { ViewSync } from "./view-sync.js";
 
-/** A new value for an entry, or a function from the current value to the new one (run under a row lock). */
-export type EntryUpdate<T> = T | ((current: T) => T);
+/**
+ * A function from an entry's current value to its new one, run under a row lock. (An update method also takes the
+ * new value itself, as `unknown`: it is validated like an added entry.)
+ */
+export type EntryUpdate<T> = (current: T) => T;
 
 /** Options of the catalog's update methods. */
 export interface UpdateOptions {
@@ -43,7 +46,8 @@ export interface DeleteNamespaceOptions {
  * {@link CatalogChange} to this process and to every replica on the same database.
  *
  * Namespace "" (or `undefined`) is the default namespace. Returned references are frozen: copy before
- * changing. Writes reject with a `TrestleError`: `InvalidArgument` (bad input, with every bad field named),
+ * changing. Write methods take `unknown`: what a client sent goes in as it is, is validated here (the registry's
+ * schemas), and comes back typed. Writes reject with a `TrestleError`: `InvalidArgument` (bad input, with every bad field named),
  * `AlreadyExists` (name taken in the namespace), `NotFound` (no such entry or namespace), `Aborted` (an
  * `expectedVersion` did not match), `FailedPrecondition` (namespace not empty, default namespace).
  */
@@ -55,13 +59,20 @@ export interface Catalog {
   listTools(namespace?: string, filter?: LabelExpression | string): readonly ToolReference[];
   /** A tool by name, or `undefined` (also for an unknown namespace). */
   getTool(namespace: string | undefined, name: string): ToolReference | undefined;
-  /** Adds a tool to its `namespace`; assigns an `id` when it has none. */
-  addTool(tool: ToolReference): Promise<ToolReference>;
-  /** Replaces a tool (same name and namespace), or updates it with a function of its current value. */
+  /** Validates a tool and adds it to its `namespace`; assigns an `id` when it has none. */
+  addTool(tool: unknown): Promise<ToolReference>;
+  /** Updates a tool with a function of its current value. */
   updateTool(
     namespace: string | undefined,
     name: string,
     update: EntryUpdate<ToolReference>,
+    options?: UpdateOptions,
+  ): Promise<ToolReference>;
+  /** Replaces a tool (same name and namespace) with a new value, validated. */
+  updateTool(
+    namespace: string | undefined,
+    name: string,
+    replacement: unknown,
     options?: UpdateOptions,
   ): Promise<ToolReference>;
   /** Removes a tool and returns it. */
@@ -75,11 +86,20 @@ export interface Catalog {
   getResource(namespace: string | undefined, location: string): ResourceReference | undefined;
   /** A resource by name (names are unique in a namespace too), or `undefined`. */
   getResourceByName(namespace: string | undefined, name: string): ResourceReference | undefined;
-  addResource(resource: ResourceReference): Promise<ResourceReference>;
+  /** Validates a resource and adds it. */
+  addResource(resource: unknown): Promise<ResourceReference>;
+  /** Updates a resource with a function of its current value. */
   updateResource(
     namespace: string | undefined,
     location: string,
     update: EntryUpdate<ResourceReference>,
+    options?: UpdateOptions,
+  ): Promise<ResourceReference>;
+  /** Replaces a resource (same location and namespace) with a new value, validated. */
+  updateResource(
+    namespace: string | undefined,
+    location: string,
+    replacement: unknown,
     options?: UpdateOptions,
   ): Promise<ResourceReference>;
   removeResource(namespace: string | undefined, location: string): Promise<ResourceReference>;
@@ -91,11 +111,20 @@ export interface Catalog {
   /** The prompts of a namespace, sorted by name. Throws as {@link Catalog.listTools}. */
   listPrompts(namespace?: string, filter?: LabelExpression | string): readonly PromptReference[];
   getPrompt(namespace: string | undefined, name: string): PromptReference | undefined;
-  addPrompt(prompt: PromptReference): Promise<PromptReference>;
+  /** Validates a prompt and adds it. */
+  addPrompt(prompt: unknown): Promise<PromptReference>;
+  /** Updates a prompt with a function of its current value. */
   updatePrompt(
     namespace: string | undefined,
     name: string,
     update: EntryUpdate<PromptReference>,
+    options?: UpdateOptions,
+  ): Promise<PromptReference>;
+  /** Replaces a prompt (same name and namespace) with a new value, validated. */
+  updatePrompt(
+    namespace: string | undefined,
+    name: string,
+    replacement: unknown,
     options?: UpdateOptions,
   ): Promise<PromptReference>;
   removePrompt(namespace: string | undefined, name: string): Promise<PromptReference>;
@@ -107,11 +136,20 @@ export interface Catalog {
    */
   listForwards(namespace?: string, filter?: LabelExpression | string): readonly ForwardReference[];
   getForward(namespace: string | undefined, name: string): ForwardReference | undefined;
-  addForward(forward: ForwardReference): Promise<ForwardReference>;
+  /** Validates a forward (its upstream as an object) and adds it. */
+  addForward(forward: unknown): Promise<ForwardReference>;
+  /** Updates a forward with a function of its current value. */
   updateForward(
     namespace: string | undefined,
     name: string,
     update: EntryUpdate<ForwardReference>,
+    options?: UpdateOptions,
+  ): Promise<ForwardReference>;
+  /** Replaces a forward (same name and namespace) with a new value, validated. */
+  updateForward(
+    namespace: string | undefined,
+    name: string,
+    replacement: unknown,
     options?: UpdateOptions,
   ): Promise<ForwardReference>;
   removeForward(namespace: string | undefined, name: string): Promise<ForwardReference>;
@@ -121,7 +159,7 @@ export interface Catalog {
   /** A namespace by name ("" for the default one), or `undefined`. */
   getNamespace(name: string): Namespace | undefined;
   /** Creates a namespace (a DNS label name). @throws `AlreadyExists`, `InvalidArgument`. */
-  createNamespace(namespace: Namespace): Promise<Namespace>;
+  createNamespace(namespace: unknown): Promise<Namespace>;
   /** Deletes a namespace. @throws `NotFound`; `FailedPrecondition` for "" or a non-empty one without cascade. */
   deleteNamespace(name: string, options?: DeleteNamespaceOptions): Promise<Namespace>;
 
@@ -248,7 +286,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
           ? undefined
           : (view.getEntryByName(spec.kind, name, entryName)?.value as T | undefined);
       },
-      async add(input: T): Promise<T> {
+      async add(input: unknown): Promise<T> {
         const value = spec.parse(input);
         const namespace = normalizeNamespace(value.namespace);
         const id = value.id ?? randomUUID();
@@ -265,7 +303,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
       async update(
         namespace: string | undefined,
         key: string,
-        update: EntryUpdate<T>,
+        update: unknown,
         updateOptions: UpdateOptions = {},
       ): Promise<T> {
         const name = normalizeNamespace(namespace);
@@ -276,7 +314,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
           (current) => {
             const next =
               typeof update === "function"
-                ? (update as (current: T) => T)(structuredClone(documentOf(current) as T))
+                ? (update as EntryUpdate<T>)(structuredClone(documentOf(current) as T))
                 : update;
             return prepareUpdate(next, name, key, current);
           },
@@ -321,7 +359,8 @@ export function createCatalog(options: CatalogOptions): Catalog {
     listTools: (namespace, filter) => tools.list(namespace, filter),
     getTool: (namespace, name) => tools.get(namespace, name),
     addTool: (tool) => tools.add(tool),
-    updateTool: (namespace, name, update, o) => tools.update(namespace, name, update, o),
+    updateTool: (namespace: string | undefined, name: string, update: unknown, o?: UpdateOptions) =>
+      tools.update(namespace, name, update, o),
     removeTool: (namespace, name) => tools.remove(namespace, name),
     removeTools: (namespace, filter) => tools.removeMatching(namespace, filter),
 
@@ -329,14 +368,16 @@ export function createCatalog(options: CatalogOptions): Catalog {
     getResource: (namespace, location) => resources.get(namespace, location),
     getResourceByName: (namespace, name) => resources.getByName(namespace, name),
     addResource: (resource) => resources.add(resource),
-    updateResource: (namespace, location, update, o) => resources.update(namespace, location, update, o),
+    updateResource: (namespace: string | undefined, location: string, update: unknown, o?: UpdateOptions) =>
+      resources.update(namespace, location, update, o),
     removeResource: (namespace, location) => resources.remove(namespace, location),
     removeResources: (namespace, filter) => resources.removeMatching(namespace, filter),
 
     listPrompts: (namespace, filter) => prompts.list(namespace, filter),
     getPrompt: (namespace, name) => prompts.get(namespace, name),
     addPrompt: (prompt) => prompts.add(prompt),
-    updatePrompt: (namespace, name, update, o) => prompts.update(namespace, name, update, o),
+    updatePrompt: (namespace: string | undefined, name: string, update: unknown, o?: UpdateOptions) =>
+      prompts.update(namespace, name, update, o),
     removePrompt: (namespace, name) => prompts.remove(namespace, name),
     removePrompts: (namespace, filter) => prompts.removeMatching(namespace, filter),
 
@@ -346,7 +387,8 @@ export function createCatalog(options: CatalogOptions): Catalog {
         : forwards.list(namespace, filter),
     getForward: (namespace, name) => forwards.get(namespace, name),
     addForward: (forward) => forwards.add(forward),
-    updateForward: (namespace, name, update, o) => forwards.update(namespace, name, update, o),
+    updateForward: (namespace: string | undefined, name: string, update: unknown, o?: UpdateOptions) =>
+      forwards.update(namespace, name, update, o),
     removeForward: (namespace, name) => forwards.remove(namespace, name),
 
     listNamespaces: () => view.listNamespaces(),

@@ -13,11 +13,24 @@ export type {
 } from "./catalog.js";
 export {
   CATALOG_LIMITS,
+  forwardInputSchema,
+  forwardSchema,
+  labelsSchema,
+  nameSchema,
+  namespaceEntrySchema,
+  namespaceInputSchema,
   parseForward,
   parseNamespace,
   parsePrompt,
   parseResource,
   parseTool,
+  parseWithSchema,
+  promptInputSchema,
+  promptSchema,
+  resourceInputSchema,
+  resourceSchema,
+  toolInputSchema,
+  toolSchema,
 } from "./catalog-schemas.js";
 export type { CatalogChange, ChangeOrigin } from "./catalog-view.js";
 export type { CircuitState } from "./circuit-breaker.js";
@@ -34,7 +47,11 @@ export { DEFAULT_DATA_DIR, openStore, type StoreOptions } from "./open-store.js"
 export { createRegistry, type Registry, type RegistryOptions } from "./registry.js";
 export type { ServiceRegistry } from "./service-registry.js";
 export type { HealthAwareResolver } from "./service-resolver.js";
-export { parseRegistration, type ServiceRegistration } from "./service-target-schema.js";
+export {
+  parseRegistration,
+  registrationSchema,
+  type ServiceRegistration,
+} from "./service-target-schema.js";
 export type { RegistryEvent } from "./service-view.js";
 export type {
   EntryKind,

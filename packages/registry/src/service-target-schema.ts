@@ -21,31 +21,34 @@ function optional<T extends z.ZodType>(schema: T) {
     .transform((v) => (v === null || v === "" ? undefined : v));
 }
 
-const registrationSchema = z.object({
-  id: optional(idSchema),
-  serviceName: nameSchema,
-  host: z
-    .string()
-    .min(1, "must not be empty")
-    .max(253, "must be at most 253 characters")
-    .regex(HOST, "must be a host name or an IP address"),
-  port: z
-    .number()
-    .int("must be a whole number")
-    .min(1, "must be 1 to 65535")
-    .max(65535, "must be 1 to 65535"),
-  serviceType: z.enum(SERVICE_TYPES as [ServiceType, ...ServiceType[]], {
-    message: `must be one of ${SERVICE_TYPES.join(", ")}`,
-  }),
-  serviceSubType: optional(TOKEN),
-  languageName: optional(TOKEN),
-  languageType: optional(TOKEN),
-  languageSubType: optional(TOKEN),
-  protocol: optional(
-    z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, "must be a lower-case protocol name such as 'grpc'"),
-  ),
-  dialect: optional(z.enum(["v1", "legacy"], { message: "must be 'v1' or 'legacy'" })),
-});
+/** A registration as a capability sends it (`ServiceRegistration` in the management API). */
+export const registrationSchema = z
+  .object({
+    id: optional(idSchema),
+    serviceName: nameSchema,
+    host: z
+      .string()
+      .min(1, "must not be empty")
+      .max(253, "must be at most 253 characters")
+      .regex(HOST, "must be a host name or an IP address"),
+    port: z
+      .number()
+      .int("must be a whole number")
+      .min(1, "must be 1 to 65535")
+      .max(65535, "must be 1 to 65535"),
+    serviceType: z.enum(SERVICE_TYPES as [ServiceType, ...ServiceType[]], {
+      message: `must be one of ${SERVICE_TYPES.join(", ")}`,
+    }),
+    serviceSubType: optional(TOKEN),
+    languageName: optional(TOKEN),
+    languageType: optional(TOKEN),
+    languageSubType: optional(TOKEN),
+    protocol: optional(
+      z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, "must be a lower-case protocol name such as 'grpc'"),
+    ),
+    dialect: optional(z.enum(["v1", "legacy"], { message: "must be 'v1' or 'legacy'" })),
+  })
+  .meta({ id: "ServiceRegistration" });
 
 /**
  * Validates a registration as a capability sends it (Wanaku's `ServiceTarget` JSON, Trestle's optional fields

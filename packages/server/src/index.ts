@@ -13,5 +13,17 @@ export {
   routerConfigSchema,
 } from "./config.js";
 export { renderConfigReference } from "./config-reference.js";
+export type {
+  ApiMethod,
+  ApiOperation,
+  Envelope,
+  ErrorStatus,
+  EventStreamResponseSpec,
+  JsonBodySpec,
+  JsonResponseSpec,
+  TextBodySpec,
+} from "./http/json-api.js";
+export { managementApiDocument } from "./management/document-route.js";
+export { type ManagementOperationId, managementApi } from "./management/operations.js";
 export { createRouter, type Router, type RouterOverrides } from "./router.js";
 export { SERVER_VERSION } from "./version.js";

@@ -33,7 +33,6 @@ import { createForwardService, type ForwardService } from "./forwards/forward-se
 import { createForwardSupervisor } from "./forwards/forward-supervisor.js";
 import { createHttpApp } from "./http/http-app.js";
 import { createJsonApi } from "./http/json-api.js";
-import { buildOpenApiDocument } from "./http/openapi.js";
 import { createRateLimiter } from "./http/rate-limit.js";
 import {
   type AccessToken,
@@ -44,6 +43,7 @@ import {
 import { registerCatalogRoutes } from "./management/catalog-routes.js";
 import { registerCodeExecutionRoutes } from "./management/code-execution-routes.js";
 import { registerDiscoveryRoutes } from "./management/discovery-routes.js";
+import { MANAGEMENT_API_INFO, registerDocumentRoute } from "./management/document-route.js";
 import { registerEventRoutes } from "./management/event-routes.js";
 import { registerForwardRoutes } from "./management/forward-routes.js";
 import type { EngineLanguage } from "./mcp/catalog-view.js";
@@ -341,7 +341,10 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       events.subscribe((event) => logger.debug({ event: redactToolCallEvent(event) }, "tool call"))
     : { unsubscribe: () => undefined };
 
-  const api = createJsonApi({ maxBodyBytes: config.maxBodyBytes });
+  const api = createJsonApi({
+    maxBodyBytes: config.maxBodyBytes,
+    info: MANAGEMENT_API_INFO,
+  });
   registerDiscoveryRoutes(api, {
     registry,
     // The built-ins' names are theirs from the start: a register token cannot claim one before they register.
@@ -356,9 +359,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   });
   registerForwardRoutes(api, { forwards });
   const codeExecutionRoutes = registerCodeExecutionRoutes(api, { bridge: codeExecution });
-  api.route("GET", "/api/openapi.json", () => ({
-    data: buildOpenApiDocument(api.routes(), { title: "Trestle management API", version: SERVER_VERSION }),
-  }));
+  registerDocumentRoute(api);
 
   let ready = true;
   const app = createHttpApp({

@@ -1,8 +1,9 @@
 import { createServer, type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { readBody } from "../src/http/body.js";
-import { createJsonApi } from "../src/http/json-api.js";
+import { createJsonApi, defineOperation } from "../src/http/json-api.js";
 
 const LIMIT = 64 * 1024;
 
@@ -16,7 +17,20 @@ describe("an oversized body", () => {
 
   beforeAll(async () => {
     const api = createJsonApi({ maxBodyBytes: LIMIT });
-    api.route("POST", "/api/echo", async ({ json }) => ({ data: await json() }));
+    api.route(
+      defineOperation({
+        id: "echo",
+        method: "POST",
+        path: "/api/echo",
+        summary: "Answers with its body",
+        tags: ["test"],
+        scope: "admin",
+        body: { kind: "json", schema: z.looseObject({}), what: "body", description: "Anything" },
+        response: { kind: "json", status: 200, description: "The body", data: z.looseObject({}) },
+        errors: [],
+      }),
+      ({ body }) => ({ data: body }),
+    );
     server = createServer((req, res) => {
       if (req.url === "/raw") {
         void readBody(req, LIMIT).then((body) => {

@@ -1,6 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { getRequestListener, type HttpBindings } from "@hono/node-server";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { Code, TrestleError } from "@trestle/core";
+import { parseWithSchema } from "@trestle/registry";
+import type { z } from "zod";
 import { isJsonContentType, readBody } from "./body.js";
+import { documentConfig, registerCommonComponents, registerOperation } from "./openapi.js";
 import type { Principal } from "./security.js";
 
 /** The envelope of every management answer, as Wanaku's API has it. */
@@ -79,163 +85,376 @@ export function sendError(
   res.end(text);
 }
 
-/** What a route handler receives. */
-export interface ApiRequest {
+/** The HTTP methods the management API uses. */
+export type ApiMethod = "GET" | "POST" | "PUT" | "DELETE";
+
+/** A JSON request body: validated with `schema`; `what` names it in messages ("Invalid tool: name: …"). */
+export interface JsonBodySpec {
+  kind: "json";
+  schema: z.ZodType;
+  /** What the document shows, when the schema's own rendering would not say all it accepts (a short form). */
+  documented?: z.ZodType;
+  what: string;
+  description: string;
+}
+
+/** A plain-text request body (a heartbeat's service id), parsed by `schema` from the text. */
+export interface TextBodySpec {
+  kind: "text";
+  schema: z.ZodType<unknown, string>;
+  /** What the operation also accepts as `application/json`, for the document. */
+  json?: z.ZodType;
+  description: string;
+}
+
+/** An answer in the envelope: `{error: null, data}` with `data` as `data` describes it. */
+export interface JsonResponseSpec {
+  kind: "json";
+  status: 200 | 201 | 202;
+  description: string;
+  data: z.ZodType;
+}
+
+/** An answer streamed as server-sent events; `events` describes one event's `data` (JSON). */
+export interface EventStreamResponseSpec {
+  kind: "sse";
+  description: string;
+  events: z.ZodType;
+}
+
+/** Error statuses an operation answers with the error envelope. */
+export type ErrorStatus = 400 | 403 | 404 | 409 | 413 | 429 | 501 | 502 | 503;
+
+/**
+ * One operation of the management API: its path and method, and the schemas of everything it reads and answers.
+ * The OpenAPI document is generated from these; a client can take its types from them (`z.input`, `z.output`).
+ */
+export interface ApiOperation {
+  /** Unique, camelCase: the document's `operationId`. */
+  id: string;
+  method: ApiMethod;
+  /** The path as OpenAPI writes it: `/api/v1/tools/{name}`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tags: readonly string[];
+  /** The token scope it needs (`register` is enough for capability registration). */
+  scope: "admin" | "register";
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: JsonBodySpec | TextBodySpec;
+  response: JsonResponseSpec | EventStreamResponseSpec;
+  /** The error statuses it may answer besides 401, 403, 429 and 500, which every operation may. */
+  errors: readonly ErrorStatus[];
+}
+
+/** Declares an operation with its literal types kept, so its handler's input and output are typed from it. */
+export function defineOperation<const O extends ApiOperation>(operation: O): O {
+  return operation;
+}
+
+type OutputOf<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** What a route handler receives: its input parsed and validated by the operation's schemas. */
+export interface ApiRequest<O extends ApiOperation = ApiOperation> {
   req: IncomingMessage;
   res: ServerResponse;
-  params: Record<string, string>;
-  query: URLSearchParams;
+  params: O["params"] extends z.ZodObject ? z.output<O["params"]> : Record<string, never>;
+  query: O["query"] extends z.ZodObject ? z.output<O["query"]> : Record<string, never>;
+  body: O["body"] extends JsonBodySpec | TextBodySpec ? OutputOf<O["body"]["schema"]> : undefined;
   /**
    * Who makes the request, after the token check: the token's principal, or undefined on a router with no
    * tokens configured when the request presents none (anonymous).
    */
   principal: Principal | undefined;
-  /** Reads and parses the JSON body. @throws TrestleError InvalidArgument for a missing, oversized or malformed body. */
-  json(): Promise<unknown>;
-  /** Reads the body as text. */
-  text(): Promise<string>;
 }
 
-/** A route's answer: data for the envelope, or `undefined` when the handler wrote the response itself. */
-export type ApiResult = { status?: number; data: unknown } | undefined;
+/** A handler's answer: `data` for the envelope, or nothing for an event stream (the handler wrote it). */
+export type ApiAnswer<O extends ApiOperation> = O["response"] extends JsonResponseSpec
+  ? { data: z.input<O["response"]["data"]> | Readonly<z.input<O["response"]["data"]>> }
+  : undefined;
 
-/** One route handler. */
-export type ApiHandler = (request: ApiRequest) => Promise<ApiResult> | ApiResult;
+/** The handler of an operation. */
+export type ApiHandler<O extends ApiOperation> = (
+  request: ApiRequest<O>,
+) => Promise<ApiAnswer<O>> | ApiAnswer<O>;
 
-interface Route {
-  method: string;
-  segments: string[];
-  handler: ApiHandler;
+/** Options of {@link createJsonApi}. */
+export interface JsonApiOptions {
+  /** The largest request body read; a larger one is answered 413. */
+  maxBodyBytes: number;
+  /** The document's `info`. */
+  info?: { title: string; version: string };
+}
+
+/** What the front door passed along with a request. */
+interface RequestContext {
+  url: URL;
+  principal: Principal | undefined;
+}
+
+const MALFORMED_JSON = "The request body is not valid JSON";
+
+/** Reads the body a JSON operation expects. @throws TrestleError InvalidArgument, BodyTooLargeError. */
+async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  // A JSON API reads JSON only: a form or text/plain body could come from a page without a CORS preflight.
+  if (!isJsonContentType(req)) {
+    throw new TrestleError("The body must be sent with Content-Type: application/json", Code.InvalidArgument);
+  }
+  const text = await readText(req, maxBytes);
+  if (text.trim().length === 0) {
+    throw new TrestleError("The request body is empty; a JSON document is expected", Code.InvalidArgument);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    // The parser's message quotes the text around the fault: the body (perhaps a secret) must not come back.
+    const position = /position (\d+)/.exec((error as Error).message)?.[1];
+    throw new TrestleError(
+      position === undefined ? MALFORMED_JSON : `${MALFORMED_JSON} (at character ${position})`,
+      Code.InvalidArgument,
+    );
+  }
+}
+
+async function readText(req: IncomingMessage, maxBytes: number): Promise<string> {
+  const body = await readBody(req, maxBytes);
+  if (body.tooLarge) throw new BodyTooLargeError(maxBytes);
+  return body.text;
+}
+
+/** The query string as an object of first values (what `URLSearchParams.get` answers). */
+function queryObject(query: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of query) if (!(key in out)) out[key] = value;
+  return out;
+}
+
+/** `/api/v1/tools/{name}` as Hono writes it: `/api/v1/tools/:name`. */
+function honoPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ":$1");
+}
+
+/** A pattern that matches the operation's path, for telling a wrong method (405) from no such path (404). */
+function pathPattern(path: string): RegExp {
+  const source = path
+    .split("/")
+    .map((segment) => (/^\{\w+\}$/.test(segment) ? "[^/]+" : segment.replace(/[.*+?^$()|[\]\\]/g, "\\$&")))
+    .join("/");
+  return new RegExp(`^${source}/?$`);
+}
+
+function writeFailure(res: ServerResponse, error: unknown): void {
+  if (error instanceof BodyTooLargeError) {
+    if (!res.headersSent) sendError(res, 413, error.rawMessage, { connection: "close" });
+    return;
+  }
+  const e = error instanceof TrestleError ? error : TrestleError.from(error, Code.Internal);
+  const retryAfter = retryAfterFor(e.code);
+  if (!res.headersSent)
+    sendError(
+      res,
+      httpStatusFor(e.code),
+      e.rawMessage,
+      retryAfter === undefined ? {} : { "retry-after": String(retryAfter) },
+    );
+  else res.end();
 }
 
 /**
- * A small path router for the management API: `:name` segments capture, everything else matches literally.
- * Errors thrown by handlers become the envelope with the status of their code; bodies are size-limited.
+ * The management API's router, on Hono: each route is an {@link ApiOperation} (its request and response
+ * schemas) and a handler. Path, query and body are validated by the operation's schemas before the handler runs
+ * (a refusal is a 400 naming every bad field); errors thrown by handlers become the envelope with the status of
+ * their code; bodies are size-limited. The OpenAPI document is generated from the operations.
+ *
+ * The node:http front door calls {@link handle} after its own checks (Host, Origin, CORS, token, rate); Hono runs
+ * through `@hono/node-server`'s request listener, which leaves the process's global `Request`/`Response` alone,
+ * and handlers write to the node response directly (no `Response` object is built per request).
  */
-export function createJsonApi(options: { maxBodyBytes: number }) {
-  const routes: Route[] = [];
+export function createJsonApi(options: JsonApiOptions) {
+  const app = new OpenAPIHono<{ Bindings: HttpBindings }>({ strict: false });
+  const contexts = new WeakMap<IncomingMessage, RequestContext>();
+  const operations: { operation: ApiOperation; pattern: RegExp }[] = [];
+  let document: object | undefined;
+  registerCommonComponents(app.openAPIRegistry);
 
-  function makeRequest(
+  app.notFound((c) => {
+    const req = c.env.incoming;
+    const res = c.env.outgoing;
+    const path = contexts.get(req)?.url.pathname ?? c.req.path;
+    if (operations.some((o) => o.pattern.test(path)))
+      sendError(res, 405, `Method ${req.method ?? ""} is not allowed on ${path}`);
+    else sendError(res, 404, `No management endpoint at ${req.method ?? ""} ${path}`);
+    return RESPONSE_ALREADY_SENT;
+  });
+
+  const listener = getRequestListener(app.fetch, {
+    overrideGlobalObjects: false,
+    // Bodies are read, limited and drained by `readBody`: the adapter must not read or discard them first.
+    autoCleanupIncoming: false,
+    // A request the adapter cannot turn into a URL (a malformed Host) is answered in the envelope too.
+    errorHandler: () =>
+      new Response(JSON.stringify({ error: { message: "The request is malformed" }, data: null }), {
+        status: 400,
+        headers: { "content-type": "application/json" },
+      }),
+  });
+
+  async function run<O extends ApiOperation>(
+    operation: O,
+    handler: ApiHandler<O>,
     req: IncomingMessage,
     res: ServerResponse,
     params: Record<string, string>,
-    url: URL,
-    principal: Principal | undefined,
-  ): ApiRequest {
-    let bodyText: Promise<string> | undefined;
-    const text = () => {
-      bodyText ??= readBody(req, options.maxBodyBytes).then((b) => {
-        if (b.tooLarge) throw new BodyTooLargeError(options.maxBodyBytes);
-        return b.text;
-      });
-      return bodyText;
-    };
-    return {
-      req,
-      res,
-      params,
-      query: url.searchParams,
-      principal,
-      text,
-      async json() {
-        // A JSON API reads JSON only: a form or text/plain body could come from a page without a CORS preflight.
-        if (!isJsonContentType(req)) {
+  ): Promise<void> {
+    // Hono answers HEAD with the GET route; the management API has no HEAD.
+    if (req.method !== operation.method) {
+      sendError(res, 405, `Method ${req.method ?? ""} is not allowed on ${operation.path}`);
+      return;
+    }
+    const context = contexts.get(req);
+    try {
+      const parsedParams = operation.params
+        ? parseWithSchema(operation.params, params, "path", options.maxBodyBytes)
+        : {};
+      const parsedQuery = operation.query
+        ? parseWithSchema(
+            operation.query,
+            queryObject(context?.url.searchParams ?? new URLSearchParams()),
+            "query",
+            options.maxBodyBytes,
+          )
+        : {};
+      let body: unknown;
+      if (operation.body?.kind === "json") {
+        body = parseWithSchema(
+          operation.body.schema,
+          await readJsonBody(req, options.maxBodyBytes),
+          operation.body.what,
+          options.maxBodyBytes,
+        );
+      } else if (operation.body?.kind === "text") {
+        const parsed = operation.body.schema.safeParse(await readText(req, options.maxBodyBytes));
+        if (!parsed.success) {
           throw new TrestleError(
-            "The body must be sent with Content-Type: application/json",
+            parsed.error.issues[0]?.message ?? "The body is not valid",
             Code.InvalidArgument,
           );
         }
-        const t = await text();
-        if (t.trim().length === 0)
-          throw new TrestleError(
-            "The request body is empty; a JSON document is expected",
-            Code.InvalidArgument,
-          );
-        try {
-          return JSON.parse(t);
-        } catch (error) {
-          throw new TrestleError(
-            `The request body is not valid JSON: ${(error as Error).message}`,
-            Code.InvalidArgument,
-          );
-        }
-      },
-    };
+        body = parsed.data;
+      }
+      const answer = await handler({
+        req,
+        res,
+        params: parsedParams,
+        query: parsedQuery,
+        body,
+        principal: context?.principal,
+      } as ApiRequest<O>);
+      if (operation.response.kind === "json" && !res.headersSent) {
+        sendData(res, operation.response.status, (answer as { data: unknown } | undefined)?.data);
+      }
+    } catch (error) {
+      writeFailure(res, error);
+    }
   }
 
   return {
-    /** Adds a route. */
-    route(method: string, path: string, handler: ApiHandler): void {
-      routes.push({ method, segments: path.split("/").filter(Boolean), handler });
+    /**
+     * Serves `operation` with `handler`.
+     * @throws Error when the operation lacks a response schema or a path parameter's schema, or repeats a route.
+     */
+    route<O extends ApiOperation>(operation: O, handler: ApiHandler<O>): void {
+      const missing = undocumentedParts(operation);
+      if (missing.length > 0) {
+        throw new Error(
+          `The operation ${operation.method} ${operation.path} has no schema for ${missing.join(", ")}`,
+        );
+      }
+      if (
+        operations.some((o) => o.operation.method === operation.method && o.operation.path === operation.path)
+      ) {
+        throw new Error(`The operation ${operation.method} ${operation.path} is routed twice`);
+      }
+      operations.push({ operation, pattern: pathPattern(operation.path) });
+      registerOperation(app.openAPIRegistry, operation);
+      document = undefined;
+      app.on(operation.method, honoPath(operation.path), async (c) => {
+        await run(
+          operation,
+          handler,
+          c.env.incoming,
+          c.env.outgoing,
+          c.req.param() as Record<string, string>,
+        );
+        return RESPONSE_ALREADY_SENT;
+      });
     },
-    /** Handles the request, made by `principal`, when a route matches; false otherwise. */
+    /**
+     * Handles a request made by `principal` (after the front door's checks), answering 404 or 405 when no
+     * operation matches. Always true: every `/api` request is answered here.
+     */
     async handle(
       req: IncomingMessage,
       res: ServerResponse,
       url: URL,
       principal?: Principal,
     ): Promise<boolean> {
-      const segments = url.pathname.split("/").filter(Boolean);
-      let methodMismatch = false;
-      for (const route of routes) {
-        if (route.segments.length !== segments.length) continue;
-        const params: Record<string, string> = {};
-        let ok = true;
-        for (let i = 0; i < segments.length; i++) {
-          const pattern = route.segments[i] as string;
-          const actual = segments[i] as string;
-          if (pattern.startsWith(":")) {
-            try {
-              params[pattern.slice(1)] = decodeURIComponent(actual);
-            } catch {
-              ok = false;
-              break;
-            }
-          } else if (pattern !== actual) {
-            ok = false;
-            break;
-          }
-        }
-        if (!ok) continue;
-        if (route.method !== req.method) {
-          methodMismatch = true;
-          continue;
-        }
-        try {
-          const result = await route.handler(makeRequest(req, res, params, url, principal));
-          if (result !== undefined && !res.headersSent) sendData(res, result.status ?? 200, result.data);
-        } catch (error) {
-          if (error instanceof BodyTooLargeError) {
-            if (!res.headersSent) sendError(res, 413, error.rawMessage, { connection: "close" });
-            return true;
-          }
-          const e = error instanceof TrestleError ? error : TrestleError.from(error, Code.Internal);
-          const retryAfter = retryAfterFor(e.code);
-          if (!res.headersSent)
-            sendError(
-              res,
-              httpStatusFor(e.code),
-              e.rawMessage,
-              retryAfter === undefined ? {} : { "retry-after": String(retryAfter) },
-            );
-          else res.end();
-        }
-        return true;
-      }
-      if (methodMismatch) {
-        sendError(res, 405, `Method ${req.method ?? ""} is not allowed on ${url.pathname}`);
-        return true;
-      }
-      return false;
+      contexts.set(req, { url, principal });
+      await listener(req, res);
+      return true;
     },
-    /** The routes, for the OpenAPI document. */
-    routes(): readonly { method: string; path: string }[] {
-      return routes.map((r) => ({
-        method: r.method,
-        path: `/${r.segments.map((s) => (s.startsWith(":") ? `{${s.slice(1)}}` : s)).join("/")}`,
-      }));
+    /** The operations served, in the order they were added. */
+    operations(): readonly ApiOperation[] {
+      return operations.map((o) => o.operation);
     },
+    /** The routes Hono serves (method and path), to check the document covers every one. */
+    servedRoutes(): readonly { method: string; path: string }[] {
+      return app.routes
+        .filter((r) => r.method !== "ALL")
+        .map((r) => ({ method: r.method, path: r.path.replace(/:(\w+)/g, "{$1}") }));
+    },
+    /** The OpenAPI 3.1 document of every operation, generated from their schemas (built once, then cached). */
+    openApiDocument(): object {
+      document ??= app.getOpenAPI31Document(
+        documentConfig(options.info ?? { title: "Trestle management API", version: "0" }),
+      );
+      return document;
+    },
+    /** The Hono application, for tests (a route added here bypasses the schemas and the document). */
+    app,
   };
+}
+
+/** What an operation lacks a schema for: path parameters it names but does not describe, its response. */
+export function undocumentedParts(operation: ApiOperation): string[] {
+  const missing: string[] = [];
+  const names = [...operation.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
+  const described = operation.params ? Object.keys(operation.params.shape) : [];
+  for (const name of names) if (!described.includes(name)) missing.push(`path parameter '${name}'`);
+  // The types require a response schema; an operation built from untyped input (or cast) may still lack one.
+  const response = operation.response as { kind?: string; data?: unknown; events?: unknown } | undefined;
+  if (
+    !response ||
+    (response.kind === "json" && !response.data) ||
+    (response.kind === "sse" && !response.events) ||
+    (response.kind !== "json" && response.kind !== "sse")
+  )
+    missing.push("its response");
+  if (operation.body && !operation.body.schema) missing.push("its body");
+  return missing;
+}
+
+/**
+ * The routes `api` serves that no operation describes (added to its Hono application directly, bypassing the
+ * schemas): each is missing from the OpenAPI document. Empty when every route has its schemas.
+ */
+export function undocumentedRoutes(api: JsonApi): string[] {
+  const documented = new Set(api.operations().map((o) => `${o.method} ${o.path}`));
+  return api
+    .servedRoutes()
+    .map((r) => `${r.method} ${r.path}`)
+    .filter((route) => !documented.has(route));
 }
 
 /** The JSON API router's type. */

@@ -1,46 +1,16 @@
 import type { InvokerBridge, ResourceBridge } from "@trestle/bridge";
-import { Code, type ResourcePayload, type ToolPayload, TrestleError } from "@trestle/core";
-import {
-  DEFAULT_NAMESPACE,
-  normalizeNamespace,
-  parseResource,
-  parseTool,
-  type Registry,
-} from "@trestle/registry";
+import { Code, TrestleError } from "@trestle/core";
+import { DEFAULT_NAMESPACE, normalizeNamespace, type Registry } from "@trestle/registry";
 import type { JsonApi } from "../http/json-api.js";
+import { managementApi as op } from "./operations.js";
 
-function namespaceOf(query: URLSearchParams): string {
-  return query.get("namespace") ?? "";
-}
-
-function labelFilterOf(query: URLSearchParams): string | undefined {
-  const filter = query.get("labelFilter") ?? query.get("labels");
+/** `labelFilter` (or Wanaku's older `labels`), when it says something. */
+function labelFilterOf(query: {
+  labelFilter?: string | undefined;
+  labels?: string | undefined;
+}): string | undefined {
+  const filter = query.labelFilter ?? query.labels;
   return filter && filter.trim().length > 0 ? filter : undefined;
-}
-
-function objectBody(value: unknown, what: string): Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new TrestleError(`The body must be a JSON object (a ${what})`, Code.InvalidArgument);
-  }
-  return value as Record<string, unknown>;
-}
-
-function payloadBody(
-  value: unknown,
-  what: string,
-): { payload: Record<string, unknown>; configurationData: string; secretsData: string } {
-  const body = objectBody(value, `${what} payload`);
-  const payload = objectBody(body.payload, what);
-  for (const field of ["configurationData", "secretsData"] as const) {
-    if (body[field] !== undefined && body[field] !== null && typeof body[field] !== "string") {
-      throw new TrestleError(`'${field}' must be a string`, Code.InvalidArgument);
-    }
-  }
-  return {
-    payload,
-    configurationData: (body.configurationData as string | undefined) ?? "",
-    secretsData: (body.secretsData as string | undefined) ?? "",
-  };
 }
 
 function alreadyExists(what: string, namespace: string): TrestleError {
@@ -93,40 +63,39 @@ export function registerCatalogRoutes(
   };
 
   // Tools
-  api.route("GET", "/api/v1/tools", ({ query }) => ({
-    data: catalog.listTools(namespaceOf(query), labelFilterOf(query)),
+  api.route(op.listTools, ({ query }) => ({
+    data: catalog.listTools(query.namespace ?? "", labelFilterOf(query)),
   }));
-  api.route("POST", "/api/v1/tools", async (r) => ({
-    status: 200,
-    data: await catalog.addTool((await r.json()) as never),
-  }));
-  api.route("POST", "/api/v1/tools/payloads", async (r) => {
-    const body = payloadBody(await r.json(), "tool");
+  api.route(op.addTool, async ({ body }) => ({ data: await catalog.addTool(body) }));
+  api.route(op.addToolWithPayload, async ({ body }) => {
     // Everything the catalog would refuse is refused before provisioning: a refused request writes nothing.
-    const tool = parseTool(body.payload);
+    const tool = body.payload;
     const namespace = existingNamespace(tool.namespace);
     if (catalog.getTool(namespace, tool.name)) throw alreadyExists(`A tool named '${tool.name}'`, namespace);
     return provisioning.exclusively([`tool:${namespace}:${tool.name}`], async () => {
-      const provisioned = await deps.invoker.provision({ ...body, payload: tool } as ToolPayload);
+      const provisioned = await deps.invoker.provision({
+        payload: tool,
+        configurationData: body.configurationData ?? "",
+        secretsData: body.secretsData ?? "",
+      });
       return { data: await catalog.addTool(provisioned) };
     });
   });
-  api.route("DELETE", "/api/v1/tools", async ({ query }) => {
+  api.route(op.removeTools, async ({ query }) => {
     const filter = labelFilterOf(query);
     if (!filter) throw new TrestleError("Removing tools in bulk needs a labelFilter", Code.InvalidArgument);
-    return { data: await catalog.removeTools(namespaceOf(query), filter) };
+    return { data: await catalog.removeTools(query.namespace ?? "", filter) };
   });
-  api.route("GET", "/api/v1/tools/:name", ({ params, query }) => {
-    const tool = catalog.getTool(namespaceOf(query), params.name as string);
+  api.route(op.getTool, ({ params, query }) => {
+    const tool = catalog.getTool(query.namespace ?? "", params.name);
     if (!tool) throw new TrestleError(`No tool named '${params.name}'`, Code.NotFound);
     return { data: tool };
   });
-  api.route("PUT", "/api/v1/tools/:name", async (r) => {
-    const body = objectBody(await r.json(), "tool");
-    return { data: await catalog.updateTool(namespaceOf(r.query), r.params.name as string, body as never) };
-  });
-  api.route("DELETE", "/api/v1/tools/:name", async ({ params, query }) => ({
-    data: await catalog.removeTool(namespaceOf(query), params.name as string),
+  api.route(op.updateTool, async ({ params, query, body }) => ({
+    data: await catalog.updateTool(query.namespace ?? "", params.name, body),
+  }));
+  api.route(op.removeTool, async ({ params, query }) => ({
+    data: await catalog.removeTool(query.namespace ?? "", params.name),
   }));
 
   // Resources (Wanaku addresses them by name; the catalog keys them by location)
@@ -135,15 +104,12 @@ export function registerCatalogRoutes(
     if (!resource) throw new TrestleError(`No resource named '${name}'`, Code.NotFound);
     return resource;
   };
-  api.route("GET", "/api/v1/resources", ({ query }) => ({
-    data: catalog.listResources(namespaceOf(query), labelFilterOf(query)),
+  api.route(op.listResources, ({ query }) => ({
+    data: catalog.listResources(query.namespace ?? "", labelFilterOf(query)),
   }));
-  api.route("POST", "/api/v1/resources", async (r) => ({
-    data: await catalog.addResource((await r.json()) as never),
-  }));
-  api.route("POST", "/api/v1/resources/payloads", async (r) => {
-    const body = payloadBody(await r.json(), "resource");
-    const resource = parseResource(body.payload);
+  api.route(op.addResource, async ({ body }) => ({ data: await catalog.addResource(body) }));
+  api.route(op.addResourceWithPayload, async ({ body }) => {
+    const resource = body.payload;
     const namespace = existingNamespace(resource.namespace);
     if (catalog.getResourceByName(namespace, resource.name)) {
       throw alreadyExists(`A resource named '${resource.name}'`, namespace);
@@ -153,69 +119,64 @@ export function registerCatalogRoutes(
     }
     const keys = [`resource:${namespace}:${resource.name}`, `location:${namespace}:${resource.location}`];
     return provisioning.exclusively(keys, async () => {
-      const provisioned = await deps.resources.provision({ ...body, payload: resource } as ResourcePayload);
+      const provisioned = await deps.resources.provision({
+        payload: resource,
+        configurationData: body.configurationData ?? "",
+        secretsData: body.secretsData ?? "",
+      });
       return { data: await catalog.addResource(provisioned) };
     });
   });
-  api.route("DELETE", "/api/v1/resources", async ({ query }) => {
+  api.route(op.removeResources, async ({ query }) => {
     const filter = labelFilterOf(query);
     if (!filter)
       throw new TrestleError("Removing resources in bulk needs a labelFilter", Code.InvalidArgument);
-    return { data: await catalog.removeResources(namespaceOf(query), filter) };
+    return { data: await catalog.removeResources(query.namespace ?? "", filter) };
   });
-  api.route("GET", "/api/v1/resources/:name", ({ params, query }) => ({
-    data: resourceNamed(namespaceOf(query), params.name as string),
+  api.route(op.getResource, ({ params, query }) => ({
+    data: resourceNamed(query.namespace ?? "", params.name),
   }));
-  api.route("PUT", "/api/v1/resources/:name", async (r) => {
-    const ns = namespaceOf(r.query);
-    const current = resourceNamed(ns, r.params.name as string);
-    const body = objectBody(await r.json(), "resource");
-    return { data: await catalog.updateResource(ns, current.location, body as never) };
+  api.route(op.updateResource, async ({ params, query, body }) => {
+    const ns = query.namespace ?? "";
+    const current = resourceNamed(ns, params.name);
+    return { data: await catalog.updateResource(ns, current.location, body) };
   });
-  api.route("DELETE", "/api/v1/resources/:name", async ({ params, query }) => {
-    const ns = namespaceOf(query);
-    return { data: await catalog.removeResource(ns, resourceNamed(ns, params.name as string).location) };
+  api.route(op.removeResource, async ({ params, query }) => {
+    const ns = query.namespace ?? "";
+    return { data: await catalog.removeResource(ns, resourceNamed(ns, params.name).location) };
   });
 
   // Prompts
-  api.route("GET", "/api/v1/prompts", ({ query }) => ({
-    data: catalog.listPrompts(namespaceOf(query), labelFilterOf(query)),
+  api.route(op.listPrompts, ({ query }) => ({
+    data: catalog.listPrompts(query.namespace ?? "", labelFilterOf(query)),
   }));
-  api.route("POST", "/api/v1/prompts", async (r) => ({
-    data: await catalog.addPrompt((await r.json()) as never),
-  }));
-  api.route("DELETE", "/api/v1/prompts", async ({ query }) => {
+  api.route(op.addPrompt, async ({ body }) => ({ data: await catalog.addPrompt(body) }));
+  api.route(op.removePrompts, async ({ query }) => {
     const filter = labelFilterOf(query);
     if (!filter) throw new TrestleError("Removing prompts in bulk needs a labelFilter", Code.InvalidArgument);
-    return { data: await catalog.removePrompts(namespaceOf(query), filter) };
+    return { data: await catalog.removePrompts(query.namespace ?? "", filter) };
   });
-  api.route("GET", "/api/v1/prompts/:name", ({ params, query }) => {
-    const prompt = catalog.getPrompt(namespaceOf(query), params.name as string);
+  api.route(op.getPrompt, ({ params, query }) => {
+    const prompt = catalog.getPrompt(query.namespace ?? "", params.name);
     if (!prompt) throw new TrestleError(`No prompt named '${params.name}'`, Code.NotFound);
     return { data: prompt };
   });
-  api.route("PUT", "/api/v1/prompts/:name", async (r) => ({
-    data: await catalog.updatePrompt(
-      namespaceOf(r.query),
-      r.params.name as string,
-      objectBody(await r.json(), "prompt") as never,
-    ),
+  api.route(op.updatePrompt, async ({ params, query, body }) => ({
+    data: await catalog.updatePrompt(query.namespace ?? "", params.name, body),
   }));
-  api.route("DELETE", "/api/v1/prompts/:name", async ({ params, query }) => ({
-    data: await catalog.removePrompt(namespaceOf(query), params.name as string),
+  api.route(op.removePrompt, async ({ params, query }) => ({
+    data: await catalog.removePrompt(query.namespace ?? "", params.name),
   }));
 
   // Namespaces
-  api.route("GET", "/api/v1/namespaces", () => ({ data: catalog.listNamespaces() }));
-  api.route("POST", "/api/v1/namespaces", async (r) => ({
-    data: await catalog.createNamespace((await r.json()) as never),
-  }));
-  api.route("GET", "/api/v1/namespaces/:name", ({ params }) => {
-    const ns = catalog.getNamespace(params.name as string);
+  api.route(op.listNamespaces, () => ({ data: catalog.listNamespaces() }));
+  api.route(op.createNamespace, async ({ body }) => ({ data: await catalog.createNamespace(body) }));
+  api.route(op.getNamespace, ({ params }) => {
+    const ns = catalog.getNamespace(params.name);
     if (!ns) throw new TrestleError(`No namespace named '${params.name}'`, Code.NotFound);
     return { data: ns };
   });
-  api.route("DELETE", "/api/v1/namespaces/:name", async ({ params, query }) => ({
-    data: await catalog.deleteNamespace(params.name as string, { cascade: query.get("cascade") === "true" }),
+  api.route(op.deleteNamespace, async ({ params, query }) => ({
+    data: await catalog.deleteNamespace(params.name, { cascade: query.cascade === "true" }),
   }));
 }

@@ -4,6 +4,7 @@ import { Code, TrestleError } from "@trestle/core";
 import { type CodeExecutionReply, ExecutionStatus, OutputType } from "@trestle/proto";
 import type { JsonApi } from "../http/json-api.js";
 import { openSseStream } from "../http/sse.js";
+import { managementApi as op } from "./operations.js";
 
 /** Options of the code execution API. */
 export interface CodeExecutionRoutesOptions {
@@ -69,28 +70,15 @@ export function registerCodeExecutionRoutes(
     }
   }
 
-  api.route("POST", "/api/v2/code-execution-engine/:engine/:language", async (r) => {
-    const body = (await r.json()) as Record<string, unknown>;
-    if (typeof body !== "object" || body === null || typeof body.code !== "string") {
-      throw new TrestleError("The body needs 'code' (a string, plain or Base64)", Code.InvalidArgument);
-    }
+  api.route(op.startCodeExecution, async ({ params, body }) => {
     const argv = body.arguments;
-    if (argv !== undefined && !Array.isArray(argv) && (typeof argv !== "object" || argv === null)) {
-      throw new TrestleError("'arguments' must be a list or an object of strings", Code.InvalidArgument);
-    }
     const timeout = body.timeout ?? body.timeoutMs;
-    if (
-      timeout !== undefined &&
-      (typeof timeout !== "number" || !Number.isInteger(timeout) || timeout <= 0)
-    ) {
-      throw new TrestleError("'timeout' must be a positive integer of milliseconds", Code.InvalidArgument);
-    }
     const id = randomUUID();
     const controller = new AbortController();
     const task: Task = {
       id,
-      engine: r.params.engine as string,
-      language: r.params.language as string,
+      engine: params.engine,
+      language: params.language,
       replies: [],
       done: false,
       reader: undefined,
@@ -109,12 +97,10 @@ export function registerCodeExecutionRoutes(
           task.engine,
           task.language,
           {
-            code: body.code as string,
-            ...(argv !== undefined ? { arguments: argv as string[] } : {}),
-            ...(body.environment && typeof body.environment === "object"
-              ? { environment: body.environment as Record<string, string> }
-              : {}),
-            ...(timeout !== undefined ? { timeoutMs: timeout as number } : {}),
+            code: body.code,
+            ...(argv !== undefined ? { arguments: argv } : {}),
+            ...(body.environment ? { environment: body.environment } : {}),
+            ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
           },
           { signal: controller.signal, requestId: id },
         );
@@ -133,8 +119,8 @@ export function registerCodeExecutionRoutes(
     };
   });
 
-  api.route("GET", "/api/v2/code-execution-engine/tasks/:id/stream", async ({ req, res, params }) => {
-    const task = tasks.get(params.id as string);
+  api.route(op.codeExecutionStream, async ({ req, res, params }) => {
+    const task = tasks.get(params.id);
     if (!task)
       throw new TrestleError(
         `No code execution task '${params.id}' (it ended and was read, or expired)`,

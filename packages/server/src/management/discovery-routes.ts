@@ -1,13 +1,14 @@
 import { Code, TrestleError } from "@trestle/core";
-import { parseRegistration, type RegistrationActor, type Registry } from "@trestle/registry";
-import type { ApiRequest, JsonApi } from "../http/json-api.js";
-import { principalName } from "../http/security.js";
+import type { RegistrationActor, Registry } from "@trestle/registry";
+import type { JsonApi } from "../http/json-api.js";
+import { type Principal, principalName } from "../http/security.js";
+import { managementApi as op } from "./operations.js";
 
 /**
  * Who asks for a registration change: the request's principal, bound to what it registers. An admin token may
  * change any registration; on a router without tokens, a request without one is `anonymous`.
  */
-function actorOf(request: ApiRequest): RegistrationActor {
+function actorOf(request: { principal: Principal | undefined }): RegistrationActor {
   return {
     principal: principalName(request.principal),
     admin: request.principal?.scopes.includes("admin") ?? false,
@@ -34,8 +35,8 @@ export function registerDiscoveryRoutes(
   const { services } = deps.registry;
   const reservedNames = new Set(deps.reserved?.serviceNames ?? []);
 
-  api.route("POST", "/api/v1/management/discovery", async (r) => {
-    const registration = parseRegistration(await r.json());
+  api.route(op.registerService, async (r) => {
+    const registration = r.body;
     const actor = actorOf(r);
     if (
       reservedNames.has(registration.serviceName) &&
@@ -49,48 +50,32 @@ export function registerDiscoveryRoutes(
     }
     return { data: await services.register(registration, actor) };
   });
-  api.route("DELETE", "/api/v1/management/discovery", async (r) => {
-    const body = (await r.json()) as { id?: unknown };
-    if (typeof body !== "object" || body === null || typeof body.id !== "string" || body.id.length === 0) {
-      throw new TrestleError("Deregistration needs the service's 'id'", Code.InvalidArgument);
-    }
-    await services.deregister(body.id, actorOf(r));
+  api.route(op.deregisterService, async (r) => {
+    await services.deregister(r.body.id, actorOf(r));
     return { data: null };
   });
-  api.route("POST", "/api/v1/management/discovery/heartbeats", async (r) => {
-    let id = (await r.text()).trim();
-    // Wanaku 0.2.0 clients send the id as raw text; some send it as a JSON string or {"id": …}.
-    if (id.startsWith('"') || id.startsWith("{")) {
-      try {
-        const parsed = JSON.parse(id) as unknown;
-        id = typeof parsed === "string" ? parsed : String((parsed as { id?: unknown }).id ?? "");
-      } catch {
-        throw new TrestleError("The heartbeat body must be the service id", Code.InvalidArgument);
-      }
-    }
-    if (!id) throw new TrestleError("The heartbeat body must be the service id", Code.InvalidArgument);
-    await services.heartbeat(id, actorOf(r));
+  api.route(op.heartbeat, async (r) => {
+    await services.heartbeat(r.body, actorOf(r));
     return { data: null };
   });
 
-  api.route("GET", "/api/v1/capabilities", async () => ({ data: await services.listWithActivity() }));
-  api.route("GET", "/api/v1/capabilities/status", () => {
+  api.route(op.listCapabilities, async () => ({ data: await services.listWithActivity() }));
+  api.route(op.capabilitiesStatus, () => {
     const all = services.list();
-    const byState: Record<string, number> = { healthy: 0, pending: 0, unhealthy: 0, down: 0 };
-    for (const s of all) byState[s.health] = (byState[s.health] ?? 0) + 1;
+    const byState = { healthy: 0, pending: 0, unhealthy: 0, down: 0 };
+    for (const s of all) byState[s.health]++;
     return { data: { total: all.length, ...byState } };
   });
-  api.route("GET", "/api/v1/capabilities/:id", ({ params }) => {
-    const service = services.get(params.id as string);
+  api.route(op.getCapability, ({ params }) => {
+    const service = services.get(params.id);
     if (!service) throw new TrestleError(`No service with id '${params.id}'`, Code.NotFound);
     return { data: service };
   });
-  api.route("GET", "/api/v1/capabilities/:id/health", async ({ params }) => ({
-    data: await services.healthHistory(params.id as string),
+  api.route(op.capabilityHealth, async ({ params }) => ({
+    data: await services.healthHistory(params.id),
   }));
-  api.route("DELETE", "/api/v1/capabilities/stale", async ({ query }) => {
-    const olderThan = query.get("olderThanMs");
-    const ms = olderThan === null ? undefined : Number(olderThan);
+  api.route(op.removeStaleCapabilities, async ({ query }) => {
+    const ms = query.olderThanMs === undefined ? undefined : Number(query.olderThanMs);
     if (ms !== undefined && (!Number.isFinite(ms) || ms < 0)) {
       throw new TrestleError("'olderThanMs' must be a non-negative number", Code.InvalidArgument);
     }

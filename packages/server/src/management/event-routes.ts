@@ -3,10 +3,16 @@ import type { ToolCallEvent } from "@trestle/core";
 import type { Registry, RegistryEvent } from "@trestle/registry";
 import type { JsonApi } from "../http/json-api.js";
 import { openSseStream, type SseStreamOptions } from "../http/sse.js";
+import { managementApi as op } from "./operations.js";
+import { resumableToolCallEvents, toolCallSseId } from "./tool-call-event-resume.js";
 
-function positiveInt(text: string | null, fallback: number): number {
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function positiveInt(text: string | undefined, fallback: number): number {
   const n = Number(text);
-  return text !== null && Number.isInteger(n) && n > 0 ? n : fallback;
+  return text !== undefined && Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
 /** What the event routes need. */
@@ -21,7 +27,8 @@ export interface EventRoutesDependencies {
 
 /**
  * Tool-call events as Wanaku streams them (`/api/v2/tool-calls/notifications`: SSE with event names
- * `started|completed|failed` and the event id), their history, and registry events (register, deregister,
+ * `started|completed|failed`; the SSE id is `<eventId>:<type>`, and a client that reconnects with `Last-Event-ID`
+ * gets the events it missed from the history first), their history, and registry events (register, deregister,
  * health changes) as SSE. Events are redacted at their source, in the bridge.
  */
 export function registerEventRoutes(api: JsonApi, deps: EventRoutesDependencies): void {
@@ -30,35 +37,38 @@ export function registerEventRoutes(api: JsonApi, deps: EventRoutesDependencies)
     onDropped: (bytes) => deps.onSubscriberDropped?.(stream, bytes),
   });
 
-  api.route("GET", "/api/v2/tool-calls/notifications", async ({ req, res, query }) => {
+  api.route(op.toolCallNotifications, async ({ req, res, query }) => {
     const controller = new AbortController();
     const sse = openSseStream(res, sseOptions("tool-calls"));
     req.on("close", () => controller.abort());
-    const toolName = query.get("toolName");
-    const stream = deps.events.stream({
+    const toolName = query.toolName;
+    // A reconnecting client resumes after the last event it saw (the header; the query for clients without one).
+    const lastEventId = headerValue(req.headers["last-event-id"]) ?? query.lastEventId;
+    const stream = resumableToolCallEvents(deps.events, {
       signal: controller.signal,
+      lastEventId,
       ...(toolName ? { filter: (e: ToolCallEvent) => e.toolName === toolName } : {}),
     });
     for await (const event of stream) {
-      if (!sse.send(JSON.stringify(event), { event: event.type, id: event.eventId })) break;
+      if (!sse.send(JSON.stringify(event), { event: event.type, id: toolCallSseId(event) })) break;
     }
     sse.close();
     return undefined;
   });
 
-  api.route("GET", "/api/v2/tool-calls/history", ({ query }) => {
-    const type = query.get("type");
+  api.route(op.toolCallHistory, ({ query }) => {
+    const { type } = query;
     return {
       data: deps.events.history({
-        limit: positiveInt(query.get("limit"), 100),
-        ...(query.get("toolName") ? { toolName: query.get("toolName") as string } : {}),
+        limit: positiveInt(query.limit, 100),
+        ...(query.toolName ? { toolName: query.toolName } : {}),
         ...(type === "started" || type === "completed" || type === "failed" ? { type } : {}),
-        ...(query.get("namespace") !== null ? { namespace: query.get("namespace") as string } : {}),
+        ...(query.namespace !== undefined ? { namespace: query.namespace } : {}),
       }),
     };
   });
 
-  api.route("GET", "/api/v1/management/events", async ({ req, res }) => {
+  api.route(op.registryEvents, async ({ req, res }) => {
     const sse = openSseStream(res, sseOptions("registry"));
     const unsubscribe = deps.registry.services.onEvent((event: RegistryEvent) => {
       sse.send(JSON.stringify({ type: event.type, service: event.service }), { event: event.type });

@@ -1,11 +1,7 @@
 import { Code, TrestleError } from "@trestle/core";
-import { parseForward } from "@trestle/registry";
 import type { ForwardService } from "../forwards/forward-service.js";
 import type { JsonApi } from "../http/json-api.js";
-
-function namespaceOf(query: URLSearchParams): string {
-  return query.get("namespace") ?? "";
-}
+import { managementApi as op } from "./operations.js";
 
 /**
  * Forwards (existing MCP servers imported into a namespace):
@@ -20,14 +16,12 @@ function namespaceOf(query: URLSearchParams): string {
  */
 export function registerForwardRoutes(api: JsonApi, deps: { forwards: ForwardService }): void {
   const { forwards } = deps;
-  api.route("GET", "/api/v1/forwards", ({ query }) => ({ data: forwards.list(namespaceOf(query)) }));
-  api.route("POST", "/api/v1/forwards", async (r) => ({
-    status: 201,
-    data: await forwards.add(parseForward(await r.json())),
-  }));
-  api.route("GET", "/api/v1/forwards/:name", ({ params, query }) => {
-    const namespace = namespaceOf(query);
-    const found = forwards.get(namespace, params.name as string);
+  api.route(op.listForwards, ({ query }) => ({ data: forwards.list(query.namespace ?? "") }));
+  // The body's short forms were expanded by its schema: the forward service sees the canonical shape only.
+  api.route(op.addForward, async ({ body }) => ({ data: await forwards.add(body) }));
+  api.route(op.getForward, ({ params, query }) => {
+    const namespace = query.namespace ?? "";
+    const found = forwards.get(namespace, params.name);
     if (!found) {
       throw new TrestleError(
         `No forward named '${params.name}' exists in ${namespace ? `namespace '${namespace}'` : "the default namespace"}`,
@@ -36,13 +30,13 @@ export function registerForwardRoutes(api: JsonApi, deps: { forwards: ForwardSer
     }
     return { data: found };
   });
-  api.route("PUT", "/api/v1/forwards/:name", async (r) => ({
-    data: await forwards.update(namespaceOf(r.query), r.params.name as string, parseForward(await r.json())),
+  api.route(op.updateForward, async ({ params, query, body }) => ({
+    data: await forwards.update(query.namespace ?? "", params.name, body),
   }));
-  api.route("DELETE", "/api/v1/forwards/:name", async ({ params, query }) => ({
-    data: await forwards.remove(namespaceOf(query), params.name as string),
+  api.route(op.removeForward, async ({ params, query }) => ({
+    data: await forwards.remove(query.namespace ?? "", params.name),
   }));
-  api.route("POST", "/api/v1/forwards/:name/refresh", async ({ params, query }) => ({
-    data: await forwards.refresh(namespaceOf(query), params.name as string),
+  api.route(op.refreshForward, async ({ params, query }) => ({
+    data: await forwards.refresh(query.namespace ?? "", params.name),
   }));
 }

@@ -1,0 +1,218 @@
+import { SERVICE_TYPES, type ServiceType, type ToolCallEvent } from "@trestle/core";
+import { type HealthRecord, labelsSchema, type RegisteredService } from "@trestle/registry";
+import { z } from "zod";
+import type { ForwardView } from "../forwards/forward-view.js";
+
+/*
+ * Schemas of what the management API answers beyond the catalog's entries (those are the registry's own
+ * schemas). Each is checked against the TypeScript type the router returns (`satisfies z.ZodType<T>`), so the
+ * document cannot drift from the code without the build failing.
+ */
+
+/** `?namespace=`: the namespace an entry lives in ("" or absent: the default one). */
+export const namespaceQuery = z.object({
+  namespace: z.string().optional().describe('The namespace ("" or absent: the default namespace)'),
+});
+
+/** `?namespace=&labelFilter=` (`labels` is Wanaku's older name for `labelFilter`). */
+export const entryListQuery = namespaceQuery.extend({
+  labelFilter: z
+    .string()
+    .optional()
+    .describe("A label expression (`env=prod & !legacy`): only entries whose labels match it"),
+  labels: z.string().optional().describe("Another name for `labelFilter`"),
+});
+
+/** A `{name}` path parameter. */
+export const nameParams = z.object({ name: z.string().min(1).describe("The entry's name") });
+
+/** A `{id}` path parameter. */
+export const idParams = z.object({ id: z.string().min(1).describe("The registration id") });
+
+const healthStateSchema = z.enum(["healthy", "pending", "unhealthy", "down"]);
+
+/** A registered capability service, as the registry holds it. */
+export const registeredServiceSchema = z
+  .object({
+    id: z.string(),
+    target: z.object({
+      id: z.string(),
+      serviceName: z.string(),
+      host: z.string(),
+      port: z.number().int(),
+      serviceType: z.enum(SERVICE_TYPES as [ServiceType, ...ServiceType[]]),
+      serviceSubType: z.string().optional(),
+      languageName: z.string().optional(),
+      languageType: z.string().optional(),
+      languageSubType: z.string().optional(),
+      protocol: z.string().optional(),
+      dialect: z.enum(["v1", "legacy"]).optional(),
+    }),
+    health: healthStateSchema,
+    healthMessage: z.string().optional(),
+    healthChangedAt: z.number().describe("Milliseconds since the epoch"),
+    registeredAt: z.number(),
+    lastSeenAt: z.number(),
+    lastHeartbeatAt: z.number().optional(),
+    version: z.number().int(),
+    registeredBy: z.string().optional().describe("The principal that registered it"),
+  })
+  .meta({ id: "RegisteredService" }) satisfies z.ZodType<RegisteredService>;
+
+/** One entry of a service's health history. */
+export const healthRecordSchema = z
+  .object({ at: z.number(), state: healthStateSchema, message: z.string().optional() })
+  .meta({ id: "HealthRecord" }) satisfies z.ZodType<HealthRecord>;
+
+/** How many services are in each health state. */
+export const fleetStatusSchema = z.object({
+  total: z.number().int(),
+  healthy: z.number().int(),
+  pending: z.number().int(),
+  unhealthy: z.number().int(),
+  down: z.number().int(),
+});
+
+const eventBase = {
+  eventId: z.string(),
+  timestamp: z.number(),
+  toolName: z.string(),
+  toolType: z.string(),
+  kind: z.enum(["tool", "code-execution"]),
+  namespace: z.string().optional(),
+  requestId: z.string().optional(),
+};
+
+/** A tool-call event (redacted at its source), as the history and the notification stream carry it. */
+export const toolCallEventSchema = z
+  .discriminatedUnion("type", [
+    z.object({
+      ...eventBase,
+      type: z.literal("started"),
+      connectionId: z.string().optional(),
+      serviceId: z.string().optional(),
+      serviceAddress: z.string().optional(),
+      arguments: z.record(z.string(), z.string()),
+      headers: z.record(z.string(), z.string()),
+      body: z.string().optional(),
+      configurationURI: z.string().optional(),
+      secretsURI: z.string().optional(),
+      code: z.string().optional(),
+      argumentCount: z.number().int().optional(),
+    }),
+    z.object({
+      ...eventBase,
+      type: z.literal("completed"),
+      isError: z.literal(false),
+      content: z.array(z.string()),
+      duration: z.number(),
+    }),
+    z.object({
+      ...eventBase,
+      type: z.literal("failed"),
+      isError: z.literal(true),
+      content: z.array(z.string()),
+      duration: z.number(),
+      errorCategory: z.enum([
+        "none",
+        "service_unavailable",
+        "tool_definition_error",
+        "invalid_arguments",
+        "execution_error",
+        "unknown",
+      ]),
+      errorMessage: z.string(),
+    }),
+  ])
+  .meta({ id: "ToolCallEvent" }) satisfies z.ZodType<ToolCallEvent>;
+
+/** A registry event on `/api/v1/management/events`. */
+export const registryEventSchema = z.object({
+  type: z.enum(["registered", "updated", "deregistered", "health-changed"]),
+  service: registeredServiceSchema,
+});
+
+/** A forward as answers show it: its upstream without arguments, environment values or header values. */
+export const forwardViewSchema = z
+  .object({
+    id: z.string().optional(),
+    name: z.string(),
+    namespace: z.string(),
+    description: z.string().optional(),
+    prefix: z.string().optional(),
+    labels: labelsSchema.optional(),
+    service: z.string().describe("The service name its entries are routed to"),
+    upstream: z.discriminatedUnion("kind", [
+      z.object({
+        kind: z.literal("stdio"),
+        program: z.string(),
+        argumentCount: z.number().int(),
+        environment: z.array(z.string()).describe("The names of the variables set (never their values)"),
+        mode: z.enum(["pooled", "per-call"]),
+      }),
+      z.object({
+        kind: z.literal("http"),
+        server: z.string(),
+        headers: z.array(z.string()).describe("The names of the headers sent (never their values)"),
+      }),
+    ]),
+    status: z.object({
+      state: z.enum(["connecting", "ready", "reconnecting", "failed"]),
+      server: z.object({ name: z.string(), version: z.string() }).optional(),
+      capabilities: z.array(z.string()).optional(),
+      imported: z.object({
+        tools: z.number().int(),
+        resources: z.number().int(),
+        resourceTemplates: z.number().int(),
+        prompts: z.number().int(),
+      }),
+      skipped: z.array(
+        z.object({
+          kind: z.enum(["tool", "resource", "resource template", "prompt"]),
+          upstreamName: z.string(),
+          name: z.string().optional(),
+          reason: z.string(),
+        }),
+      ),
+      importedAt: z.string().optional().describe("ISO 8601"),
+      error: z.string().optional(),
+    }),
+  })
+  .meta({ id: "ForwardView" }) satisfies z.ZodType<ForwardView>;
+
+/** A code execution request. */
+export const codeExecutionRequestSchema = z
+  .object({
+    code: z.string({ error: "must be the code (a string, plain or Base64)" }),
+    arguments: z
+      .union([z.array(z.string()), z.record(z.string(), z.string())], {
+        error: "must be a list or an object of strings",
+      })
+      .optional(),
+    environment: z.record(z.string(), z.string()).optional(),
+    timeout: z
+      .number()
+      .int("must be a whole number of milliseconds")
+      .positive("must be a positive number of milliseconds")
+      .optional()
+      .describe("How long the engine may run the code, in milliseconds"),
+    timeoutMs: z.number().int().positive().optional().describe("Another name for `timeout`"),
+  })
+  .meta({ id: "CodeExecutionRequest" });
+
+/** A started code execution: where to read its output. */
+export const codeExecutionTaskSchema = z.object({ taskId: z.string(), streamUrl: z.string() });
+
+/** One event of a code execution stream (`reply`, `error`, `dropped` or `end`). */
+export const codeExecutionEventSchema = z.union([
+  z.object({
+    outputType: z.enum(["stdout", "stderr", "status", "completion", "unspecified"]),
+    status: z.string(),
+    content: z.string(),
+    exitCode: z.number().int().optional(),
+    timestamp: z.number().optional(),
+  }),
+  z.object({ code: z.number().int(), message: z.string() }),
+  z.object({ dropped: z.number().int() }),
+  z.object({ taskId: z.string() }),
+]);

@@ -1,0 +1,69 @@
+import { forwardInputSchema, forwardSchema, labelsSchema } from "@trestle/registry";
+import { z } from "zod";
+
+const UPSTREAM_SHORTHAND = ["command", "args", "env", "cwd", "mode", "url", "address", "headers"] as const;
+
+/**
+ * A forward written the short way — `command` (an argv array, or one command line split at spaces) with `args`,
+ * `env`, `cwd`, `mode`; or `url` (also `address`) with `headers` — as the `upstream` object it stands for. An
+ * input that has `upstream` is left as it is; the forward service only ever sees the canonical shape.
+ */
+export function expandForwardShorthand(input: unknown): unknown {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return input;
+  const value = input as Record<string, unknown>;
+  // Wanaku-style clients write an absent field as null: a null short-form field is no short form.
+  const given = (key: string) => value[key] !== undefined && value[key] !== null;
+  if (given("upstream") || !UPSTREAM_SHORTHAND.some(given)) return input;
+  const rest = Object.fromEntries(
+    Object.entries(value).filter(([key]) => !(UPSTREAM_SHORTHAND as readonly string[]).includes(key)),
+  );
+  const url = given("url") ? value.url : value.address;
+  if (url !== undefined && url !== null && !given("command")) {
+    return {
+      ...rest,
+      upstream: { kind: "http", url, ...(given("headers") ? { headers: value.headers } : {}) },
+    };
+  }
+  let command = value.command;
+  let args = given("args") ? value.args : undefined;
+  if (Array.isArray(command)) {
+    args = [...command.slice(1), ...(Array.isArray(args) ? args : [])];
+    command = command[0];
+  } else if (typeof command === "string" && args === undefined && /\s/.test(command.trim())) {
+    const words = command.trim().split(/\s+/);
+    command = words[0];
+    args = words.slice(1);
+  }
+  return {
+    ...rest,
+    upstream: {
+      kind: "stdio",
+      command,
+      ...(args !== undefined ? { args } : {}),
+      ...(given("env") ? { env: value.env } : {}),
+      ...(given("cwd") ? { cwd: value.cwd } : {}),
+      ...(given("mode") ? { mode: value.mode } : {}),
+    },
+  };
+}
+
+/** A forward as the management API takes it: the canonical shape, or a short form expanded into it. */
+export const forwardRequestSchema = z.preprocess(expandForwardShorthand, forwardInputSchema);
+
+/** The short forms, for the document: `upstream` replaced by the fields of a command or a URL. */
+export const forwardShorthandSchema = forwardSchema
+  .omit({ upstream: true })
+  .extend({
+    command: z
+      .union([z.string(), z.array(z.string()).min(1)])
+      .optional()
+      .describe("The program: a command line (split at spaces when `args` is absent) or an argv array"),
+    args: z.array(z.string()).optional(),
+    env: labelsSchema.optional().describe("Environment variables of the program"),
+    cwd: z.string().optional(),
+    mode: z.enum(["pooled", "per-call"]).optional(),
+    url: z.string().optional().describe("An MCP server over Streamable HTTP (`http://` or `https://`)"),
+    address: z.string().optional().describe("Another name for `url`"),
+    headers: z.record(z.string(), z.string()).optional().describe("Headers sent to the URL"),
+  })
+  .meta({ id: "ForwardShortForm" });

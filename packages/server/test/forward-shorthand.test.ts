@@ -1,0 +1,61 @@
+import { parseForward, parseWithSchema } from "@trestle/registry";
+import { describe, expect, it } from "vitest";
+import { forwardRequestSchema } from "../src/management/forward-shorthand.js";
+
+/** A forward as the management API reads its body (the short forms are expanded at this edge only). */
+function parseRequest(input: unknown) {
+  return parseWithSchema(forwardRequestSchema, input, "forward", 1_000_000);
+}
+
+describe("a forward written the short way, in a management API request", () => {
+  it("takes a command line, an argv array, or a URL for the upstream", () => {
+    expect(
+      parseRequest({ name: "a", command: "npx -y @modelcontextprotocol/server-everything" }).upstream,
+    ).toEqual({
+      kind: "stdio",
+      command: "npx",
+      args: ["-y", "@modelcontextprotocol/server-everything"],
+    });
+    expect(
+      parseRequest({
+        name: "b",
+        command: ["node", "server.js"],
+        args: ["--port", "1"],
+        env: { K: "v" },
+        mode: "per-call",
+      }).upstream,
+    ).toEqual({
+      kind: "stdio",
+      command: "node",
+      args: ["server.js", "--port", "1"],
+      env: { K: "v" },
+      mode: "per-call",
+    });
+    expect(parseRequest({ name: "c", command: "/opt/my server/bin", args: [] }).upstream).toEqual({
+      kind: "stdio",
+      command: "/opt/my server/bin",
+      args: [],
+    });
+    expect(
+      parseRequest({ name: "d", address: "http://127.0.0.1:3001/mcp", headers: { a: "b" } }).upstream,
+    ).toEqual({
+      kind: "http",
+      url: "http://127.0.0.1:3001/mcp",
+      headers: { a: "b" },
+    });
+    const full = { name: "e", upstream: { kind: "http" as const, url: "https://x.example/mcp" } };
+    expect(parseRequest(full)).toEqual(full);
+  });
+
+  it("still names what is wrong", () => {
+    expect(() => parseRequest({ name: "f", url: "ftp://nope" })).toThrow(/upstream\.url/);
+    expect(() => parseRequest({ name: "g" })).toThrow(/upstream/);
+  });
+
+  it("reaches the forward service in the canonical shape only", () => {
+    const canonical = parseRequest({ name: "h", command: ["node", "s.js"], namespace: null });
+    expect(canonical).toEqual({ name: "h", upstream: { kind: "stdio", command: "node", args: ["s.js"] } });
+    expect(parseForward(canonical)).toEqual(canonical);
+    expect(() => parseForward({ name: "h", command: ["node", "s.js"] })).toThrow(/upstream/);
+  });
+});
