@@ -54,6 +54,16 @@ function underMemoryLimit(limits: RuntimeLimits, command: RunCommand): RunComman
   };
 }
 
+/**
+ * Loaded before the program: its stdout and stderr block when the pipe is full. Node 24 otherwise queues a busy
+ * loop's writes inside the program once a write is partial, so they never reach the engine and the output cap
+ * never trips: the program grows to the memory limit instead. Blocking writes let the engine read up to its cap
+ * and stop the program, on every Node version.
+ */
+const BLOCKING_OUTPUT = `--import=data:text/javascript,${encodeURIComponent(
+  "for (const stream of [process.stdout, process.stderr]) stream._handle?.setBlocking?.(true);",
+)}`;
+
 function permissionFlag(): string {
   // Node 22 renamed the flag; take whichever this Node knows.
   return process.allowedNodeEnvironmentFlags.has("--permission")
@@ -78,6 +88,7 @@ export function javascriptRuntime(nodePath: string = process.execPath): Language
         `--allow-fs-read=${workDir}`,
         `--allow-fs-write=${workDir}`,
         `--max-old-space-size=${limits.memoryLimitMb}`,
+        BLOCKING_OUTPUT,
       ];
       if (process.allowedNodeEnvironmentFlags.has("--disable-warning")) {
         flags.push("--disable-warning=ExperimentalWarning");
