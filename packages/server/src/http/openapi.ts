@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "zod";
+import type { ApiOperation } from "./json-api.js";
 
 /** The registry of paths and components an `OpenAPIHono` application generates its document from. */
 export type OpenApiRegistry = OpenAPIHono["openAPIRegistry"];
@@ -15,26 +16,6 @@ export const errorEnvelopeSchema = z
 /** The envelope of a successful answer whose `data` is described by `data`. */
 export function envelopeOf<D extends z.ZodType>(data: D) {
   return z.object({ error: z.null(), data });
-}
-
-/** What {@link buildOpenApiDocument} reads of an operation (the shape of `ApiOperation`). */
-export interface DocumentedOperation {
-  id: string;
-  method: string;
-  path: string;
-  summary: string;
-  description?: string;
-  tags: readonly string[];
-  scope: "admin" | "register";
-  params?: z.ZodObject;
-  query?: z.ZodObject;
-  body?:
-    | { kind: "json"; schema: z.ZodType; documented?: z.ZodType; description: string }
-    | { kind: "text"; schema: z.ZodType; json?: z.ZodType; description: string };
-  response:
-    | { kind: "json"; status: number; description: string; data: z.ZodType }
-    | { kind: "sse"; description: string; events: z.ZodType };
-  errors: readonly number[];
 }
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -71,7 +52,7 @@ export function registerCommonComponents(registry: OpenApiRegistry): void {
  * every error answer. Schemas with an `id` in their metadata (the registry's `Tool`, `Resource`, …) become
  * components referenced by `$ref`.
  */
-export function registerOperation(registry: OpenApiRegistry, operation: DocumentedOperation): void {
+export function registerOperation(registry: OpenApiRegistry, operation: ApiOperation): void {
   const errors = [
     ...new Set([...COMMON_ERRORS, ...operation.errors, ...(operation.body ? [400, 413] : [])]),
   ].sort();

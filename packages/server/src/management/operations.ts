@@ -59,277 +59,184 @@ function payloadBody<S extends z.ZodType>(entry: S) {
 const entryErrors = [400, 404] as const;
 const writeErrors = [400, 404, 409, 503] as const;
 
-// Tools
-const listTools = defineOperation({
-  id: "listTools",
-  method: "GET",
-  path: "/api/v1/tools",
-  summary: "List the tools of a namespace",
-  tags: ["tools"],
-  scope: "admin",
-  query: entryListQuery,
-  response: { kind: "json", status: 200, description: "The tools, by name", data: z.array(toolSchema) },
-  errors: entryErrors,
-});
-const addTool = defineOperation({
-  id: "addTool",
-  method: "POST",
-  path: "/api/v1/tools",
-  summary: "Add a tool",
-  tags: ["tools"],
-  scope: "admin",
-  body: { kind: "json", schema: toolInputSchema, what: "tool", description: "The tool" },
-  response: { kind: "json", status: 200, description: "The tool as stored (with its id)", data: toolSchema },
-  errors: writeErrors,
-});
-const addToolWithPayload = defineOperation({
-  id: "addToolWithPayload",
-  method: "POST",
-  path: "/api/v1/tools/payloads",
-  summary: "Add a tool and have its capability store its configuration and secrets",
-  tags: ["tools"],
-  scope: "admin",
-  body: {
-    kind: "json",
-    schema: payloadBody(toolInputSchema),
-    what: "tool payload",
-    description: "The tool, with its configuration and secrets",
-  },
-  response: {
-    kind: "json",
-    status: 200,
-    description: "The tool as stored, with the URIs the capability provisioned",
-    data: toolSchema,
-  },
-  errors: [...writeErrors, 502],
-});
-const removeTools = defineOperation({
-  id: "removeTools",
-  method: "DELETE",
-  path: "/api/v1/tools",
-  summary: "Remove the tools whose labels match a filter",
-  tags: ["tools"],
-  scope: "admin",
-  query: bulkRemoveQuery,
-  response: { kind: "json", status: 200, description: "The tools removed", data: z.array(toolSchema) },
-  errors: writeErrors,
-});
-const getTool = defineOperation({
-  id: "getTool",
-  method: "GET",
-  path: "/api/v1/tools/{name}",
-  summary: "Get a tool",
-  tags: ["tools"],
-  scope: "admin",
-  params: nameParams,
-  query: namespaceQuery,
-  response: { kind: "json", status: 200, description: "The tool", data: toolSchema },
-  errors: entryErrors,
-});
-const updateTool = defineOperation({
-  id: "updateTool",
-  method: "PUT",
-  path: "/api/v1/tools/{name}",
-  summary: "Replace a tool (its name and namespace stay)",
-  tags: ["tools"],
-  scope: "admin",
-  params: nameParams,
-  query: namespaceQuery,
-  body: { kind: "json", schema: toolInputSchema, what: "tool", description: "The tool's new value" },
-  response: { kind: "json", status: 200, description: "The tool as stored", data: toolSchema },
-  errors: writeErrors,
-});
-const removeTool = defineOperation({
-  id: "removeTool",
-  method: "DELETE",
-  path: "/api/v1/tools/{name}",
-  summary: "Remove a tool",
-  tags: ["tools"],
-  scope: "admin",
-  params: nameParams,
-  query: namespaceQuery,
-  response: { kind: "json", status: 200, description: "The tool removed", data: toolSchema },
-  errors: writeErrors,
-});
+/** A kind of catalog entry, for the operations every kind has. */
+interface EntryKind<M extends string, E extends z.ZodType, I extends z.ZodType> {
+  /** Its name in messages and summaries: `tool`. */
+  one: string;
+  /** Its plural, in paths and tags: `tools`. */
+  many: M;
+  /** The entry as stored and answered. */
+  entry: E;
+  /** The entry as a client sends it. */
+  input: I;
+  /** How lists are sorted. */
+  order: string;
+  /** What a replacement may not change. */
+  fixed: string;
+  /** The operations' ids. */
+  ids: { list: string; add: string; removeMatching: string; get: string; update: string; remove: string };
+}
 
-// Resources
-const listResources = defineOperation({
-  id: "listResources",
-  method: "GET",
-  path: "/api/v1/resources",
-  summary: "List the resources of a namespace",
-  tags: ["resources"],
-  scope: "admin",
-  query: entryListQuery,
-  response: {
-    kind: "json",
-    status: 200,
-    description: "The resources, by location",
-    data: z.array(resourceSchema),
-  },
-  errors: entryErrors,
-});
-const addResource = defineOperation({
-  id: "addResource",
-  method: "POST",
-  path: "/api/v1/resources",
-  summary: "Add a resource",
-  tags: ["resources"],
-  scope: "admin",
-  body: { kind: "json", schema: resourceInputSchema, what: "resource", description: "The resource" },
-  response: { kind: "json", status: 200, description: "The resource as stored", data: resourceSchema },
-  errors: writeErrors,
-});
-const addResourceWithPayload = defineOperation({
-  id: "addResourceWithPayload",
-  method: "POST",
-  path: "/api/v1/resources/payloads",
-  summary: "Add a resource and have its capability store its configuration and secrets",
-  tags: ["resources"],
-  scope: "admin",
-  body: {
-    kind: "json",
-    schema: payloadBody(resourceInputSchema),
-    what: "resource payload",
-    description: "The resource, with its configuration and secrets",
-  },
-  response: {
-    kind: "json",
-    status: 200,
-    description: "The resource as stored, with the URIs the capability provisioned",
-    data: resourceSchema,
-  },
-  errors: [...writeErrors, 502],
-});
-const removeResources = defineOperation({
-  id: "removeResources",
-  method: "DELETE",
-  path: "/api/v1/resources",
-  summary: "Remove the resources whose labels match a filter",
-  tags: ["resources"],
-  scope: "admin",
-  query: bulkRemoveQuery,
-  response: {
-    kind: "json",
-    status: 200,
-    description: "The resources removed",
-    data: z.array(resourceSchema),
-  },
-  errors: writeErrors,
-});
-const getResource = defineOperation({
-  id: "getResource",
-  method: "GET",
-  path: "/api/v1/resources/{name}",
-  summary: "Get a resource by name",
-  tags: ["resources"],
-  scope: "admin",
-  params: nameParams,
-  query: namespaceQuery,
-  response: { kind: "json", status: 200, description: "The resource", data: resourceSchema },
-  errors: entryErrors,
-});
-const updateResource = defineOperation({
-  id: "updateResource",
-  method: "PUT",
-  path: "/api/v1/resources/{name}",
-  summary: "Replace a resource (its location and namespace stay)",
-  tags: ["resources"],
-  scope: "admin",
-  params: nameParams,
-  query: namespaceQuery,
-  body: {
-    kind: "json",
-    schema: resourceInputSchema,
-    what: "resource",
-    description: "The resource's new value",
-  },
-  response: { kind: "json", status: 200, description: "The resource as stored", data: resourceSchema },
-  errors: writeErrors,
-});
-const removeResource = defineOperation({
-  id: "removeResource",
-  method: "DELETE",
-  path: "/api/v1/resources/{name}",
-  summary: "Remove a resource by name",
-  tags: ["resources"],
-  scope: "admin",
-  params: nameParams,
-  query: namespaceQuery,
-  response: { kind: "json", status: 200, description: "The resource removed", data: resourceSchema },
-  errors: writeErrors,
-});
+/** List, add, remove by label filter, get, replace and remove, on Wanaku's paths for `kind`. */
+function entryOperations<M extends string, E extends z.ZodType, I extends z.ZodType>(
+  kind: EntryKind<M, E, I>,
+) {
+  const base = { tags: [kind.many], scope: "admin" } as const;
+  const one = { params: nameParams, query: namespaceQuery } as const;
+  const answer = (description: string) =>
+    ({ kind: "json", status: 200, description, data: kind.entry }) as const;
+  return {
+    list: defineOperation({
+      ...base,
+      id: kind.ids.list,
+      method: "GET",
+      path: `/api/v1/${kind.many}`,
+      summary: `List the ${kind.many} of a namespace`,
+      query: entryListQuery,
+      response: {
+        kind: "json",
+        status: 200,
+        description: `The ${kind.many}, ${kind.order}`,
+        data: z.array(kind.entry),
+      },
+      errors: entryErrors,
+    }),
+    add: defineOperation({
+      ...base,
+      id: kind.ids.add,
+      method: "POST",
+      path: `/api/v1/${kind.many}`,
+      summary: `Add a ${kind.one}`,
+      body: { kind: "json", schema: kind.input, what: kind.one, description: `The ${kind.one}` },
+      response: answer(`The ${kind.one} as stored (with its id)`),
+      errors: writeErrors,
+    }),
+    removeMatching: defineOperation({
+      ...base,
+      id: kind.ids.removeMatching,
+      method: "DELETE",
+      path: `/api/v1/${kind.many}`,
+      summary: `Remove the ${kind.many} whose labels match a filter`,
+      query: bulkRemoveQuery,
+      response: {
+        kind: "json",
+        status: 200,
+        description: `The ${kind.many} removed`,
+        data: z.array(kind.entry),
+      },
+      errors: writeErrors,
+    }),
+    get: defineOperation({
+      ...base,
+      ...one,
+      id: kind.ids.get,
+      method: "GET",
+      path: `/api/v1/${kind.many}/{name}`,
+      summary: `Get a ${kind.one} by name`,
+      response: answer(`The ${kind.one}`),
+      errors: entryErrors,
+    }),
+    update: defineOperation({
+      ...base,
+      ...one,
+      id: kind.ids.update,
+      method: "PUT",
+      path: `/api/v1/${kind.many}/{name}`,
+      summary: `Replace a ${kind.one} (${kind.fixed} stay)`,
+      body: { kind: "json", schema: kind.input, what: kind.one, description: `The ${kind.one}'s new value` },
+      response: answer(`The ${kind.one} as stored`),
+      errors: writeErrors,
+    }),
+    remove: defineOperation({
+      ...base,
+      ...one,
+      id: kind.ids.remove,
+      method: "DELETE",
+      path: `/api/v1/${kind.many}/{name}`,
+      summary: `Remove a ${kind.one} by name`,
+      response: answer(`The ${kind.one} removed`),
+      errors: writeErrors,
+    }),
+  };
+}
 
-// Prompts
-const listPrompts = defineOperation({
-  id: "listPrompts",
-  method: "GET",
-  path: "/api/v1/prompts",
-  summary: "List the prompts of a namespace",
-  tags: ["prompts"],
-  scope: "admin",
-  query: entryListQuery,
-  response: { kind: "json", status: 200, description: "The prompts, by name", data: z.array(promptSchema) },
-  errors: entryErrors,
-});
-const addPrompt = defineOperation({
-  id: "addPrompt",
-  method: "POST",
-  path: "/api/v1/prompts",
-  summary: "Add a prompt",
-  tags: ["prompts"],
-  scope: "admin",
-  body: { kind: "json", schema: promptInputSchema, what: "prompt", description: "The prompt" },
-  response: { kind: "json", status: 200, description: "The prompt as stored", data: promptSchema },
-  errors: writeErrors,
-});
-const removePrompts = defineOperation({
-  id: "removePrompts",
-  method: "DELETE",
-  path: "/api/v1/prompts",
-  summary: "Remove the prompts whose labels match a filter",
-  tags: ["prompts"],
-  scope: "admin",
-  query: bulkRemoveQuery,
-  response: { kind: "json", status: 200, description: "The prompts removed", data: z.array(promptSchema) },
-  errors: writeErrors,
-});
-const getPrompt = defineOperation({
-  id: "getPrompt",
-  method: "GET",
-  path: "/api/v1/prompts/{name}",
-  summary: "Get a prompt",
-  tags: ["prompts"],
-  scope: "admin",
-  params: nameParams,
-  query: namespaceQuery,
-  response: { kind: "json", status: 200, description: "The prompt", data: promptSchema },
-  errors: entryErrors,
-});
-const updatePrompt = defineOperation({
-  id: "updatePrompt",
-  method: "PUT",
-  path: "/api/v1/prompts/{name}",
-  summary: "Replace a prompt (its name and namespace stay)",
-  tags: ["prompts"],
-  scope: "admin",
-  params: nameParams,
-  query: namespaceQuery,
-  body: { kind: "json", schema: promptInputSchema, what: "prompt", description: "The prompt's new value" },
-  response: { kind: "json", status: 200, description: "The prompt as stored", data: promptSchema },
-  errors: writeErrors,
-});
-const removePrompt = defineOperation({
-  id: "removePrompt",
-  method: "DELETE",
-  path: "/api/v1/prompts/{name}",
-  summary: "Remove a prompt",
-  tags: ["prompts"],
-  scope: "admin",
-  params: nameParams,
-  query: namespaceQuery,
-  response: { kind: "json", status: 200, description: "The prompt removed", data: promptSchema },
-  errors: writeErrors,
+/** Add with provisioning: the capability stores the entry's configuration and secrets first. */
+function payloadOperation<M extends string, E extends z.ZodType, I extends z.ZodType>(
+  kind: EntryKind<M, E, I>,
+  id: string,
+) {
+  return defineOperation({
+    id,
+    tags: [kind.many],
+    scope: "admin",
+    method: "POST",
+    path: `/api/v1/${kind.many}/payloads`,
+    summary: `Add a ${kind.one} and have its capability store its configuration and secrets`,
+    body: {
+      kind: "json",
+      schema: payloadBody(kind.input),
+      what: `${kind.one} payload`,
+      description: `The ${kind.one}, with its configuration and secrets`,
+    },
+    response: {
+      kind: "json",
+      status: 200,
+      description: `The ${kind.one} as stored, with the URIs the capability provisioned`,
+      data: kind.entry,
+    },
+    errors: [...writeErrors, 502],
+  });
+}
+
+const toolKind = {
+  one: "tool",
+  many: "tools",
+  entry: toolSchema,
+  input: toolInputSchema,
+  order: "by name",
+  fixed: "its name and namespace",
+  ids: {
+    list: "listTools",
+    add: "addTool",
+    removeMatching: "removeTools",
+    get: "getTool",
+    update: "updateTool",
+    remove: "removeTool",
+  },
+} as const;
+const resourceKind = {
+  one: "resource",
+  many: "resources",
+  entry: resourceSchema,
+  input: resourceInputSchema,
+  order: "by location",
+  fixed: "its location and namespace",
+  ids: {
+    list: "listResources",
+    add: "addResource",
+    removeMatching: "removeResources",
+    get: "getResource",
+    update: "updateResource",
+    remove: "removeResource",
+  },
+} as const;
+const tools = entryOperations(toolKind);
+const resources = entryOperations(resourceKind);
+const prompts = entryOperations({
+  one: "prompt",
+  many: "prompts",
+  entry: promptSchema,
+  input: promptInputSchema,
+  order: "by name",
+  fixed: "its name and namespace",
+  ids: {
+    list: "listPrompts",
+    add: "addPrompt",
+    removeMatching: "removePrompts",
+    get: "getPrompt",
+    update: "updatePrompt",
+    remove: "removePrompt",
+  },
 });
 
 // Namespaces
@@ -740,26 +647,26 @@ const openApiDocument = defineOperation({
  * (`z.input<typeof managementApi.addTool.body.schema>`, `z.output<typeof managementApi.listTools.response.data>`).
  */
 export const managementApi = {
-  listTools,
-  addTool,
-  addToolWithPayload,
-  removeTools,
-  getTool,
-  updateTool,
-  removeTool,
-  listResources,
-  addResource,
-  addResourceWithPayload,
-  removeResources,
-  getResource,
-  updateResource,
-  removeResource,
-  listPrompts,
-  addPrompt,
-  removePrompts,
-  getPrompt,
-  updatePrompt,
-  removePrompt,
+  listTools: tools.list,
+  addTool: tools.add,
+  addToolWithPayload: payloadOperation(toolKind, "addToolWithPayload"),
+  removeTools: tools.removeMatching,
+  getTool: tools.get,
+  updateTool: tools.update,
+  removeTool: tools.remove,
+  listResources: resources.list,
+  addResource: resources.add,
+  addResourceWithPayload: payloadOperation(resourceKind, "addResourceWithPayload"),
+  removeResources: resources.removeMatching,
+  getResource: resources.get,
+  updateResource: resources.update,
+  removeResource: resources.remove,
+  listPrompts: prompts.list,
+  addPrompt: prompts.add,
+  removePrompts: prompts.removeMatching,
+  getPrompt: prompts.get,
+  updatePrompt: prompts.update,
+  removePrompt: prompts.remove,
   listNamespaces,
   createNamespace,
   getNamespace,
