@@ -1,13 +1,23 @@
-import type { PromptReference, ResourceReference, ToolReference } from "@trestle/core";
 import type { Command } from "commander";
-import type { CatalogEntries } from "../client/management-client.js";
+import type { CatalogQuery, NamespaceQuery } from "../client/management-client.js";
 import { CliError } from "./cli-error.js";
 import { clientAction, readJsonFile } from "./command-action.js";
 import type { CliIo, CommandContext } from "./context.js";
 import { renderTable } from "./table.js";
 
 type Kind = "tools" | "resources" | "prompts";
-type Entry = ToolReference | ResourceReference | PromptReference;
+
+/** Any catalog entry, as far as the commands read one: a name and the fields its table shows. */
+type Entry = { name: string } & Record<string, unknown>;
+
+/** What the commands need of each kind's calls; the client types each kind exactly. */
+interface EntryCalls {
+  list(query: CatalogQuery): Promise<readonly Entry[]>;
+  get(name: string, query: NamespaceQuery): Promise<Entry>;
+  /** The file's JSON, as read: the router validates it. */
+  add(entry: never): Promise<Entry>;
+  remove(name: string, query: NamespaceQuery): Promise<unknown>;
+}
 
 interface EntryOptions {
   namespace?: string;
@@ -15,25 +25,17 @@ interface EntryOptions {
 }
 
 const kinds: Record<Kind, { one: string; columns: string[]; row(entry: Entry): unknown[] }> = {
-  tools: {
-    one: "tool",
-    columns: ["NAME", "TYPE", "URI"],
-    row: (t) => [t.name, (t as ToolReference).type, (t as ToolReference).uri],
-  },
+  tools: { one: "tool", columns: ["NAME", "TYPE", "URI"], row: (t) => [t.name, t.type, t.uri] },
   resources: {
     one: "resource",
     columns: ["NAME", "LOCATION", "TYPE"],
-    row: (r) => [r.name, (r as ResourceReference).location, (r as ResourceReference).type],
+    row: (r) => [r.name, r.location, r.type],
   },
-  prompts: {
-    one: "prompt",
-    columns: ["NAME", "DESCRIPTION"],
-    row: (p) => [p.name, p.description],
-  },
+  prompts: { one: "prompt", columns: ["NAME", "DESCRIPTION"], row: (p) => [p.name, p.description] },
 };
 
-function entriesOf(context: CommandContext, kind: Kind): CatalogEntries<Entry> {
-  return context.client[kind] as unknown as CatalogEntries<Entry>;
+function entriesOf(context: CommandContext, kind: Kind): EntryCalls {
+  return context.client[kind] as unknown as EntryCalls;
 }
 
 /** `trestle tools|resources|prompts list|show|add|import|remove`: the catalog's entries. */
@@ -69,7 +71,7 @@ export function addCatalogCommands(program: Command, io: CliIo): void {
       .argument("<file>")
       .action(
         clientAction<EntryOptions>(io, async (context, [file]) => {
-          const item = await entriesOf(context, kind).add(readJsonFile(file as string) as Entry);
+          const item = await entriesOf(context, kind).add(readJsonFile(file as string) as never);
           context.print(item, () => `added ${item.name}`);
         }),
       );
@@ -83,7 +85,7 @@ export function addCatalogCommands(program: Command, io: CliIo): void {
           const items = readJsonFile(file as string);
           if (!Array.isArray(items)) throw new CliError(`${file} must hold a JSON array`, 2);
           const added: Entry[] = [];
-          for (const item of items) added.push(await entriesOf(context, kind).add(item as Entry));
+          for (const item of items) added.push(await entriesOf(context, kind).add(item as never));
           context.print(added, () => `imported ${added.length} ${kind}`);
         }),
       );

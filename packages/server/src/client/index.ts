@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+export type { ApiBody, ApiData, ApiEvent, ApiOperationId } from "./api-types.js";
 export {
   type OpenEventStream,
   type ReadEventStreamOptions,
@@ -24,13 +25,15 @@ export {
   type ManagementClient,
   type ManagementClientOptions,
   type NamespaceQuery,
-  type ProvisionRequest,
+  type PromptOperations,
   type RegistryEventMessage,
+  type ResourceOperations,
   type ServiceStatusSummary,
   type StreamOptions,
   type ToolCallEventMessage,
   type ToolCallEventsOptions,
   type ToolCallHistoryQuery,
+  type ToolOperations,
 } from "./management-client.js";
 export {
   type ManagementOperation,

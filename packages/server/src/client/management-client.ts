@@ -1,17 +1,5 @@
-import {
-  Code,
-  type ForwardReference,
-  type Namespace,
-  type PromptReference,
-  type ResourcePayload,
-  type ResourceReference,
-  type ToolCallEvent,
-  type ToolPayload,
-  type ToolReference,
-  TrestleError,
-} from "@trestle/core";
-import type { HealthRecord, RegisteredService, ServiceRegistration } from "@trestle/registry";
-import type { ForwardView } from "../forwards/forward-view.js";
+import { Code, type ToolCallEvent, TrestleError } from "@trestle/core";
+import type { ApiBody, ApiData, ApiEvent, ApiOperationId } from "./api-types.js";
 import { type ReconnectOptions, readEventStream, type ServerSentEvent } from "./event-stream.js";
 import { type ManagementOperation, managementOperations, operationPath } from "./operations.js";
 
@@ -37,24 +25,11 @@ export interface NamespaceQuery {
   namespace?: string | undefined;
 }
 
-/** A provisioning request: the entry plus the configuration and secrets the capability stores for it. */
-export type ProvisionRequest<T> = { payload: T; configurationData?: string; secretsData?: string };
-
-/** What a code execution runs. */
-export interface CodeExecutionRequest {
-  /** The program, plain or Base64. */
-  code: string;
-  arguments?: string[] | Record<string, string>;
-  environment?: Record<string, string>;
-  /** Milliseconds before the run is stopped. */
-  timeout?: number;
-}
+/** What a code execution runs (`code`, plain or Base64; `arguments`; `environment`; `timeout` in ms). */
+export type CodeExecutionRequest = ApiBody<"startCodeExecution">;
 
 /** A started code execution: the task and where its output streams. */
-export interface CodeExecutionTask {
-  taskId: string;
-  streamUrl: string;
-}
+export type CodeExecutionTask = ApiData<"startCodeExecution">;
 
 /** One reply of a code execution, as the router streams it. */
 export interface CodeExecutionReplyView {
@@ -76,23 +51,14 @@ export type CodeExecutionStreamEvent =
 /** A tool-call event and the SSE id it came with (pass it as `lastEventId` to resume after it). */
 export interface ToolCallEventMessage {
   id: string | undefined;
-  event: ToolCallEvent;
+  event: ApiEvent<"toolCallNotifications">;
 }
 
 /** A registry event: a service registered, deregistered, or its health changed. */
-export interface RegistryEventMessage {
-  type: string;
-  service: RegisteredService;
-}
+export type RegistryEventMessage = ApiEvent<"registryEvents">;
 
 /** Counts of services by health. */
-export interface ServiceStatusSummary {
-  total: number;
-  healthy: number;
-  pending: number;
-  unhealthy: number;
-  down: number;
-}
+export type ServiceStatusSummary = ApiData<"capabilitiesStatus">;
 
 /** Which tool-call events {@link ManagementClient.events} `.history` returns. */
 export interface ToolCallHistoryQuery {
@@ -122,56 +88,101 @@ export interface ToolCallEventsOptions extends StreamOptions {
     | undefined;
 }
 
-/** The calls on one kind of catalog entry. */
-export interface CatalogEntries<T> {
-  list(query?: CatalogQuery): Promise<T[]>;
-  get(name: string, query?: NamespaceQuery): Promise<T>;
-  add(entry: T): Promise<T>;
-  /** Replaces the entry named `name`. */
-  update(name: string, entry: T, query?: NamespaceQuery): Promise<T>;
-  remove(name: string, query?: NamespaceQuery): Promise<T>;
-  /** Removes every entry the label filter matches; resolves with what was removed. */
-  removeMatching(labelFilter: string, query?: NamespaceQuery): Promise<T[]>;
+/** The operations behind one kind of catalog entry. */
+interface EntryOperations {
+  list: ApiOperationId;
+  get: ApiOperationId;
+  add: ApiOperationId;
+  update: ApiOperationId;
+  remove: ApiOperationId;
+  removeMatching: ApiOperationId;
 }
 
-/** A typed client of a router's management API (`/api/**`): every call resolves with the envelope's `data`. */
+/** The calls on one kind of catalog entry, typed by the operations behind them. */
+export interface CatalogEntries<O extends EntryOperations> {
+  list(query?: CatalogQuery): Promise<ApiData<O["list"]>>;
+  get(name: string, query?: NamespaceQuery): Promise<ApiData<O["get"]>>;
+  add(entry: ApiBody<O["add"]>): Promise<ApiData<O["add"]>>;
+  /** Replaces the entry named `name` with `entry`. */
+  update(name: string, entry: ApiBody<O["update"]>, query?: NamespaceQuery): Promise<ApiData<O["update"]>>;
+  remove(name: string, query?: NamespaceQuery): Promise<ApiData<O["remove"]>>;
+  /** Removes every entry the label filter matches; resolves with what was removed. */
+  removeMatching(labelFilter: string, query?: NamespaceQuery): Promise<ApiData<O["removeMatching"]>>;
+}
+
+/** The tools' operations. */
+export type ToolOperations = {
+  list: "listTools";
+  get: "getTool";
+  add: "addTool";
+  update: "updateTool";
+  remove: "removeTool";
+  removeMatching: "removeTools";
+};
+/** The resources' operations. */
+export type ResourceOperations = {
+  list: "listResources";
+  get: "getResource";
+  add: "addResource";
+  update: "updateResource";
+  remove: "removeResource";
+  removeMatching: "removeResources";
+};
+/** The prompts' operations. */
+export type PromptOperations = {
+  list: "listPrompts";
+  get: "getPrompt";
+  add: "addPrompt";
+  update: "updatePrompt";
+  remove: "removePrompt";
+  removeMatching: "removePrompts";
+};
+
+/**
+ * A typed client of a router's management API (`/api/**`): every call resolves with the envelope's `data`.
+ * Bodies and answers are typed by the router's own operation schemas (`managementApi`).
+ */
 export interface ManagementClient {
   readonly baseUrl: string;
-  tools: CatalogEntries<ToolReference> & {
+  tools: CatalogEntries<ToolOperations> & {
     /** Adds a tool after the capability has provisioned its configuration and secrets. */
-    provision(request: ProvisionRequest<ToolReference>): Promise<ToolReference>;
+    provision(request: ApiBody<"addToolWithPayload">): Promise<ApiData<"addToolWithPayload">>;
   };
-  resources: CatalogEntries<ResourceReference> & {
+  resources: CatalogEntries<ResourceOperations> & {
     /** Adds a resource after the capability has provisioned its configuration and secrets. */
-    provision(request: ProvisionRequest<ResourceReference>): Promise<ResourceReference>;
+    provision(request: ApiBody<"addResourceWithPayload">): Promise<ApiData<"addResourceWithPayload">>;
   };
-  prompts: CatalogEntries<PromptReference>;
+  prompts: CatalogEntries<PromptOperations>;
   namespaces: {
-    list(): Promise<Namespace[]>;
-    get(name: string): Promise<Namespace>;
-    create(namespace: Namespace): Promise<Namespace>;
+    list(): Promise<ApiData<"listNamespaces">>;
+    get(name: string): Promise<ApiData<"getNamespace">>;
+    create(namespace: ApiBody<"createNamespace">): Promise<ApiData<"createNamespace">>;
     /** With `cascade`, the namespace's entries go too; without, a namespace that holds entries is refused. */
-    delete(name: string, options?: { cascade?: boolean }): Promise<Namespace>;
+    delete(name: string, options?: { cascade?: boolean }): Promise<ApiData<"deleteNamespace">>;
   };
   forwards: {
-    list(query?: NamespaceQuery): Promise<ForwardView[]>;
-    get(name: string, query?: NamespaceQuery): Promise<ForwardView>;
+    list(query?: NamespaceQuery): Promise<ApiData<"listForwards">>;
+    get(name: string, query?: NamespaceQuery): Promise<ApiData<"getForward">>;
     /** Connects to the upstream, imports its catalog, and saves the forward; resolves once imported. */
-    add(forward: ForwardReference): Promise<ForwardView>;
-    update(name: string, forward: ForwardReference, query?: NamespaceQuery): Promise<ForwardView>;
+    add(forward: ApiBody<"addForward">): Promise<ApiData<"addForward">>;
+    update(
+      name: string,
+      forward: ApiBody<"updateForward">,
+      query?: NamespaceQuery,
+    ): Promise<ApiData<"updateForward">>;
     /** Removes the forward and everything it imported. */
-    remove(name: string, query?: NamespaceQuery): Promise<ForwardView>;
+    remove(name: string, query?: NamespaceQuery): Promise<ApiData<"removeForward">>;
     /** Lists the upstream again and re-imports. */
-    refresh(name: string, query?: NamespaceQuery): Promise<ForwardView>;
+    refresh(name: string, query?: NamespaceQuery): Promise<ApiData<"refreshForward">>;
   };
   services: {
-    list(): Promise<RegisteredService[]>;
+    list(): Promise<ApiData<"listCapabilities">>;
     status(): Promise<ServiceStatusSummary>;
-    get(id: string): Promise<RegisteredService>;
-    health(id: string): Promise<HealthRecord[]>;
+    get(id: string): Promise<ApiData<"getCapability">>;
+    health(id: string): Promise<ApiData<"capabilityHealth">>;
     /** Removes services not seen for `olderThanMs` (the router's default when absent); resolves with them. */
-    removeStale(options?: { olderThanMs?: number }): Promise<RegisteredService[]>;
-    register(registration: ServiceRegistration): Promise<RegisteredService>;
+    removeStale(options?: { olderThanMs?: number }): Promise<ApiData<"removeStaleCapabilities">>;
+    register(registration: ApiBody<"registerService">): Promise<ApiData<"registerService">>;
     deregister(id: string, serviceName?: string): Promise<void>;
     heartbeat(id: string): Promise<void>;
   };
@@ -191,7 +202,7 @@ export interface ManagementClient {
     /** Live tool-call events; reconnects and resumes after the last event seen unless `reconnect: false`. */
     toolCalls(options?: ToolCallEventsOptions): AsyncIterable<ToolCallEventMessage>;
     /** Tool-call events the router still holds, oldest first. */
-    history(query?: ToolCallHistoryQuery): Promise<ToolCallEvent[]>;
+    history(query?: ToolCallHistoryQuery): Promise<ApiData<"toolCallHistory">>;
     /** Live registry events. */
     registry(options?: StreamOptions): AsyncIterable<RegistryEventMessage>;
   };
@@ -369,7 +380,7 @@ export function createManagementClient(options: ManagementClientOptions): Manage
     );
   }
 
-  function entries<T>(kind: "Tool" | "Resource" | "Prompt"): CatalogEntries<T> {
+  function entries<O extends EntryOperations>(kind: "Tool" | "Resource" | "Prompt"): CatalogEntries<O> {
     const ops = managementOperations;
     const op = {
       Tool: {
@@ -415,16 +426,14 @@ export function createManagementClient(options: ManagementClientOptions): Manage
   return {
     baseUrl,
     tools: {
-      ...entries<ToolReference>("Tool"),
-      provision: (request) =>
-        call(ops.provisionTool, { body: request satisfies ProvisionRequest<ToolPayload["payload"]> }),
+      ...entries<ToolOperations>("Tool"),
+      provision: (request) => call(ops.provisionTool, { body: request }),
     },
     resources: {
-      ...entries<ResourceReference>("Resource"),
-      provision: (request) =>
-        call(ops.provisionResource, { body: request satisfies ProvisionRequest<ResourcePayload["payload"]> }),
+      ...entries<ResourceOperations>("Resource"),
+      provision: (request) => call(ops.provisionResource, { body: request }),
     },
-    prompts: entries<PromptReference>("Prompt"),
+    prompts: entries<PromptOperations>("Prompt"),
     namespaces: {
       list: () => call(ops.listNamespaces),
       get: (name) => call(ops.getNamespace, { params: { name } }),
