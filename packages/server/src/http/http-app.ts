@@ -123,8 +123,8 @@ export function createHttpApp(deps: HttpAppDependencies) {
           sendError(res, 429, rate.message, { "retry-after": String(rate.retryAfterSeconds) });
           return;
         }
-        if (!(await deps.api.handle(req, res, url, outcome.principal)))
-          sendError(res, 404, `No management endpoint at ${req.method ?? ""} ${path}`);
+        // The management API answers every /api request itself, 404 and 405 included.
+        await deps.api.handle(req, res, url, outcome.principal);
         return;
       }
 

@@ -406,18 +406,12 @@ export function createJsonApi(options: JsonApiOptions) {
       });
     },
     /**
-     * Handles a request made by `principal` (after the front door's checks), answering 404 or 405 when no
-     * operation matches. Always true: every `/api` request is answered here.
+     * Answers a request made by `principal` (after the front door's checks): with its operation, or 404 (no such
+     * path) or 405 (no such method on the path) in the envelope.
      */
-    async handle(
-      req: IncomingMessage,
-      res: ServerResponse,
-      url: URL,
-      principal?: Principal,
-    ): Promise<boolean> {
+    async handle(req: IncomingMessage, res: ServerResponse, url: URL, principal?: Principal): Promise<void> {
       contexts.set(req, { url, principal });
       await app.fetch(routingRequest(req.method ?? "GET", url), { incoming: req, outgoing: res });
-      return true;
     },
     /** The operations served, in the order they were added. */
     operations(): readonly ApiOperation[] {

@@ -328,7 +328,9 @@ const deregisterService = defineOperation({
   scope: "register",
   body: {
     kind: "json",
-    schema: z.object({ id: z.string().min(1, "must be the service's id") }),
+    schema: z.object({
+      id: z.string({ error: "must be the service's id" }).min(1, "must be the service's id"),
+    }),
     what: "deregistration",
     description: "The service's registration id",
   },
