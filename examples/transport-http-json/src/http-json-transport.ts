@@ -1,15 +1,12 @@
 import { create, type DescMessage, fromJson, type MessageShape, toJson } from "@bufbuild/protobuf";
 import {
   type BridgeTransport,
-  buildProvisionRequest,
   type CallOptions,
   Code,
   createCallScope,
   DEFAULT_STREAM_TIMEOUT_MS,
   DEFAULT_UNARY_TIMEOUT_MS,
   healthFromProbeError,
-  healthFromRuntimeStatus,
-  provisioningReferenceFromReply,
   REQUEST_ID_METADATA_KEY,
   type ServiceTarget,
   TrestleError,
@@ -29,6 +26,13 @@ import {
   ToolInvokeReplySchema,
   ToolInvokeRequestSchema,
 } from "@trestle/proto";
+import {
+  buildProvisionRequest,
+  fromWanakuTransport,
+  healthFromRuntimeStatus,
+  provisioningReferenceFromReply,
+  type WanakuTransport,
+} from "@trestle/wanaku";
 import { CALL_PATHS, fromWireError, type ReplyLine, type RequestEnvelope } from "./wire.js";
 
 /** Options for {@link createHttpJsonTransport}. */
@@ -58,6 +62,14 @@ interface Call {
  * ```
  */
 export function createHttpJsonTransport(options: HttpJsonTransportOptions = {}): BridgeTransport {
+  return fromWanakuTransport(createHttpJsonWanakuTransport(options));
+}
+
+/**
+ * The Wanaku messages over HTTP+JSON, as they are: {@link createHttpJsonTransport} maps the router's neutral
+ * calls to them with `@trestle/wanaku`.
+ */
+function createHttpJsonWanakuTransport(options: HttpJsonTransportOptions): WanakuTransport {
   const unaryTimeoutMs = options.unaryTimeoutMs ?? DEFAULT_UNARY_TIMEOUT_MS;
   const streamTimeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
   // Aborted by close(): every call in flight ends with Unavailable.
@@ -189,7 +201,7 @@ export function createHttpJsonTransport(options: HttpJsonTransportOptions = {}):
         CALL_PATHS.provision,
         ProvisionRequestSchema,
         ProvisionReplySchema,
-        buildProvisionRequest(name, configData, secretsData),
+        buildProvisionRequest({ name, configurationData: configData, secretsData }),
         target,
         callOptions,
       );

@@ -41,12 +41,12 @@ async function mcpSession(spec: LoadSpec & { target: { kind: "mcp" } }): Promise
 
 async function grpcSession(spec: LoadSpec & { target: { kind: "grpc" } }): Promise<Session> {
   // Loaded only for gRPC runs: MCP runs start faster without grpc-js and protobuf.
-  const [{ create }, { ToolInvokeRequestSchema }, { createGrpcTransport }] = await Promise.all([
+  const [{ create }, { ToolInvokeRequestSchema }, { createGrpcWanakuTransport }] = await Promise.all([
     import("@bufbuild/protobuf"),
     import("@trestle/proto"),
     import("@trestle/transport-grpc"),
   ]);
-  const transport = createGrpcTransport({});
+  const transport = createGrpcWanakuTransport({});
   const target = {
     id: "bench",
     serviceName: "echo",

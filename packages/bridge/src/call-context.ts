@@ -1,12 +1,11 @@
 import type {
   CallOptions,
-  CallOutcomeListener,
+  ContentBlock,
   ServiceResolver,
   ToolCallEventSink,
-  ToolReference,
+  ToolResult,
   TransportSelector,
 } from "@trestle/core";
-import type { ToolInvokeRequest } from "@trestle/proto";
 
 /** What the caller knows about one MCP request. */
 export interface CallContext {
@@ -27,51 +26,19 @@ export interface CallContext {
    * `{engineType}/{language}`.
    */
   toolName?: string;
+  /** Told of the call's progress, where the backend reports any (the front relays it to its client). */
+  onProgress?: CallOptions["onProgress"];
+  /** Told of the backend's log messages during the call. */
+  onLog?: CallOptions["onLog"];
+  /** Asked when the backend needs input from the user (elicitation, sampling, roots); absent: the front cannot relay it. */
+  onInputRequest?: CallOptions["onInputRequest"];
 }
 
-/**
- * One block of a tool result: a text block from capability services; any MCP content block (image, audio,
- * resource, resource link…) from a protocol codec.
- */
-export interface ToolResultContent {
-  type: string;
-  text?: string;
-  [field: string]: unknown;
-}
+/** One block of a tool result: core's {@link ContentBlock} (the name the server knew it by). */
+export type ToolResultContent = ContentBlock;
 
-/** An MCP `CallToolResult`-shaped value (no MCP SDK dependency here). */
-export interface ToolCallResult {
-  content: ToolResultContent[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-}
-
-/** One piece of a resource's contents, shaped as MCP's `TextResourceContents` or `BlobResourceContents`. */
-export type ResourceContents =
-  | { uri: string; mimeType?: string; text: string }
-  | { uri: string; mimeType?: string; blob: string };
-
-/**
- * How calls to services of one protocol are written and read where they differ from the Wanaku contract:
- * a forwarded MCP server takes the call's arguments with their JSON types and answers with MCP content blocks,
- * which the contract's string maps and string lists cannot carry as they are. The transport package of the
- * protocol says how it packs them; the composition root hands the bridges a codec per protocol.
- */
-export interface ProtocolCodec {
-  /** The request for a tool call (instead of the contract's, whose arguments are all strings). */
-  toolRequest?(
-    args: Readonly<Record<string, unknown>>,
-    tool: ToolReference,
-    requestId: string,
-  ): ToolInvokeRequest;
-  /** The result a successful reply stands for (instead of one text block per content string). */
-  toolResult?(content: readonly string[]): Omit<ToolCallResult, "isError">;
-  /** The contents a resource reply stands for (instead of one text content per string). */
-  resourceContents?(
-    content: readonly string[],
-    defaults: { uri: string; mimeType?: string },
-  ): ResourceContents[];
-}
+/** A tool call's result: core's {@link ToolResult} (the name the server knew it by). */
+export type ToolCallResult = ToolResult;
 
 /** The collaborators every bridge needs; the composition root passes them in. */
 export interface BridgeDependencies {
@@ -81,19 +48,10 @@ export interface BridgeDependencies {
   transports: TransportSelector;
   /** Receives STARTED, COMPLETED and FAILED events, already redacted. */
   events: ToolCallEventSink;
-  /** Told when each call to a service starts and ends, so a resolver can track load and failures. */
-  outcomes?: CallOutcomeListener;
-  /** Codecs by protocol (`ServiceTarget.protocol`), for services that do not speak the Wanaku contract. */
-  codecs?: Readonly<Record<string, ProtocolCodec>>;
   /** Milliseconds since the epoch; `Date.now` by default. */
   clock?: () => number;
   /** New event ids; `crypto.randomUUID` by default. */
   newId?: () => string;
-}
-
-/** The codec for the target's protocol, if one was given. */
-export function codecFor(deps: BridgeDependencies, protocol: string | undefined): ProtocolCodec | undefined {
-  return protocol === undefined ? undefined : deps.codecs?.[protocol];
 }
 
 /** The transport call options a call context means. */
@@ -104,5 +62,8 @@ export function callOptionsFor(context: CallContext | undefined, timeoutMs?: num
   if (deadline !== undefined) options.timeoutMs = deadline;
   if (context?.requestId) options.requestId = context.requestId;
   if (context?.metadata) options.metadata = { ...context.metadata };
+  if (context?.onProgress) options.onProgress = context.onProgress;
+  if (context?.onLog) options.onLog = context.onLog;
+  if (context?.onInputRequest) options.onInputRequest = context.onInputRequest;
   return options;
 }

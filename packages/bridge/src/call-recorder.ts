@@ -21,22 +21,20 @@ export type CallEnd =
   | { ok: false; content: string[]; errorCategory: ErrorCategory; errorMessage: string };
 
 /**
- * Records one routed call: its STARTED event, its one terminal event, and the outcome feedback to the
- * resolver. Every event passes through the call's secret scrubber before it leaves, so that even a value that
+ * Records one routed call: its STARTED event and its one terminal event (the resolver hears of the call's
+ * outcome from the `outcomeFeedback` interceptor, around the transport). Every event passes through the call's secret scrubber before it leaves, so that even a value that
  * escaped key-based redaction (a secret under an innocent-looking header name) is never recorded.
  */
 export interface CallRecording {
   /** Emits STARTED. Call it once. */
   started(details: StartedDetails): void;
-  /** Tells the outcome listener that a call to `target` is in flight. */
-  dispatched(target: ServiceTarget): void;
   /** Sets the service recorded in STARTED. Call it before {@link started}. */
   setTarget(target: ServiceTarget): void;
   /**
-   * Emits the terminal event and, when a call was dispatched, ends it for the outcome listener. Only the first
+   * Emits the terminal event. Only the first
    * call has an effect: returns false for any later one.
    */
-  end(outcome: CallEnd, serviceFailure: boolean): boolean;
+  end(outcome: CallEnd): boolean;
   /** True once {@link end} ran. */
   readonly ended: boolean;
 }
@@ -79,7 +77,6 @@ export function createCallRecorder(deps: BridgeDependencies): (identity: CallIde
     const eventId = newId();
     const startedAt = clock();
     let target: ServiceTarget | undefined;
-    let dispatchedTo: ServiceTarget | undefined;
     let ended = false;
 
     const base = () => {
@@ -110,11 +107,7 @@ export function createCallRecorder(deps: BridgeDependencies): (identity: CallIde
         }
         emit(event);
       },
-      dispatched(value) {
-        dispatchedTo = value;
-        guarded(() => deps.outcomes?.callStarted?.(value));
-      },
-      end(outcome, serviceFailure) {
+      end(outcome) {
         if (ended) return false;
         ended = true;
         const duration = Math.max(0, clock() - startedAt);
@@ -131,8 +124,6 @@ export function createCallRecorder(deps: BridgeDependencies): (identity: CallIde
             errorMessage: outcome.errorMessage,
           });
         }
-        const to = dispatchedTo;
-        if (to) guarded(() => deps.outcomes?.callEnded?.(to, serviceFailure));
         return true;
       },
       get ended() {

@@ -1,30 +1,35 @@
 import {
+  type CodeOutput,
+  type CodeRun,
   categorizeError,
   isSecretArgumentKey,
   isSecretHeaderKey,
-  isServiceFailure,
   REDACTED_CODE,
   type ServiceTarget,
   TrestleError,
 } from "@trestle/core";
-import { type CodeExecutionReply, ExecutionStatus } from "@trestle/proto";
 import type { BridgeDependencies, CallContext } from "./call-context.js";
 import { callOptionsFor } from "./call-context.js";
 import { type CallEnd, createCallRecorder } from "./call-recorder.js";
-import { buildCodeExecutionRequest, type CodeExecutionRequestInput } from "./code-execution-request.js";
 import { describeFailure, safeError } from "./failure.js";
 import { addSecretMetadata, createSecretValues } from "./secret-values.js";
 import { resolveEngine } from "./service-resolution.js";
 
+/**
+ * What a client asks a code execution engine to run: the code (Base64-encoded or as raw text), its arguments
+ * (a list or a map), environment, the engine's own timeout and a body.
+ */
+export type CodeExecutionRequestInput = Omit<CodeRun, "engineType" | "language">;
+
 /** Runs code on code execution engines, streaming what they produce. */
 export interface CodeExecutionBridge {
   /**
-   * Runs `input` on an engine of `engineType` for `language` and yields each reply as the engine produces it.
+   * Runs `input` on an engine of `engineType` for `language` and yields each output as the engine produces it.
    * Nothing happens until the iteration starts.
    *
    * The call is recorded as a STARTED event (code as `[CODE]`, arguments as a count) and exactly one terminal
    * event: COMPLETED when the stream ends with a successful status and exit code 0; FAILED with
-   * `execution_error` when the engine reports FAILED, TIMEOUT or CANCELLED or a non-zero exit code; FAILED with
+   * `execution_error` when the engine exits failed, timeout or cancelled or with a non-zero exit code; FAILED with
    * the error's category when the stream fails; FAILED with category `none` and "cancelled by the client" when
    * the consumer stops early (`break`, `return()`) or `context.signal` aborts.
    *
@@ -36,7 +41,7 @@ export interface CodeExecutionBridge {
     language: string,
     input: CodeExecutionRequestInput,
     context?: CallContext,
-  ): AsyncIterable<CodeExecutionReply>;
+  ): AsyncIterable<CodeOutput>;
 }
 
 /** Options for {@link createCodeExecutionBridge}. */
@@ -49,11 +54,12 @@ export interface CodeExecutionBridgeOptions {
   deadlineGraceMs?: number;
 }
 
-const unsuccessfulStatuses: ReadonlySet<ExecutionStatus> = new Set([
-  ExecutionStatus.FAILED,
-  ExecutionStatus.TIMEOUT,
-  ExecutionStatus.CANCELLED,
-]);
+/** How a run ended, as its last `exit` output said. */
+type ExitStatus = Extract<CodeOutput, { type: "exit" }>["status"];
+
+function isUnsuccessful(status: ExitStatus | undefined): boolean {
+  return status === "failed" || status === "timeout" || status === "cancelled";
+}
 
 const CANCELLED_BY_CLIENT = "The code execution was cancelled by the client";
 
@@ -68,8 +74,8 @@ function countArguments(args: CodeExecutionRequestInput["arguments"]): number {
  * @example
  * ```ts
  * const engines = createCodeExecutionBridge({ resolver, transports, events: hub });
- * for await (const reply of engines.execute("jvm", "python", { code: btoa("print(1)") }, { signal })) {
- *   process.stdout.write(reply.content.join(""));
+ * for await (const output of engines.execute("jvm", "python", { code: btoa("print(1)") }, { signal })) {
+ *   if (output.type === "output") process.stdout.write(output.text);
  * }
  * ```
  */
@@ -85,7 +91,7 @@ export function createCodeExecutionBridge(
     language: string,
     input: CodeExecutionRequestInput,
     context: CallContext | undefined,
-  ): AsyncGenerator<CodeExecutionReply, void, undefined> {
+  ): AsyncGenerator<CodeOutput, void, undefined> {
     const secrets = createSecretValues();
     addSecretMetadata(secrets, context?.metadata);
     for (const [name, value] of Object.entries(input.environment ?? {})) {
@@ -118,28 +124,29 @@ export function createCodeExecutionBridge(
       errorMessage: CANCELLED_BY_CLIENT,
     };
     // An abort while the consumer is not reading still ends the call now, not at its next read.
-    const onAbort = () => recording.end(cancelled, false);
+    const onAbort = () => recording.end(cancelled);
 
     let target: ServiceTarget | undefined;
     let failure: TrestleError | undefined;
     let failureMessage = "";
     let completed = false;
-    let lastStatus = ExecutionStatus.UNSPECIFIED;
+    let lastStatus: ExitStatus | undefined;
     let exitCode: number | undefined;
     try {
-      const request = buildCodeExecutionRequest(engineType, language, input, context?.requestId ?? "");
+      const run: CodeRun = { ...input, engineType, language };
       target = await resolveEngine(deps.resolver, engineType, language);
       recording.setTarget(target);
       const transport = deps.transports.transportFor(target);
       startOnce();
-      recording.dispatched(target);
       context?.signal?.addEventListener("abort", onAbort, { once: true });
       const timeoutMs =
         input.timeoutMs === undefined ? undefined : Math.max(0, input.timeoutMs) + deadlineGraceMs;
-      for await (const reply of transport.executeCode(request, target, callOptionsFor(context, timeoutMs))) {
-        if (reply.status !== ExecutionStatus.UNSPECIFIED) lastStatus = reply.status;
-        if (reply.exitCode !== undefined) exitCode = reply.exitCode;
-        yield reply;
+      for await (const output of transport.executeCode(run, target, callOptionsFor(context, timeoutMs))) {
+        if (output.type === "exit") {
+          lastStatus = output.status;
+          if (output.exitCode !== undefined) exitCode = output.exitCode;
+        }
+        yield output;
       }
       completed = true;
     } catch (thrown) {
@@ -156,27 +163,26 @@ export function createCodeExecutionBridge(
       context?.signal?.removeEventListener("abort", onAbort);
       startOnce();
       if (failure) {
-        recording.end(
-          {
-            ok: false,
-            content: [failureMessage],
-            errorCategory: categorizeError(failure),
-            errorMessage: failureMessage,
-          },
-          isServiceFailure(failure),
-        );
+        recording.end({
+          ok: false,
+          content: [failureMessage],
+          errorCategory: categorizeError(failure),
+          errorMessage: failureMessage,
+        });
       } else if (!completed) {
-        recording.end(cancelled, false);
-      } else if (unsuccessfulStatuses.has(lastStatus) || (exitCode !== undefined && exitCode !== 0)) {
-        const message = unsuccessfulStatuses.has(lastStatus)
-          ? `The code execution ended with status ${ExecutionStatus[lastStatus]}${exitCode === undefined ? "" : ` (exit code ${exitCode})`}`
+        recording.end(cancelled);
+      } else if (isUnsuccessful(lastStatus) || (exitCode !== undefined && exitCode !== 0)) {
+        const message = isUnsuccessful(lastStatus)
+          ? `The code execution ended with status ${lastStatus?.toUpperCase()}${exitCode === undefined ? "" : ` (exit code ${exitCode})`}`
           : `The code exited with code ${exitCode}`;
-        recording.end(
-          { ok: false, content: [message], errorCategory: "execution_error", errorMessage: message },
-          false,
-        );
+        recording.end({
+          ok: false,
+          content: [message],
+          errorCategory: "execution_error",
+          errorMessage: message,
+        });
       } else {
-        recording.end({ ok: true, content: [] }, false);
+        recording.end({ ok: true, content: [] });
       }
     }
   }

@@ -1,30 +1,22 @@
 /**
- * Trestle's bridge layer: turns catalog entries and MCP arguments into capability requests, chooses the
- * service, records redacted tool-call events, and turns replies and failures into MCP-shaped results. It
- * reaches capability services only through `@trestle/core`'s `BridgeTransport`.
+ * Trestle's bridge layer: turns catalog entries and MCP arguments into protocol-neutral calls, chooses the
+ * service, records redacted tool-call events, and turns failures into MCP-shaped results. It reaches
+ * capability services only through `@trestle/core`'s `BridgeTransport`, and knows no wire's messages.
  *
  * @packageDocumentation
  */
-export {
-  type BridgeDependencies,
-  type CallContext,
-  codecFor,
-  type ProtocolCodec,
-  type ResourceContents,
-  type ToolCallResult,
-  type ToolResultContent,
+export type {
+  BridgeDependencies,
+  CallContext,
+  ToolCallResult,
+  ToolResultContent,
 } from "./call-context.js";
 export {
   type CodeExecutionBridge,
   type CodeExecutionBridgeOptions,
+  type CodeExecutionRequestInput,
   createCodeExecutionBridge,
 } from "./code-execution-bridge.js";
-export {
-  buildCodeExecutionRequest,
-  type CodeExecutionRequestInput,
-  decodeCode,
-} from "./code-execution-request.js";
-export { type ConcurrencyLimit, limitConcurrency } from "./concurrency-limit.js";
 export {
   createEventHub,
   DEFAULT_HISTORY_MAX_BYTES,
@@ -37,14 +29,11 @@ export {
   type Subscription,
 } from "./event-hub.js";
 export { boundEventSize, DEFAULT_EVENT_MAX_BYTES, truncationMarker } from "./event-size.js";
+export { type ConcurrencyLimit, concurrencyLimit } from "./interceptors/concurrency-limit.js";
+export { interceptTransports } from "./interceptors/intercept-transports.js";
+export { outcomeFeedback } from "./interceptors/outcome-feedback.js";
 export { createInvokerBridge, type InvokerBridge } from "./invoker-bridge.js";
 export { applyResourceProvisioning, applyToolProvisioning } from "./provisioning.js";
-export {
-  buildResourceRequest,
-  createResourceBridge,
-  type ResourceBridge,
-  type TextResourceContents,
-} from "./resource-bridge.js";
+export { createResourceBridge, type ResourceBridge, resourceRead } from "./resource-bridge.js";
 export type { ExplainingResolver } from "./service-resolution.js";
-export { buildToolInvokeRequest, validateRequiredArguments } from "./tool-invoke-request.js";
 export { expandUriTemplate, isUriTemplate, matchUriTemplate, uriTemplateVariables } from "./uri-template.js";

@@ -1,29 +1,29 @@
 import {
   Code,
+  type ContentBlock,
   categorizeError,
-  isServiceFailure,
+  type JsonObject,
   REDACTED,
   redactArguments,
   redactBody,
   redactHeaders,
   redactSecretsUri,
   type ServiceTarget,
+  type ToolCallParts,
   type ToolPayload,
   type ToolReference,
+  type ToolResult,
   TrestleError,
+  toolCallParts,
+  validateRequiredArguments,
 } from "@trestle/core";
-import type { BridgeDependencies, CallContext, ToolCallResult } from "./call-context.js";
-import { callOptionsFor, codecFor } from "./call-context.js";
+import type { BridgeDependencies, CallContext } from "./call-context.js";
+import { callOptionsFor } from "./call-context.js";
 import { type CallRecording, createCallRecorder } from "./call-recorder.js";
 import { describeFailure } from "./failure.js";
 import { applyToolProvisioning, provisionOnService } from "./provisioning.js";
 import { addSecretMetadata, createSecretValues, type SecretValues } from "./secret-values.js";
 import { resolveToolService } from "./service-resolution.js";
-import {
-  type BuiltToolInvokeRequest,
-  buildToolInvokeRequest,
-  validateRequiredArguments,
-} from "./tool-invoke-request.js";
 
 /** Routes `tools/call` to capability services and provisions tools on them. */
 export interface InvokerBridge {
@@ -36,7 +36,7 @@ export interface InvokerBridge {
    * the call (`wanaku_auth_*` values, secret-looking arguments, credential headers) are scrubbed from the
    * result and the events, even when the service echoes them back.
    */
-  execute(args: Record<string, unknown>, tool: ToolReference, context?: CallContext): Promise<ToolCallResult>;
+  execute(args: Record<string, unknown>, tool: ToolReference, context?: CallContext): Promise<ToolResult>;
   /**
    * Provisions the tool's configuration and secrets on the service that executes it and returns a copy of the
    * tool with the returned URIs and properties.
@@ -47,10 +47,15 @@ export interface InvokerBridge {
   provision(payload: ToolPayload, context?: CallContext): Promise<ToolReference>;
 }
 
-function textResult(texts: string[], isError: boolean): ToolCallResult {
-  const result: ToolCallResult = { content: texts.map((text) => ({ type: "text", text })) };
+function textResult(texts: string[], isError: boolean): ToolResult {
+  const result: ToolResult = { content: texts.map((text) => ({ type: "text", text })) };
   if (isError) result.isError = true;
   return result;
+}
+
+/** A block as an event records it: text with secret-named JSON fields redacted, any other block as JSON. */
+function eventText(block: ContentBlock): string {
+  return block.type === "text" ? redactBody(block.text).text : JSON.stringify(block);
 }
 
 /** Redacted arguments, or none when a value cannot be turned into text (the call then fails on that). */
@@ -62,9 +67,9 @@ function safeRedactArguments(args: Record<string, unknown>): Record<string, stri
   }
 }
 
-function redactedHeaders(built: BuiltToolInvokeRequest): Record<string, string> {
-  const headers = redactHeaders(built.request.headers);
-  for (const name of built.authHeaders) headers[name] = REDACTED;
+function redactedHeaders(parts: ToolCallParts): Record<string, string> {
+  const headers = redactHeaders(parts.headers);
+  for (const name of parts.authHeaders) headers[name] = REDACTED;
   return headers;
 }
 
@@ -86,38 +91,47 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
     context: CallContext | undefined,
     recording: CallRecording,
     secrets: SecretValues,
-  ): Promise<ToolCallResult> {
+  ): Promise<ToolResult> {
     let target: ServiceTarget | undefined;
     let started = false;
-    const startOnce = (built?: BuiltToolInvokeRequest) => {
+    const startOnce = (parts?: ToolCallParts) => {
       if (started) return;
       started = true;
       recording.started({
         arguments: safeRedactArguments(args),
-        headers: built ? redactedHeaders(built) : {},
-        body: redactBody(built?.request.body ?? "").text,
+        headers: parts ? redactedHeaders(parts) : {},
+        body: redactBody(parts?.body ?? "").text,
         configurationURI: tool.configurationURI ?? "",
         secretsURI: redactSecretsUri(tool.secretsURI),
       });
     };
     try {
-      const requestId = context?.requestId ?? "";
-      // Built for every protocol: it checks the arguments and collects the secret values to scrub.
-      const built = buildToolInvokeRequest(args, tool, requestId, secrets);
+      // Split for every protocol: it checks that the arguments can be sent and finds the secret values to scrub.
+      const parts = toolCallParts(args, tool);
+      for (const value of parts.secretValues) secrets.add(value);
       validateRequiredArguments(args, tool);
       target = await resolveToolService(deps.resolver, tool.type);
       recording.setTarget(target);
-      const codec = codecFor(deps, target.protocol);
-      const request = codec?.toolRequest ? codec.toolRequest(args, tool, requestId) : built.request;
       const transport = deps.transports.transportFor(target);
-      startOnce(built);
-      recording.dispatched(target);
-      const reply = await transport.invokeTool(request, target, callOptionsFor(context));
-      const content = reply.content.map((text) => secrets.scrub(text));
-      // The client gets the reply as it is; the event keeps no secret-named field of it (a login tool's
+      startOnce(parts);
+      const result = secrets.scrubDeep(
+        await transport.callTool({ tool, arguments: args as JsonObject }, target, callOptionsFor(context)),
+      );
+      // The client gets the result as it is; the event keeps no secret-named field of it (a login tool's
       // `{"access_token": …}`), as it keeps none of the request's body.
-      recording.end({ ok: true, content: content.map((text) => redactBody(text).text) }, false);
-      return codec?.toolResult ? codec.toolResult(content) : textResult(content, false);
+      const recorded = result.content.map(eventText);
+      if (result.isError) {
+        const message = recorded.join("\n");
+        recording.end({
+          ok: false,
+          content: recorded,
+          errorCategory: "execution_error",
+          errorMessage: message,
+        });
+      } else {
+        recording.end({ ok: true, content: recorded });
+      }
+      return result;
     } catch (thrown) {
       startOnce();
       const error = TrestleError.from(thrown);
@@ -128,10 +142,12 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
           operation: "tool invocation",
         }),
       );
-      recording.end(
-        { ok: false, content: [message], errorCategory: categorizeError(error), errorMessage: message },
-        isServiceFailure(error),
-      );
+      recording.end({
+        ok: false,
+        content: [message],
+        errorCategory: categorizeError(error),
+        errorMessage: message,
+      });
       return textResult([message], true);
     }
   }

@@ -37,9 +37,11 @@ export async function provisionOnService(call: ProvisionCall): Promise<Provision
   secrets.addPayload(call.secretsData);
   try {
     const reference = await call.transport.provision(
-      call.name,
-      call.configurationData ?? "",
-      call.secretsData ?? "",
+      {
+        name: call.name,
+        configurationData: call.configurationData ?? "",
+        secretsData: call.secretsData ?? "",
+      },
       call.target,
       callOptionsFor(call.context),
     );

@@ -1,86 +1,29 @@
-import { Code, type ToolCallEvent, TrestleError } from "@trestle/core";
-import { createReferenceCapability, type ReferenceCapability } from "@trestle/core/testing";
 import {
-  type CodeExecutionReply,
-  type CodeExecutionRequest,
-  ExecutionStatus,
-  OutputType,
-} from "@trestle/proto";
+  type CapabilityHandlers,
+  Code,
+  type CodeOutput,
+  type ToolCallEvent,
+  TrestleError,
+} from "@trestle/core";
+import { type CodeExecutionRequest, ExecutionStatus, OutputType } from "@trestle/proto";
+import { createWanakuReferenceCapability, type WanakuReferenceCapability } from "@trestle/wanaku/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  buildCodeExecutionRequest,
-  type CodeExecutionBridge,
-  createCodeExecutionBridge,
-  decodeCode,
-} from "../src/index.js";
+import { type CodeExecutionBridge, createCodeExecutionBridge } from "../src/index.js";
 import { createHarness, type Harness } from "./harness.js";
 
 const utf8Base64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
 
-describe("contract §4: the CodeExecutionRequest", () => {
-  it("addresses code-execution-engine://{engineType}/{language}", () => {
-    expect(buildCodeExecutionRequest("jvm", "python", { code: "" }).uri).toBe(
-      "code-execution-engine://jvm/python",
-    );
-  });
-
-  it("Base64-decodes the code", () => {
-    const code = 'print("héllo")\nfor i in range(3):\n\tprint(i)\n';
-    expect(buildCodeExecutionRequest("jvm", "python", { code: utf8Base64(code) }).code).toBe(code);
-  });
-
-  it("accepts Base64 wrapped over several lines", () => {
-    const code = "x = 1\n".repeat(40);
-    const wrapped = utf8Base64(code).replace(/(.{76})/g, "$1\n");
-    expect(decodeCode(wrapped)).toBe(code);
-  });
-
-  it.each([
-    ["not Base64 at all", 'print("hi")'],
-    ["valid Base64 decoding to invalid UTF-8", "abcd"],
-    ["valid Base64 decoding to control characters", Buffer.from([0x01, 0x02, 0x41]).toString("base64")],
-    ["Base64 with wrong padding", `${utf8Base64("print(1)")}=`],
-  ])("sends the code as raw text when it is %s", (_, code) => {
-    expect(buildCodeExecutionRequest("jvm", "python", { code }).code).toBe(code);
-  });
-
-  it("turns a list of arguments into arg0, arg1, …", () => {
-    expect(buildCodeExecutionRequest("e", "l", { code: "", arguments: ["a", "b", "c"] }).arguments).toEqual({
-      arg0: "a",
-      arg1: "b",
-      arg2: "c",
-    });
-  });
-
-  it("sends a map of arguments as it is", () => {
-    expect(buildCodeExecutionRequest("e", "l", { code: "", arguments: { n: "3" } }).arguments).toEqual({
-      n: "3",
-    });
-  });
-
-  it("sends environment, timeout, body and request id as given", () => {
-    const request = buildCodeExecutionRequest(
-      "e",
-      "l",
-      { code: "", environment: { HOME: "/tmp" }, timeoutMs: 1500, body: "stdin" },
-      "r-5",
-    );
-    expect(request.environment).toEqual({ HOME: "/tmp" });
-    expect(request.timeout).toBe(1500n);
-    expect(request.body).toBe("stdin");
-    expect(request.requestId).toBe("r-5");
-  });
-
-  it("leaves the timeout unset when none is given", () => {
-    expect(buildCodeExecutionRequest("e", "l", { code: "" }).timeout).toBeUndefined();
-  });
-});
+/** The text an output carries ("" when none). */
+function textOf(output: CodeOutput | undefined): string {
+  if (!output) return "";
+  return output.type === "output" ? output.text : (output.text ?? "");
+}
 
 let harness: Harness;
-let capability: ReferenceCapability;
+let capability: WanakuReferenceCapability;
 let bridge: CodeExecutionBridge;
 
-function engine(language: string, handlers = capability.handlers) {
+function engine(language: string, handlers: CapabilityHandlers = capability.handlers) {
   return harness.serve(handlers, {
     serviceName: "kit-engine",
     serviceType: "code-execution-engine",
@@ -99,10 +42,8 @@ function terminal(): ToolCallEvent {
   return ends[0] as ToolCallEvent;
 }
 
-async function drain(
-  stream: AsyncIterable<CodeExecutionReply>,
-): Promise<{ replies: CodeExecutionReply[]; error?: unknown }> {
-  const replies: CodeExecutionReply[] = [];
+async function drain(stream: AsyncIterable<CodeOutput>): Promise<{ replies: CodeOutput[]; error?: unknown }> {
+  const replies: CodeOutput[] = [];
   try {
     for await (const reply of stream) replies.push(reply);
     return { replies };
@@ -113,7 +54,7 @@ async function drain(
 
 beforeEach(() => {
   harness = createHarness();
-  capability = createReferenceCapability();
+  capability = createWanakuReferenceCapability();
   bridge = createCodeExecutionBridge(harness.deps);
 });
 
@@ -169,7 +110,7 @@ describe("execute: replies stream as the engine produces them", () => {
     for (;;) {
       const next = await iterator.next();
       if (next.done) throw new Error("the stream ended before its first chunk");
-      seen.push(next.value.content.join(""));
+      seen.push(textOf(next.value));
       if (seen.includes("first\n")) break;
     }
     // The engine is parked on its gate: nothing after the first chunk exists yet, and the call has not ended.
@@ -178,7 +119,7 @@ describe("execute: replies stream as the engine produces them", () => {
     capability.openGate();
     const rest: string[] = [];
     for (let next = await iterator.next(); !next.done; next = await iterator.next())
-      rest.push(next.value.content.join(""));
+      rest.push(textOf(next.value));
     expect(rest).toContain("second\n");
     expect(types()).toEqual(["started", "completed"]);
   });
@@ -200,7 +141,7 @@ describe("execute: the terminal event is emitted exactly once", () => {
       bridge.execute("kit", "count", { code: "", arguments: { n: "3" } }),
     );
     expect(error).toBeUndefined();
-    expect(replies.filter((r) => r.outputType === OutputType.STDOUT).map((r) => r.content[0])).toEqual([
+    expect(replies.filter((r) => r.type === "output" && r.stream === "stdout").map(textOf)).toEqual([
       "line 0\n",
       "line 1\n",
       "line 2\n",
@@ -216,7 +157,7 @@ describe("execute: the terminal event is emitted exactly once", () => {
   it("on an engine error mid-stream: the chunks before it, then FAILED execution_error", async () => {
     engine("fail-mid");
     const { replies, error } = await drain(bridge.execute("kit", "fail-mid", { code: "" }));
-    expect(replies.map((r) => r.content.join(""))).toContain("partial\n");
+    expect(replies.map(textOf)).toContain("partial\n");
     expect((error as TrestleError).code).toBe(Code.Internal);
     expect((error as TrestleError).rawMessage).toBe("engine crashed");
     expect(types()).toEqual(["started", "failed"]);
@@ -246,16 +187,14 @@ describe("execute: the terminal event is emitted exactly once", () => {
   it("when the consumer breaks after the first chunk: FAILED none, cancelled by the client, engine stopped", async () => {
     engine("gated");
     for await (const reply of bridge.execute("kit", "gated", { code: "" })) {
-      if (reply.content.join("") === "first\n") break;
+      if (textOf(reply) === "first\n") break;
     }
     expect(types()).toEqual(["started", "failed"]);
     expect(terminal()).toMatchObject({
       errorCategory: "none",
       errorMessage: "The code execution was cancelled by the client",
     });
-    await expect
-      .poll(() => capability.observations.streamsFinished)
-      .toEqual(["code-execution-engine://kit/gated"]);
+    await expect.poll(() => capability.observations.streamsFinished).toEqual(["kit/gated"]);
   });
 
   it("when the call is aborted while the consumer waits: FAILED none, and the iteration throws Canceled", async () => {
@@ -264,7 +203,7 @@ describe("execute: the terminal event is emitted exactly once", () => {
     const iterator = bridge
       .execute("kit", "gated", { code: "" }, { signal: controller.signal })
       [Symbol.asyncIterator]();
-    while (!(await iterator.next()).value?.content.includes("first\n")) {
+    while (textOf((await iterator.next()).value) !== "first\n") {
       // skip the PENDING status reply
     }
     const waiting = iterator.next();

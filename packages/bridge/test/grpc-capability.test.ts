@@ -26,7 +26,7 @@ import {
   createInvokerBridge,
   type EventHub,
 } from "../src/index.js";
-import { createListResolver } from "./harness.js";
+import { createListResolver, textOf } from "./harness.js";
 
 const API_KEY = "canary-grpc-apikey-6d2f91";
 const AUTH = "canary-grpc-auth-0b7c44";
@@ -169,7 +169,7 @@ describe("over the gRPC transport, against a capability server", () => {
       provisioned,
     );
     expect(result.isError).toBe(true);
-    expect(result.content[0]?.text).toMatch(
+    expect(textOf(result.content[0])).toMatch(
       /^The capability service 'weather' at .* refused the call to tool 'leaky'/,
     );
     const everything = JSON.stringify({ result, events: hub.history() });
@@ -186,7 +186,7 @@ describe("over the gRPC transport, against a capability server", () => {
     });
     const result = await dead.execute({ city: "Oslo" }, forecast);
     expect(result.isError).toBe(true);
-    expect(result.content[0]?.text).toMatch(
+    expect(textOf(result.content[0])).toMatch(
       /^The capability service 'weather' at 127\.0\.0\.1:1 is unavailable/,
     );
   });
@@ -194,8 +194,8 @@ describe("over the gRPC transport, against a capability server", () => {
   it("streams code execution replies as produced and ends the call once when the consumer stops", async () => {
     const engines = createCodeExecutionBridge(deps);
     const seen: string[] = [];
-    for await (const reply of engines.execute("kit", "python", { code: "print(1)" }, { toolName: "run" })) {
-      seen.push(reply.content.join(""));
+    for await (const output of engines.execute("kit", "python", { code: "print(1)" }, { toolName: "run" })) {
+      seen.push(output.type === "output" ? output.text : "");
       break;
     }
     expect(seen).toEqual(["first\n"]);

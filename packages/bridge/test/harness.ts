@@ -2,15 +2,23 @@ import {
   type BridgeTransport,
   type CallOutcomeListener,
   type CapabilityHandlers,
+  type ContentBlock,
   createInMemoryNetwork,
   createInMemoryTransport,
   createTransportSelector,
+  type ServiceHandlers,
   type ServiceResolver,
   type ServiceTarget,
   type ServiceType,
   type ToolCallEvent,
 } from "@trestle/core";
-import type { BridgeDependencies } from "../src/index.js";
+import { fromCapabilityHandlers } from "@trestle/wanaku";
+import { type BridgeDependencies, interceptTransports, outcomeFeedback } from "../src/index.js";
+
+/** The text of a text block; undefined for any other block. */
+export function textOf(block: ContentBlock | undefined): string | undefined {
+  return block?.type === "text" ? block.text : undefined;
+}
 
 /** A resolver over a fixed list of targets, recording what it was asked. */
 export interface ListResolver extends ServiceResolver {
@@ -67,9 +75,17 @@ export interface Harness {
   transport: BridgeTransport;
   /** Advances the fake clock. */
   advance(ms: number): void;
-  /** Serves `handlers` and registers the target with the resolver. */
+  /** Serves Wanaku `handlers` (over the Wanaku contract) and registers the target with the resolver. */
   serve(
     handlers: CapabilityHandlers,
+    target: { serviceName: string; serviceType: ServiceType } & Partial<ServiceTarget>,
+  ): ServiceTarget;
+  /**
+   * Serves neutral `handlers` as they are (no Wanaku contract in between: what a transport that speaks MCP's
+   * content model delivers), and registers the target with the resolver.
+   */
+  serveNeutral(
+    handlers: ServiceHandlers,
     target: { serviceName: string; serviceType: ServiceType } & Partial<ServiceTarget>,
   ): ServiceTarget;
   /** A registered target on which nothing is served. */
@@ -80,9 +96,12 @@ export interface Harness {
 export function createHarness(): Harness {
   const network = createInMemoryNetwork();
   const transport = createInMemoryTransport({ network });
-  const transports = createTransportSelector({ byProtocol: { grpc: transport } });
   const resolver = createListResolver();
   const outcomes = createOutcomeLog();
+  // As the router composes them: the resolver hears of each call's outcome from the interceptor.
+  const transports = interceptTransports(createTransportSelector({ byProtocol: { grpc: transport } }), [
+    outcomeFeedback(outcomes),
+  ]);
   const events: ToolCallEvent[] = [];
   const closers: (() => Promise<void>)[] = [];
   let now = 1_000_000;
@@ -96,7 +115,6 @@ export function createHarness(): Harness {
       resolver,
       transports,
       events: { emit: (event) => events.push(event) },
-      outcomes,
       clock: () => now,
       newId: () => `event-${++nextId}`,
     },
@@ -104,6 +122,9 @@ export function createHarness(): Harness {
       now += ms;
     },
     serve(handlers, target) {
+      return this.serveNeutral(fromCapabilityHandlers(handlers), target);
+    },
+    serveNeutral(handlers, target) {
       const served = network.serve(handlers, {
         serviceName: target.serviceName,
         serviceType: target.serviceType,

@@ -1,20 +1,31 @@
-import { Code, type ToolCallFailedEvent, type ToolReference, TrestleError } from "@trestle/core";
-import { createReferenceCapability, type ReferenceCapability } from "@trestle/core/testing";
+import {
+  Code,
+  createTransportSelector,
+  type ToolCallFailedEvent,
+  type ToolReference,
+  TrestleError,
+} from "@trestle/core";
+import { createWanakuReferenceCapability, type WanakuReferenceCapability } from "@trestle/wanaku/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createInvokerBridge, type InvokerBridge } from "../src/index.js";
-import { createHarness, echoed, type Harness } from "./harness.js";
+import {
+  createInvokerBridge,
+  type InvokerBridge,
+  interceptTransports,
+  outcomeFeedback,
+} from "../src/index.js";
+import { createHarness, echoed, type Harness, textOf } from "./harness.js";
 
 function tool(uri: string, extra: Partial<ToolReference> = {}): ToolReference {
   return { name: "forecast", type: "weather", uri, ...extra };
 }
 
 let harness: Harness;
-let capability: ReferenceCapability;
+let capability: WanakuReferenceCapability;
 let bridge: InvokerBridge;
 
 beforeEach(() => {
   harness = createHarness();
-  capability = createReferenceCapability();
+  capability = createWanakuReferenceCapability();
   bridge = createInvokerBridge(harness.deps);
 });
 
@@ -51,7 +62,7 @@ describe("execute: the request reaches the capability", () => {
     expect(result.isError).toBeUndefined();
     expect(result.content).toHaveLength(1);
     expect(result.content[0]?.type).toBe("text");
-    const seen = echoed(result.content[0]?.text);
+    const seen = echoed(textOf(result.content[0]));
     expect(seen).toMatchObject({
       uri: "echo://forecast/{city}",
       body: "hello",
@@ -107,7 +118,7 @@ describe("execute: resolution", () => {
   it("answers a clear not-found error naming the type when nothing serves it", async () => {
     const result = await bridge.execute({}, tool("echo://a", { type: "nope" }));
     expect(result.isError).toBe(true);
-    expect(result.content[0]?.text).toMatch(/^No capability service is registered for tool type 'nope'/);
+    expect(textOf(result.content[0])).toMatch(/^No capability service is registered for tool type 'nope'/);
     expect(failedEvent().errorCategory).toBe("tool_definition_error");
     expect(harness.events.map((e) => e.type)).toEqual(["started", "failed"]);
     expect(harness.events[0]).not.toHaveProperty("serviceId");
@@ -129,7 +140,7 @@ describe("execute: resolution", () => {
     });
     const result = await bridge.execute({}, tool("echo://a"));
     expect(result.isError).toBe(true);
-    expect(result.content[0]?.text).toMatch(/No transport is configured for protocol 'smoke'/);
+    expect(textOf(result.content[0])).toMatch(/No transport is configured for protocol 'smoke'/);
   });
 });
 
@@ -155,14 +166,16 @@ describe("execute: failures are results a user can act on", () => {
     harness.registerDead("weather", "tool-invoker");
     const result = await bridge.execute({}, tool("echo://a"));
     expect(result.isError).toBe(true);
-    expect(result.content[0]?.text).toMatch(/^The capability service 'weather' at nowhere:9 is unavailable/);
+    expect(textOf(result.content[0])).toMatch(
+      /^The capability service 'weather' at nowhere:9 is unavailable/,
+    );
     expect(failedEvent().errorCategory).toBe("service_unavailable");
   });
 
   it("names the service when it does not answer within the deadline", async () => {
     harness.serve(capability.handlers, { serviceName: "weather", serviceType: "tool-invoker" });
     const result = await bridge.execute({}, tool("sleep://5000"), { timeoutMs: 20 });
-    expect(result.content[0]?.text).toMatch(
+    expect(textOf(result.content[0])).toMatch(
       /^The capability service 'weather' at in-memory:\d+ did not answer in time/,
     );
     expect(failedEvent().errorCategory).toBe("service_unavailable");
@@ -216,7 +229,7 @@ describe("execute: failures are results a user can act on", () => {
     controller.abort();
     const result = await pending;
     expect(result.isError).toBe(true);
-    expect(result.content[0]?.text).toBe("The call to tool 'forecast' was cancelled");
+    expect(textOf(result.content[0])).toBe("The call to tool 'forecast' was cancelled");
     expect(failedEvent().errorCategory).toBe("none");
     await expect.poll(() => capability.observations.abortedCalls).toEqual(["sleep://10000"]);
   });
@@ -326,17 +339,19 @@ describe("execute: events and outcomes", () => {
           throw new Error("sink down");
         },
       },
-      outcomes: {
-        callStarted() {
-          throw new Error("listener down");
-        },
-        callEnded() {
-          throw new Error("listener down");
-        },
-      },
+      transports: interceptTransports(createTransportSelector({ byProtocol: { grpc: harness.transport } }), [
+        outcomeFeedback({
+          callStarted() {
+            throw new Error("listener down");
+          },
+          callEnded() {
+            throw new Error("listener down");
+          },
+        }),
+      ]),
     });
     const result = await throwing.execute({ q: 1 }, tool("echo://a"));
     expect(result.isError).toBeUndefined();
-    expect(echoed(result.content[0]?.text).arguments).toEqual({ q: "1" });
+    expect(echoed(textOf(result.content[0])).arguments).toEqual({ q: "1" });
   });
 });

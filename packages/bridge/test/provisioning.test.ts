@@ -1,6 +1,5 @@
 import { Code, type ToolReference } from "@trestle/core";
-import { createReferenceCapability, type ReferenceCapability } from "@trestle/core/testing";
-import { PayloadType } from "@trestle/proto";
+import { createWanakuReferenceCapability, type WanakuReferenceCapability } from "@trestle/wanaku/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   applyToolProvisioning,
@@ -8,15 +7,15 @@ import {
   createResourceBridge,
   type InvokerBridge,
 } from "../src/index.js";
-import { createHarness, echoed, type Harness } from "./harness.js";
+import { createHarness, echoed, type Harness, textOf } from "./harness.js";
 
 let harness: Harness;
-let capability: ReferenceCapability;
+let capability: WanakuReferenceCapability;
 let invoker: InvokerBridge;
 
 beforeEach(() => {
   harness = createHarness();
-  capability = createReferenceCapability();
+  capability = createWanakuReferenceCapability();
   invoker = createInvokerBridge(harness.deps);
 });
 
@@ -44,8 +43,6 @@ describe("provisioning round trip (in-memory transport)", () => {
         name: "forecast",
         configuration: "units=metric",
         secret: "apiKey=abc",
-        configurationType: PayloadType.BUILTIN,
-        secretType: PayloadType.BUILTIN,
       },
     ]);
     expect(provisioned).toEqual({
@@ -62,7 +59,7 @@ describe("provisioning round trip (in-memory transport)", () => {
     expect(forecast.inputSchema?.properties).not.toHaveProperty("region");
 
     const result = await invoker.execute({ city: "Oslo", region: "eu" }, provisioned);
-    expect(echoed(result.content[0]?.text)).toMatchObject({
+    expect(echoed(textOf(result.content[0]))).toMatchObject({
       configurationUri: "mem://config/forecast",
       secretsUri: "mem://secret/forecast",
     });

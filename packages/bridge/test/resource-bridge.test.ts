@@ -1,11 +1,17 @@
 import { Code, type ResourceReference, TrestleError } from "@trestle/core";
 import type { ResourceRequest } from "@trestle/proto";
+import { buildResourceRequest as buildRequest } from "@trestle/wanaku";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildResourceRequest, createResourceBridge, type ResourceBridge } from "../src/index.js";
+import { createResourceBridge, type ResourceBridge, resourceRead } from "../src/index.js";
 import { createHarness, type Harness } from "./harness.js";
 
 function resource(extra: Partial<ResourceReference> = {}): ResourceReference {
   return { name: "today", type: "weather", location: "weather://oslo/today", ...extra };
+}
+
+/** The request a Wanaku transport sends for the bridge's read of `uri` on `resource`. */
+function buildResourceRequest(resource: ResourceReference, uri: string, requestId?: string) {
+  return buildRequest(resourceRead(resource, uri), requestId);
 }
 
 describe("contract §4: the ResourceRequest", () => {

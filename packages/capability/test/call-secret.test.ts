@@ -6,8 +6,8 @@ import {
   createGrpcWebTransport,
 } from "@connectrpc/connect-node";
 import { CAPABILITY_SECRET_METADATA_KEY } from "@trestle/core";
-import { createReferenceCapability } from "@trestle/core/testing";
 import { CodeExecutor, HealthProbe, ToolInvokeRequestSchema, ToolInvoker } from "@trestle/proto";
+import { createWanakuReferenceCapability } from "@trestle/wanaku/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CapabilityServer, createCapabilityServer } from "../src/index.js";
 
@@ -47,7 +47,7 @@ describe("a capability with a call secret", () => {
   let baseUrl: string;
 
   beforeAll(async () => {
-    server = createCapabilityServer({ ...createReferenceCapability().handlers, callSecret: SECRET });
+    server = createCapabilityServer({ ...createWanakuReferenceCapability().handlers, callSecret: SECRET });
     const { host, port } = await server.listen();
     baseUrl = `http://${host}:${port}`;
   });
@@ -122,7 +122,7 @@ describe("a capability with a call secret", () => {
 
 describe("a capability without a call secret", () => {
   it("serves calls that carry none, as before", async () => {
-    const server = createCapabilityServer(createReferenceCapability().handlers);
+    const server = createCapabilityServer(createWanakuReferenceCapability().handlers);
     try {
       const { host, port } = await server.listen();
       for (const [name, transport] of CLIENTS) {

@@ -6,8 +6,8 @@ import {
   createGrpcTransport,
   createGrpcWebTransport,
 } from "@connectrpc/connect-node";
-import { createReferenceCapability } from "@trestle/core/testing";
 import { CodeExecutor, ToolInvokeRequestSchema, ToolInvoker } from "@trestle/proto";
+import { createWanakuReferenceCapability } from "@trestle/wanaku/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CapabilityServer, createCapabilityServer } from "../src/index.js";
 
@@ -16,7 +16,7 @@ describe("one port serves gRPC, gRPC-Web and Connect over HTTP/2 and HTTP/1.1", 
   let baseUrl: string;
 
   beforeAll(async () => {
-    server = createCapabilityServer(createReferenceCapability().handlers);
+    server = createCapabilityServer(createWanakuReferenceCapability().handlers);
     const { host, port } = await server.listen();
     baseUrl = `http://${host}:${port}`;
   });

@@ -3,8 +3,8 @@ import { create, fromBinary, fromJson, toBinary, toJson } from "@bufbuild/protob
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import * as grpc from "@grpc/grpc-js";
-import { createReferenceCapability } from "@trestle/core/testing";
 import { ToolInvokeReplySchema, ToolInvokeRequestSchema, ToolInvoker } from "@trestle/proto";
+import { createWanakuReferenceCapability } from "@trestle/wanaku/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { isGrpcProtobuf } from "../src/http2-stream-router.js";
 import { type CapabilityServer, createCapabilityServer } from "../src/index.js";
@@ -73,7 +73,7 @@ describe("gRPC through grpc-js, everything else through connect-node, on one por
   });
 
   async function start(): Promise<string> {
-    server = createCapabilityServer(createReferenceCapability().handlers);
+    server = createCapabilityServer(createWanakuReferenceCapability().handlers);
     const { host, port } = await server.listen();
     return `http://${host}:${port}`;
   }

@@ -4,9 +4,9 @@ import {
   createGrpcTransport,
   createGrpcWebTransport,
 } from "@connectrpc/connect-node";
-import { createReferenceCapability } from "@trestle/core/testing";
 import { ToolInvoker } from "@trestle/proto";
 import { generateTestCertificates, type TestCertificates } from "@trestle/test-support";
+import { createWanakuReferenceCapability } from "@trestle/wanaku/testing";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type CapabilityServer, createCapabilityServer } from "../src/index.js";
 
@@ -45,7 +45,7 @@ describe("TLS", () => {
   });
 
   async function serve(requireClientCert: boolean): Promise<string> {
-    const reference = createReferenceCapability().handlers;
+    const reference = createWanakuReferenceCapability().handlers;
     served = 0;
     server = createCapabilityServer({
       ...reference,

@@ -11,16 +11,7 @@ import type {
   ToolInvokeReplySchema,
   ToolInvokeRequest,
 } from "@trestle/proto";
-
-/** What a capability handler knows about the call it serves. */
-export interface HandlerContext {
-  /** Aborted when the caller cancels, the deadline passes, or the connection drops. */
-  signal: AbortSignal;
-  /** The caller's request id (`x-wanaku-request-id`), or "" when none was sent. */
-  requestId: string;
-  /** Request metadata, keys lower-cased. */
-  metadata: Readonly<Record<string, string>>;
-}
+import type { HandlerContext } from "./service-handlers.js";
 
 /** A reply a handler returns: a plain object with the reply's fields. */
 export type ToolInvokeReplyInit = MessageInitShape<typeof ToolInvokeReplySchema>;

@@ -1,18 +1,5 @@
-import { RuntimeStatus } from "@trestle/proto";
+import type { HealthStatus } from "./call.js";
 import { Code, TrestleError } from "./error.js";
-import type { HealthStatus } from "./transport.js";
-
-/** The health a `HealthProbe` reply means: STARTED is healthy, STARTING pending, anything else unhealthy. */
-export function healthFromRuntimeStatus(status: RuntimeStatus): HealthStatus {
-  switch (status) {
-    case RuntimeStatus.STARTED:
-      return { state: "healthy" };
-    case RuntimeStatus.STARTING:
-      return { state: "pending", message: "The service is starting" };
-    default:
-      return { state: "unhealthy", message: `The service reports ${RuntimeStatus[status] ?? status}` };
-  }
-}
 
 /**
  * The health a failed probe means, per the contract: `UNIMPLEMENTED` → healthy (it answered; it has no probe),

@@ -1,30 +1,14 @@
-import { create, type DescMessage, fromBinary, type MessageShape, toBinary } from "@bufbuild/protobuf";
+import type { BridgeTransport, CallOptions, CodeOutput } from "./call.js";
 import {
-  type CodeExecutionReply,
-  CodeExecutionReplySchema,
-  CodeExecutionRequestSchema,
-  HealthProbeReplySchema,
-  HealthProbeRequestSchema,
-  ProvisionReplySchema,
-  ProvisionRequestSchema,
-  ResourceReplySchema,
-  ResourceRequestSchema,
-  ToolInvokeReplySchema,
-  ToolInvokeRequestSchema,
-} from "@trestle/proto";
-import {
-  type CallOptions,
   DEFAULT_STREAM_TIMEOUT_MS,
   DEFAULT_UNARY_TIMEOUT_MS,
   REQUEST_ID_METADATA_KEY,
 } from "./call-options.js";
 import { createCallScope, raceAbort } from "./call-scope.js";
-import type { CapabilityHandlers, HandlerContext } from "./capability-handlers.js";
 import { Code, TrestleError } from "./error.js";
-import { healthFromProbeError, healthFromRuntimeStatus } from "./health.js";
-import { buildProvisionRequest, provisioningReferenceFromReply } from "./provisioning.js";
+import { healthFromProbeError } from "./health.js";
+import type { HandlerContext, ServiceHandlers } from "./service-handlers.js";
 import { type ServiceTarget, type ServiceType, targetAddress } from "./service-target.js";
-import type { BridgeTransport } from "./transport.js";
 
 /** A capability served on an {@link InMemoryNetwork} (or by any real server in tests). */
 export interface ServedCapability {
@@ -43,14 +27,14 @@ export interface ServeOptions {
 /** A set of in-process capability services, addressed by fake host and port. */
 export interface InMemoryNetwork {
   /** Serves `handlers` at a new address. */
-  serve(handlers: CapabilityHandlers, options?: ServeOptions): ServedCapability;
+  serve(handlers: ServiceHandlers, options?: ServeOptions): ServedCapability;
   /** The handlers at an address, if any is served there. @internal */
   lookup(address: string): ServedEntry | undefined;
 }
 
 /** @internal */
 export interface ServedEntry {
-  handlers: CapabilityHandlers;
+  handlers: ServiceHandlers;
   /** Aborted when the capability stops serving. */
   stopped: AbortSignal;
 }
@@ -96,12 +80,12 @@ export interface InMemoryTransportOptions {
   streamTimeoutMs?: number;
 }
 
-/** Copies a message through its binary form, so the in-memory path has the wire's semantics. */
-function overTheWire<Desc extends DescMessage>(
-  schema: Desc,
-  message: MessageShape<Desc>,
-): MessageShape<Desc> {
-  return fromBinary(schema, toBinary(schema, message));
+/**
+ * Copies a value as a wire would: a structured clone, so that neither side can change what the other holds.
+ * `undefined` members survive a structured clone; a JSON wire would drop them, which no caller relies on.
+ */
+function overTheWire<T>(value: T): T {
+  return structuredClone(value);
 }
 
 /** What a capability's thrown error looks like after crossing a wire: code and text only, nothing else. */
@@ -112,9 +96,10 @@ function asWireError(error: unknown): TrestleError {
 }
 
 /**
- * A {@link BridgeTransport} that calls {@link CapabilityHandlers} in this process: no sockets, with the
- * wire's semantics (messages copied through their binary form, deadlines, cancellation, errors reduced to
- * code and message). For tests of everything above the transport.
+ * A {@link BridgeTransport} that calls {@link ServiceHandlers} in this process: no sockets, with the wire's
+ * semantics (values copied, deadlines, cancellation, errors reduced to code and message). For tests of
+ * everything above the transport. To serve Wanaku `CapabilityHandlers` on it, wrap them with
+ * `fromCapabilityHandlers` from `@trestle/wanaku`.
  */
 export function createInMemoryTransport(options: InMemoryTransportOptions): BridgeTransport {
   const unaryTimeoutMs = options.unaryTimeoutMs ?? DEFAULT_UNARY_TIMEOUT_MS;
@@ -135,78 +120,55 @@ export function createInMemoryTransport(options: InMemoryTransportOptions): Brid
     return { signal, requestId: callOptions?.requestId ?? "", metadata };
   }
 
-  async function unary<Req extends DescMessage, Res extends DescMessage>(
-    requestSchema: Req,
-    replySchema: Res,
-    request: MessageShape<Req>,
+  function unimplemented(method: string): TrestleError {
+    return new TrestleError(`Method ${method} is not implemented by the service`, Code.Unimplemented);
+  }
+
+  async function unary<Out>(
     target: ServiceTarget,
     callOptions: CallOptions | undefined,
-    pick: (h: CapabilityHandlers) => ((r: MessageShape<Req>, c: HandlerContext) => unknown) | undefined,
     method: string,
-  ): Promise<MessageShape<Res>> {
+    invoke: (handlers: ServiceHandlers, context: HandlerContext) => Promise<Out> | Out | undefined,
+  ): Promise<Out> {
     const entry = connect(target);
     const scope = createCallScope(
       AbortSignal.any([entry.stopped, ...(callOptions?.signal ? [callOptions.signal] : [])]),
       callOptions?.timeoutMs ?? unaryTimeoutMs,
     );
     try {
-      const handler = pick(entry.handlers);
-      if (!handler)
-        throw new TrestleError(`Method ${method} is not implemented by the service`, Code.Unimplemented);
       const call = Promise.resolve()
-        .then(() =>
-          handler.call(
-            entry.handlers,
-            overTheWire(requestSchema, request),
-            contextFor(scope.signal, callOptions),
-          ),
-        )
+        .then(async () => {
+          const result = await invoke(entry.handlers, contextFor(scope.signal, callOptions));
+          if (result === undefined) throw unimplemented(method);
+          return result;
+        })
         .catch((error: unknown) => {
           throw asWireError(error);
         });
-      const init = await raceAbort(call, scope.signal);
-      return overTheWire(replySchema, create(replySchema, init as never));
+      return overTheWire(await raceAbort(call, scope.signal));
     } finally {
       scope.dispose();
     }
   }
 
   return {
-    async provision(name, configData, secretsData, target, callOptions) {
-      const reply = await unary(
-        ProvisionRequestSchema,
-        ProvisionReplySchema,
-        buildProvisionRequest(name, configData, secretsData),
-        target,
-        callOptions,
-        (h) => h.provisioner,
-        "Provisioner.Provision",
-      );
-      return provisioningReferenceFromReply(reply);
+    callTool(call, target, callOptions) {
+      const input = overTheWire(call);
+      return unary(target, callOptions, "callTool", (h, c) => h.callTool?.(input, c));
     },
-    invokeTool(request, target, callOptions) {
-      return unary(
-        ToolInvokeRequestSchema,
-        ToolInvokeReplySchema,
-        request,
-        target,
-        callOptions,
-        (h) => h.toolInvoker,
-        "ToolInvoker.InvokeTool",
-      );
+    readResource(read, target, callOptions) {
+      const input = overTheWire(read);
+      return unary(target, callOptions, "readResource", (h, c) => h.readResource?.(input, c));
     },
-    acquireResource(request, target, callOptions) {
-      return unary(
-        ResourceRequestSchema,
-        ResourceReplySchema,
-        request,
-        target,
-        callOptions,
-        (h) => h.resourceAcquirer,
-        "ResourceAcquirer.ResourceAcquire",
-      );
+    getPrompt(get, target, callOptions) {
+      const input = overTheWire(get);
+      return unary(target, callOptions, "getPrompt", (h, c) => h.getPrompt?.(input, c));
     },
-    async *executeCode(request, target, callOptions): AsyncGenerator<CodeExecutionReply> {
+    provision(provisioning, target, callOptions) {
+      const input = overTheWire(provisioning);
+      return unary(target, callOptions, "provision", (h, c) => h.provision?.(input, c));
+    },
+    async *executeCode(run, target, callOptions): AsyncGenerator<CodeOutput> {
       const entry = connect(target);
       const scope = createCallScope(
         AbortSignal.any([entry.stopped, ...(callOptions?.signal ? [callOptions.signal] : [])]),
@@ -215,19 +177,11 @@ export function createInMemoryTransport(options: InMemoryTransportOptions): Brid
       // The handler sees its own signal, aborted when the consumer stops early, as a server sees a RST_STREAM.
       const handlerController = new AbortController();
       const handlerSignal = AbortSignal.any([scope.signal, handlerController.signal]);
-      let iterator: AsyncIterator<unknown> | undefined;
+      let iterator: AsyncIterator<CodeOutput> | undefined;
       try {
-        const handler = entry.handlers.codeExecutor;
-        if (!handler)
-          throw new TrestleError(
-            "Method CodeExecutor.ExecuteCode is not implemented by the service",
-            Code.Unimplemented,
-          );
-        const stream = handler.call(
-          entry.handlers,
-          overTheWire(CodeExecutionRequestSchema, request),
-          contextFor(handlerSignal, callOptions),
-        );
+        const handler = entry.handlers.executeCode;
+        if (!handler) throw unimplemented("executeCode");
+        const stream = handler.call(entry.handlers, overTheWire(run), contextFor(handlerSignal, callOptions));
         iterator = stream[Symbol.asyncIterator]();
         const it = iterator;
         while (true) {
@@ -238,7 +192,7 @@ export function createInMemoryTransport(options: InMemoryTransportOptions): Brid
             scope.signal,
           );
           if (next.done) return;
-          yield overTheWire(CodeExecutionReplySchema, create(CodeExecutionReplySchema, next.value as never));
+          yield overTheWire(next.value);
         }
       } finally {
         scope.dispose();
@@ -249,16 +203,9 @@ export function createInMemoryTransport(options: InMemoryTransportOptions): Brid
     },
     async probeHealth(target, callOptions) {
       try {
-        const reply = await unary(
-          HealthProbeRequestSchema,
-          HealthProbeReplySchema,
-          create(HealthProbeRequestSchema, { id: target.id }),
-          target,
-          callOptions,
-          (h) => h.healthProbe,
-          "HealthProbe.GetStatus",
+        return await unary(target, callOptions, "probeHealth", (h, c) =>
+          h.probeHealth ? h.probeHealth(c) : Promise.reject(unimplemented("probeHealth")),
         );
-        return healthFromRuntimeStatus(reply.status);
       } catch (error) {
         return healthFromProbeError(error);
       }

@@ -7,10 +7,12 @@
  */
 
 export type {
-  BridgeTransport as NeutralBridgeTransport,
+  BridgeTransport,
   CallMetadata,
   CodeOutput,
   CodeRun,
+  HealthState,
+  HealthStatus,
   InputRequest,
   InputResponse,
   LogMessage,
@@ -18,7 +20,9 @@ export type {
   PromptGet,
   PromptResult,
   PromptResultMessage,
+  ProvisionedProperty,
   Provisioning,
+  ProvisioningReference,
   ResourceRead,
   ResourceResult,
   ToolCall,
@@ -35,7 +39,6 @@ export { type CallScope, createCallScope, raceAbort } from "./call-scope.js";
 export type {
   CapabilityHandlers,
   CodeExecutionReplyInit,
-  HandlerContext,
   HealthProbeReplyInit,
   ProvisionReplyInit,
   ResourceReplyInit,
@@ -101,7 +104,7 @@ export {
   type ToolCallKind,
   type ToolCallStartedEvent,
 } from "./events.js";
-export { healthFromProbeError, healthFromRuntimeStatus } from "./health.js";
+export { healthFromProbeError } from "./health.js";
 export {
   createInMemoryNetwork,
   createInMemoryTransport,
@@ -119,7 +122,6 @@ export {
   type TransportResults,
   withInterceptors,
 } from "./interceptor.js";
-export { buildProvisionRequest, provisioningReferenceFromReply } from "./provisioning.js";
 export {
   AUTH_ARGUMENT_PREFIX,
   BODY_ARGUMENT,
@@ -139,6 +141,7 @@ export {
   stringifyArgument,
 } from "./redaction.js";
 export type { CallOutcomeListener, ServiceResolver } from "./resolver.js";
+export type { HandlerContext, ServiceHandlers } from "./service-handlers.js";
 export {
   DEFAULT_PROTOCOL,
   isServiceType,
@@ -152,13 +155,6 @@ export {
   toolCallParts,
   validateRequiredArguments,
 } from "./tool-call-parts.js";
-export type {
-  BridgeTransport,
-  HealthState,
-  HealthStatus,
-  ProvisionedProperty,
-  ProvisioningReference,
-} from "./transport.js";
 export {
   createTransportSelector,
   type TransportSelector,

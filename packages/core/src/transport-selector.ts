@@ -1,6 +1,6 @@
+import type { BridgeTransport } from "./call.js";
 import { Code, TrestleError } from "./error.js";
 import { DEFAULT_PROTOCOL, type ServiceTarget } from "./service-target.js";
-import type { BridgeTransport } from "./transport.js";
 
 /** Chooses the transport for a target: the seam that lets a transport be swapped per service. */
 export interface TransportSelector {

@@ -40,6 +40,17 @@ describe("@trestle/core boundaries", () => {
     expect(Object.keys(pkg.dependencies ?? {}).sort()).toEqual(["@bufbuild/protobuf", "@trestle/proto"]);
   });
 
+  it("imports @trestle/proto for types only, and only where the Wanaku handlers are typed", () => {
+    const protoImports = /import\s+(type\s+)?[^;]*?from\s*["']@trestle\/proto["']/g;
+    const offenders: string[] = [];
+    for (const file of sources(srcDir)) {
+      for (const match of readFileSync(file, "utf8").matchAll(protoImports)) {
+        if (!match[1] || !file.endsWith("capability-handlers.ts")) offenders.push(file);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
   it("keeps vitest out of the main entry point", () => {
     const reachable = new Set<string>();
     const visit = (file: string) => {

@@ -36,7 +36,7 @@ describe("the transport test kit", () => {
   }
 
   it.each([
-    ["buffers-streams", "delivers each stream reply as it is produced"],
+    ["buffers-streams", "delivers each stream output as it is produced"],
     ["loses-error-codes", "maps a service error NotFound to its code"],
     ["loses-error-codes", "maps a service error InvalidArgument to its code"],
     ["ignores-cancellation", "cancels a unary call when the signal aborts"],
@@ -47,7 +47,7 @@ describe("the transport test kit", () => {
   });
 
   it("passes the parts of the contract a broken transport still honours", () => {
-    expect(outcome("drops-metadata", "acquires a resource")).toBe("passed");
-    expect(outcome("buffers-streams", "invokes a tool and carries every request field")).toBe("passed");
+    expect(outcome("drops-metadata", "reads a resource")).toBe("passed");
+    expect(outcome("buffers-streams", "calls a tool and carries every call field")).toBe("passed");
   });
 });

@@ -156,6 +156,45 @@ describe("MCP forwards: existing MCP servers behind the router", () => {
     expect(kinds).toEqual(expect.arrayContaining(["text", "image", "resource_link"]));
   });
 
+  it("brings image, audio, resource link, structured content and _meta back unchanged, no string encoding on the way", async () => {
+    // What the fixture's `rich` tool answers (packages/transport-mcp/test/fixtures/fixture-server.mjs).
+    const result = await client.callTool({ name: "fx_rich", arguments: {} });
+    expect(result.content).toEqual([
+      {
+        type: "image",
+        data: Buffer.from("png-bytes").toString("base64"),
+        mimeType: "image/png",
+        annotations: { audience: ["user"], priority: 0.5 },
+      },
+      { type: "audio", data: Buffer.from("wav-bytes").toString("base64"), mimeType: "audio/wav" },
+      {
+        type: "resource_link",
+        uri: "fixture://text",
+        name: "text",
+        title: "The text resource",
+        description: "Hello, as a resource",
+        mimeType: "text/plain",
+        size: 14,
+        _meta: { "fixture/kind": "link" },
+      },
+      { type: "text", text: 'trestle:mcp-content:{"type":"image"}' },
+    ]);
+    expect(result.structuredContent).toEqual({ answer: 42, list: [1, "two", null, { deep: true }] });
+    expect(result._meta).toMatchObject({ "fixture/trace": "abc" });
+    expect(result.isError).toBeFalsy();
+    // An earlier design carried non-text blocks as marker-prefixed JSON strings through the middle layers; the
+    // call's events would show them. Only the upstream's own text block may look like one.
+    const events = await api<unknown[]>(
+      router.url,
+      "GET",
+      "/api/v2/tool-calls/history?toolName=fx_rich&limit=10",
+    );
+    expect(events.length).toBeGreaterThanOrEqual(2);
+    expect(JSON.stringify(events)).not.toMatch(
+      /trestle:mcp-content:\{\\?"type\\?":\\?"(image|audio|resource_link)\\?",/,
+    );
+  });
+
   it("reads resources and gets prompts from the upstream", async () => {
     const { resources } = await client.listResources();
     expect(resources.length).toBeGreaterThan(0);

@@ -119,8 +119,8 @@ describe("health-aware routing", () => {
           : { state: "down", message: `Connection refused by ${target.host}:${target.port}` };
       },
       provision: () => Promise.reject(new TrestleError("not used", Code.Unimplemented)),
-      invokeTool: () => Promise.reject(new TrestleError("not used", Code.Unimplemented)),
-      acquireResource: () => Promise.reject(new TrestleError("not used", Code.Unimplemented)),
+      callTool: () => Promise.reject(new TrestleError("not used", Code.Unimplemented)),
+      readResource: () => Promise.reject(new TrestleError("not used", Code.Unimplemented)),
       executeCode: () => {
         throw new TrestleError("not used", Code.Unimplemented);
       },

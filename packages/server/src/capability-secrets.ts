@@ -2,7 +2,9 @@ import {
   type BridgeTransport,
   CAPABILITY_SECRET_METADATA_KEY,
   type CallOptions,
+  type Interceptor,
   type ServiceTarget,
+  withInterceptors,
 } from "@trestle/core";
 
 /** Where the router's capability call secrets come from; see {@link capabilitySecretResolver}. */
@@ -50,10 +52,10 @@ export function capabilitySecretResolver(sources: CapabilitySecretSources): Capa
 function withSecret(
   secretFor: CapabilitySecretResolver,
   target: ServiceTarget,
-  options: CallOptions | undefined,
-): CallOptions | undefined {
+  options: CallOptions,
+): CallOptions {
   const secret = secretFor(target);
-  const metadata = options?.metadata;
+  const metadata = options.metadata;
   // Only the router puts a value under this key: one that came with the call (a forwarded client header) goes.
   const carried =
     metadata !== undefined &&
@@ -69,30 +71,27 @@ function withSecret(
 }
 
 /**
- * Wraps a transport so that every call it makes (tool calls, resource reads, code execution streams,
- * provisioning, health probes) carries the target's call secret in `x-trestle-capability-secret` metadata,
- * and no call carries one meant for another target. Below the bridge and its events, so the secret never
- * appears in an event, a log line or the history.
+ * An interceptor that gives every call (tool calls, resource reads, prompts, code execution streams,
+ * provisioning, health probes) the target's call secret in `x-trestle-capability-secret` metadata, and lets no
+ * call carry one meant for another target. Composed innermost, below the bridge's events and the scrubbing, so
+ * the secret never appears in an event, a log line or the history.
+ *
+ * @example
+ * ```ts
+ * const grpc = withInterceptors(createGrpcTransport(), [...shared, capabilitySecret(secretFor)]);
+ * ```
  */
+export function capabilitySecret(secretFor: CapabilitySecretResolver): Interceptor {
+  return (next) => (request) => {
+    const options = withSecret(secretFor, request.target, request.options);
+    return next(options === request.options ? request : { ...request, options });
+  };
+}
+
+/** `transport` with {@link capabilitySecret} around every call: for a transport composed on its own. */
 export function withCapabilitySecrets(
   transport: BridgeTransport,
   secretFor: CapabilitySecretResolver,
 ): BridgeTransport {
-  const wrapped: BridgeTransport = {
-    provision: (name, configData, secretsData, target, options) =>
-      transport.provision(name, configData, secretsData, target, withSecret(secretFor, target, options)),
-    invokeTool: (request, target, options) =>
-      transport.invokeTool(request, target, withSecret(secretFor, target, options)),
-    acquireResource: (request, target, options) =>
-      transport.acquireResource(request, target, withSecret(secretFor, target, options)),
-    executeCode: (request, target, options) =>
-      transport.executeCode(request, target, withSecret(secretFor, target, options)),
-    probeHealth: (target, options) => transport.probeHealth(target, withSecret(secretFor, target, options)),
-    close: () => transport.close(),
-  };
-  if (transport.release) {
-    const release = transport.release.bind(transport);
-    wrapped.release = (target) => release(target);
-  }
-  return wrapped;
+  return withInterceptors(transport, [capabilitySecret(secretFor)]);
 }

@@ -3,12 +3,14 @@ import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
   type ConcurrencyLimit,
+  concurrencyLimit,
   createCodeExecutionBridge,
   createEventHub,
   createInvokerBridge,
   createResourceBridge,
   type EventHub,
-  limitConcurrency,
+  interceptTransports,
+  outcomeFeedback,
 } from "@trestle/bridge";
 import {
   type BridgeTransport,
@@ -22,7 +24,7 @@ import {
 import { createRegistry, openStore, type Registry } from "@trestle/registry";
 import { createConnectTransport } from "@trestle/transport-connect";
 import { createGrpcTransport } from "@trestle/transport-grpc";
-import { createMcpTransport, mcpProtocolCodec } from "@trestle/transport-mcp";
+import { createMcpTransport } from "@trestle/transport-mcp";
 import { type Logger, pino } from "pino";
 import { capabilitySecretResolver, withCapabilitySecrets } from "./capability-secrets.js";
 import { BUILTIN_PRINCIPAL, DEFAULT_MAX_QUEUED_CALLS, type RouterConfig } from "./config.js";
@@ -204,10 +206,8 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       streamTimeoutMs: service.streamTimeoutMs ?? config.streamTimeoutMs,
     });
   }
-  const transports: TransportSelector = limitConcurrency(
-    createTransportSelector({ byProtocol, byServiceName }),
-    (target) => limits.get(target.serviceName),
-  );
+  // What the registry probes through; the bridges call through the same transports with the interceptors below.
+  const probing: TransportSelector = createTransportSelector({ byProtocol, byServiceName });
 
   const store = await openStore({
     ...(config.databaseUrl
@@ -218,7 +218,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   });
   const registry = await createRegistry({
     store,
-    transports,
+    transports: probing,
     probeIntervalMs: config.probeIntervalMs,
     registrationGraceMs: config.registrationGraceMs,
     heartbeatTimeoutMs: config.heartbeatTimeoutMs,
@@ -250,13 +250,13 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   });
   // Forwards answer their own service names; the registry resolves the rest and says why one is unavailable.
   const resolver = resolveForwardsFirst(forwardDirectory, registry.resolver);
-  const bridgeDeps = {
-    resolver,
-    transports,
-    events,
-    outcomes: registry.resolver,
-    codecs: { [MCP_PROTOCOL]: mcpProtocolCodec },
-  };
+  // Cross-cutting work on every call the bridges make, outermost first: a call waits for a slot of its service,
+  // then counts as load on the instance and feeds its circuit breaker until it settles.
+  const transports = interceptTransports(probing, [
+    concurrencyLimit((target) => limits.get(target.serviceName)),
+    outcomeFeedback(registry.resolver),
+  ]);
+  const bridgeDeps = { resolver, transports, events };
   const invoker = createInvokerBridge(bridgeDeps);
   const resources = createResourceBridge(bridgeDeps);
   const codeExecution = createCodeExecutionBridge(bridgeDeps);

@@ -8,8 +8,14 @@ import {
   type ServiceTarget,
   TrestleError,
 } from "@trestle/core";
-import { createReferenceCapability } from "@trestle/core/testing";
-import { CodeExecutionRequestSchema, ToolInvokeRequestSchema } from "@trestle/proto";
+import {
+  CodeExecutionReplySchema,
+  ExecutionStatus,
+  HealthProbeReplySchema,
+  OutputType,
+  RuntimeStatus,
+  ToolInvokeReplySchema,
+} from "@trestle/proto";
 import { createConnectTransport } from "@trestle/transport-connect";
 import { createGrpcTransport } from "@trestle/transport-grpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -71,21 +77,25 @@ function recordingTransport() {
   const note = (method: string, t: ServiceTarget, options: CallOptions | undefined) =>
     seen.push({ method, service: t.serviceName, metadata: options?.metadata });
   const transport: BridgeTransport = {
-    async provision(_n, _c, _s, t, o) {
+    async provision(_p, t, o) {
       note("provision", t, o);
-      return { configurationUri: "", secretUri: "", properties: {} } as never;
+      return { configurationUri: "", secretsUri: "", properties: {} };
     },
-    async invokeTool(_r, t, o) {
-      note("invokeTool", t, o);
-      return { content: [] } as never;
+    async callTool(_c, t, o) {
+      note("callTool", t, o);
+      return { content: [] };
     },
-    async acquireResource(_r, t, o) {
-      note("acquireResource", t, o);
-      return { content: [] } as never;
+    async readResource(_r, t, o) {
+      note("readResource", t, o);
+      return { contents: [] };
+    },
+    async getPrompt(_g, t, o) {
+      note("getPrompt", t, o);
+      return { messages: [] };
     },
     async *executeCode(_r, t, o) {
       note("executeCode", t, o);
-      yield { content: [] } as never;
+      yield { type: "output", stream: "stdout", text: "" };
     },
     async probeHealth(t, o) {
       note("probeHealth", t, o);
@@ -100,14 +110,28 @@ function recordingTransport() {
 }
 
 async function everyCall(transport: BridgeTransport, t: ServiceTarget, options?: CallOptions) {
-  await transport.provision("p", "", "", t, options);
-  await transport.invokeTool({} as never, t, options);
-  await transport.acquireResource({} as never, t, options);
-  for await (const _ of transport.executeCode({} as never, t, options)) break;
+  await transport.provision({ name: "p", configurationData: "", secretsData: "" }, t, options);
+  await transport.callTool(
+    { tool: { name: "t", uri: "t://", type: t.serviceName }, arguments: {} },
+    t,
+    options,
+  );
+  await transport.readResource(
+    { resource: { name: "r", location: "r://", type: t.serviceName }, uri: "r://" },
+    t,
+    options,
+  );
+  await transport.getPrompt?.(
+    { prompt: { name: "p", type: t.serviceName }, arguments: {} } as never,
+    t,
+    options,
+  );
+  for await (const _ of transport.executeCode({ engineType: "e", language: "l", code: "" }, t, options))
+    break;
   await transport.probeHealth(t, options);
 }
 
-describe("the secret-adding transport decorator", () => {
+describe("the capability secret interceptor", () => {
   it("adds the target's secret to every kind of call and nothing to other targets", async () => {
     const { transport, seen } = recordingTransport();
     const wrapped = withCapabilitySecrets(
@@ -121,8 +145,9 @@ describe("the secret-adding transport decorator", () => {
     const exec = seen.filter((s) => s.service === "trestle");
     expect(exec.map((s) => s.method)).toEqual([
       "provision",
-      "invokeTool",
-      "acquireResource",
+      "callTool",
+      "readResource",
+      "getPrompt",
       "executeCode",
       "probeHealth",
     ]);
@@ -144,8 +169,9 @@ describe("the secret-adding transport decorator", () => {
       capabilitySecretResolver({ configured: { a: "a-secret" } }),
     );
     const forwarded = { metadata: { "X-Trestle-Capability-Secret": "from-a-client", other: "kept" } };
-    await wrapped.invokeTool({} as never, target("b"), forwarded);
-    await wrapped.invokeTool({} as never, target("a"), forwarded);
+    const call = { tool: { name: "t", uri: "t://", type: "a" }, arguments: {} };
+    await wrapped.callTool(call, target("b"), forwarded);
+    await wrapped.callTool(call, target("a"), forwarded);
     expect(seen[0]?.metadata).toEqual({ other: "kept" });
     expect(seen[1]?.metadata).toEqual({ other: "kept", [CAPABILITY_SECRET_METADATA_KEY]: "a-secret" });
   });
@@ -158,7 +184,25 @@ describe("over the wire, through the gRPC and Connect transports", () => {
 
   beforeAll(async () => {
     const start = async (callSecret: string) => {
-      const server = createCapabilityServer({ ...createReferenceCapability().handlers, callSecret });
+      // A Wanaku-contract service: it echoes a tool's uri, counts `n` lines of output and says it is started.
+      const server = createCapabilityServer({
+        healthProbe: () => create(HealthProbeReplySchema, { status: RuntimeStatus.STARTED }),
+        toolInvoker: (request) => create(ToolInvokeReplySchema, { content: [`echo ${request.uri}`] }),
+        async *codeExecutor(request) {
+          for (let i = 0; i < Number(request.arguments.n ?? "3"); i++) {
+            yield create(CodeExecutionReplySchema, {
+              content: [`line ${i}\n`],
+              outputType: OutputType.STDOUT,
+            });
+          }
+          yield create(CodeExecutionReplySchema, {
+            outputType: OutputType.COMPLETION,
+            status: ExecutionStatus.COMPLETED,
+            exitCode: 0,
+          });
+        },
+        callSecret,
+      });
       servers.push(server);
       return server.listen();
     };
@@ -188,26 +232,26 @@ describe("over the wire, through the gRPC and Connect transports", () => {
       }),
     );
     try {
-      const request = create(ToolInvokeRequestSchema, { uri: "echo://through-the-router" });
-      const reply = await wrapped.invokeTool(request, guarded);
-      expect(reply.content[0]).toContain("echo://through-the-router");
-      expect(reply.content[0]).not.toContain("exec-secret");
-      await wrapped.invokeTool(request, other);
+      const call = {
+        tool: { name: "echo", uri: "echo://through-the-router", type: "trestle" },
+        arguments: {},
+      };
+      const reply = JSON.stringify(await wrapped.callTool(call, guarded));
+      expect(reply).toContain("echo://through-the-router");
+      expect(reply).not.toContain("exec-secret");
+      await wrapped.callTool(call, other);
       const lines: string[] = [];
-      for await (const r of wrapped.executeCode(
-        create(CodeExecutionRequestSchema, {
-          uri: "code-execution-engine://kit/count",
-          arguments: { n: "1" },
-        }),
+      for await (const output of wrapped.executeCode(
+        { engineType: "kit", language: "count", code: "", arguments: { n: "1" } },
         guarded,
       )) {
-        lines.push(...r.content);
+        if (output.type === "output") lines.push(output.text);
       }
       expect(lines).toEqual(["line 0\n"]);
       expect((await wrapped.probeHealth(guarded)).state).toBe("healthy");
 
       // The same transport without the decorator: what anyone else reaching the port gets.
-      const refused = await raw.invokeTool(request, guarded).then(
+      const refused = await raw.callTool(call, guarded).then(
         () => undefined,
         (e: unknown) => e,
       );

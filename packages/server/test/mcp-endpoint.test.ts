@@ -1,4 +1,3 @@
-import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
@@ -6,8 +5,7 @@ import {
   LoggingMessageNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { Code, TrestleError } from "@trestle/core";
-import { ExecutionStatus, OutputType } from "@trestle/proto";
+import { Code, type ServiceHandlers, TrestleError } from "@trestle/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { FixtureCatalog, type McpFixture, startMcpFixture } from "./mcp-fixture.js";
 
@@ -21,41 +19,34 @@ afterEach(async () => {
 let gate: () => void = () => undefined;
 const seen: { aborted: string[]; headers: Record<string, string>[] } = { aborted: [], headers: [] };
 
-const handlers = {
-  toolInvoker: async (
-    req: { uri: string; arguments: Record<string, string>; headers: Record<string, string> },
-    ctx: { signal: AbortSignal; metadata: Readonly<Record<string, string>> },
-  ) => {
+const handlers: ServiceHandlers = {
+  callTool: async (call, ctx) => {
     seen.headers.push({ ...ctx.metadata });
-    if (req.uri === "fail://")
+    const uri = call.tool.uri;
+    if (uri === "fail://")
       throw new TrestleError("the weather service is down for maintenance", Code.Internal);
-    if (req.uri === "slow://") {
+    if (uri === "slow://") {
       await new Promise((resolve, reject) => {
         const t = setTimeout(resolve, 10_000);
         ctx.signal.addEventListener("abort", () => {
           clearTimeout(t);
-          seen.aborted.push(req.uri);
+          seen.aborted.push(uri);
           reject(ctx.signal.reason);
         });
       });
     }
-    return { content: [`echo ${JSON.stringify(req.arguments)}`] };
+    return { content: [{ type: "text", text: `echo ${JSON.stringify(call.arguments)}` }] };
   },
-  resourceAcquirer: (req: { location: string; params: Record<string, string> }) => ({
-    content: [`read ${req.location} ${JSON.stringify(req.params)}`],
+  readResource: (read) => ({
+    contents: [{ uri: read.uri, text: `read ${read.uri} ${JSON.stringify(read.params ?? {})}` }],
   }),
-  async *codeExecutor() {
-    yield {
-      content: ["first\n"],
-      outputType: OutputType.STDOUT,
-      status: ExecutionStatus.RUNNING,
-      timestamp: timestampFromMs(Date.now()),
-    };
+  async *executeCode() {
+    yield { type: "output", stream: "stdout", text: "first\n" };
     await new Promise<void>((resolve) => {
       gate = resolve;
     });
-    yield { content: ["second\n"], outputType: OutputType.STDOUT, status: ExecutionStatus.RUNNING };
-    yield { content: [], outputType: OutputType.COMPLETION, status: ExecutionStatus.COMPLETED, exitCode: 0 };
+    yield { type: "output", stream: "stdout", text: "second\n" };
+    yield { type: "exit", status: "completed", exitCode: 0 };
   },
 };
 
@@ -96,7 +87,7 @@ async function connect(
 }
 
 async function start(options: Parameters<typeof startMcpFixture>[1] = {}): Promise<McpFixture> {
-  const fixture = await startMcpFixture(handlers as never, { catalog: catalogWithTools(), ...options });
+  const fixture = await startMcpFixture(handlers, { catalog: catalogWithTools(), ...options });
   fixtures.push(fixture);
   return fixture;
 }
@@ -128,7 +119,9 @@ describe("MCP endpoint over Streamable HTTP", () => {
     const fixture = await start();
     const client = await connect(fixture, "/mcp", { authorization: "Bearer forwarded" });
     const result = await client.callTool({ name: "echo", arguments: { city: "Oslo", days: 3 } });
-    expect(result.content).toEqual([{ type: "text", text: 'echo {"city":"Oslo","days":"3"}' }]);
+    // The arguments reach the service with their JSON types: turning them into text is the Wanaku wire's rule,
+    // applied by its transports (and tested there), not by the front or the bridge.
+    expect(result.content).toEqual([{ type: "text", text: 'echo {"city":"Oslo","days":3}' }]);
     expect(result.isError).toBeFalsy();
     expect(seen.headers.at(-1)?.authorization).toBe("Bearer forwarded");
   });
@@ -225,8 +218,14 @@ describe("MCP endpoint over Streamable HTTP", () => {
     );
     const fixture = await startMcpFixture(
       {
-        resourceAcquirer: (req) => ({
-          content: [req.location === "test://logo" ? "iVBORw0KGgo=" : "plain text"],
+        readResource: (read) => ({
+          contents: [
+            {
+              uri: read.uri,
+              ...(read.resource.mimeType ? { mimeType: read.resource.mimeType } : {}),
+              text: read.uri === "test://logo" ? "iVBORw0KGgo=" : "plain text",
+            },
+          ],
         }),
       },
       { catalog },

@@ -8,12 +8,12 @@ import {
   type EventHub,
 } from "@trestle/bridge";
 import {
-  type CapabilityHandlers,
   createInMemoryNetwork,
   createInMemoryTransport,
   createTransportSelector,
   type PromptReference,
   type ResourceReference,
+  type ServiceHandlers,
   type ServiceResolver,
   type ServiceTarget,
   type ToolReference,
@@ -50,7 +50,7 @@ export interface McpFixture {
  * lets two fixtures share sessions, as replicas do.
  */
 export async function startMcpFixture(
-  handlers: CapabilityHandlers,
+  handlers: ServiceHandlers,
   options: {
     stateless?: boolean;
     secret?: Buffer;

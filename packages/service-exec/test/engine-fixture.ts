@@ -1,14 +1,18 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { create } from "@bufbuild/protobuf";
 import { createCapabilityServer } from "@trestle/capability";
-import type { BridgeTransport, ServiceTarget } from "@trestle/core";
+import type { ServiceTarget } from "@trestle/core";
 import {
   type CodeExecutionReply,
   CodeExecutionRequestSchema,
   ExecutionStatus,
   OutputType,
 } from "@trestle/proto";
-import { createConnectTransport } from "@trestle/transport-connect";
+import { createConnectWanakuTransport } from "@trestle/transport-connect";
+
+/** A transport that speaks the Wanaku messages as they are: these tests check the service's own wire. */
+type WanakuTransport = ReturnType<typeof createConnectWanakuTransport>;
+
 import { createExecService, type ExecServiceOptions } from "../src/index.js";
 
 /** A reply and when it reached the client. */
@@ -55,7 +59,7 @@ export async function serveEngine(options: ExecServiceOptions): Promise<ServedEn
     serviceSubType: "trestle",
     ...address,
   };
-  const transport: BridgeTransport = createConnectTransport({ streamTimeoutMs: 30_000 });
+  const transport: WanakuTransport = createConnectWanakuTransport({ streamTimeoutMs: 30_000 });
   return {
     languages,
     async run(language, code, extra = {}) {

@@ -11,7 +11,7 @@ import {
   startFakeRouter,
   startServiceProcess,
 } from "@trestle/test-support";
-import { createConnectTransport } from "@trestle/transport-connect";
+import { createConnectWanakuTransport } from "@trestle/transport-connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findPython } from "../src/index.js";
 
@@ -65,7 +65,7 @@ describe("trestle-exec as a process", () => {
       host: service.ready.host,
       port: service.ready.port,
     };
-    const transport = createConnectTransport();
+    const transport = createConnectWanakuTransport();
     const output: string[] = [];
     let final: ExecutionStatus | undefined;
     try {

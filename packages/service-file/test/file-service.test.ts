@@ -5,9 +5,13 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { create } from "@bufbuild/protobuf";
 import { createCapabilityServer } from "@trestle/capability";
-import { type BridgeTransport, Code, isTrestleError, type ServiceTarget, TrestleError } from "@trestle/core";
+import { Code, isTrestleError, type ServiceTarget, TrestleError } from "@trestle/core";
 import { ResourceRequestSchema } from "@trestle/proto";
-import { createConnectTransport } from "@trestle/transport-connect";
+import { createConnectWanakuTransport } from "@trestle/transport-connect";
+
+/** A transport that speaks the Wanaku messages as they are: these tests check the service's own wire. */
+type WanakuTransport = ReturnType<typeof createConnectWanakuTransport>;
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFileService } from "../src/index.js";
 
@@ -16,7 +20,7 @@ let root: string;
 let secondRoot: string;
 let outside: string;
 let image: Buffer;
-let transport: BridgeTransport;
+let transport: WanakuTransport;
 let target: ServiceTarget;
 let close: () => Promise<void>;
 
@@ -49,7 +53,7 @@ beforeAll(async () => {
   const server = createCapabilityServer(createFileService({ roots: [root, secondRoot], maxFileBytes: 4096 }));
   const address = await server.listen();
   target = { id: "file-test", serviceName: "file", serviceType: "resource-provider", ...address };
-  transport = createConnectTransport();
+  transport = createConnectWanakuTransport();
   close = async () => {
     await transport.close();
     await server.close();

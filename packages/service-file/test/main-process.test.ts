@@ -11,7 +11,7 @@ import {
   startFakeRouter,
   startServiceProcess,
 } from "@trestle/test-support";
-import { createConnectTransport } from "@trestle/transport-connect";
+import { createConnectWanakuTransport } from "@trestle/transport-connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let main: string;
@@ -58,7 +58,7 @@ describe("trestle-file as a process", () => {
       host: service.ready.host,
       port: service.ready.port,
     };
-    const transport = createConnectTransport();
+    const transport = createConnectWanakuTransport();
     try {
       const reply = await transport.acquireResource(
         create(ResourceRequestSchema, { location: "note.txt", type: "file", name: "note" }),

@@ -11,7 +11,7 @@ import {
   startFakeRouter,
   startServiceProcess,
 } from "@trestle/test-support";
-import { createConnectTransport } from "@trestle/transport-connect";
+import { createConnectWanakuTransport } from "@trestle/transport-connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestHttpServer, type TestHttpServer } from "./test-http-server.js";
 
@@ -60,7 +60,7 @@ describe("trestle-http as a process", () => {
       port: service.ready.port,
       serviceType: "tool-invoker",
     };
-    const transport = createConnectTransport();
+    const transport = createConnectWanakuTransport();
     try {
       const reply = await transport.invokeTool(
         create(ToolInvokeRequestSchema, {

@@ -3,15 +3,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { createCapabilityServer } from "@trestle/capability";
-import type { BridgeTransport, ServiceTarget } from "@trestle/core";
+import type { ServiceTarget } from "@trestle/core";
 import { ToolInvokeRequestSchema } from "@trestle/proto";
-import { createConnectTransport } from "@trestle/transport-connect";
+import { createConnectWanakuTransport } from "@trestle/transport-connect";
+
+/** A transport that speaks the Wanaku messages as they are: these tests check the service's own wire. */
+type WanakuTransport = ReturnType<typeof createConnectWanakuTransport>;
+
 import { createHttpService, type HttpServiceOptions } from "../src/index.js";
 
 /** An HTTP tool invoker served by a real capability server, called through the Connect transport. */
 export interface ServedHttpService {
   target: ServiceTarget;
-  transport: BridgeTransport;
+  transport: WanakuTransport;
   invoke(init: MessageInitShape<typeof ToolInvokeRequestSchema> & { uri: string }): Promise<string[]>;
   close(): Promise<void>;
 }
@@ -29,7 +33,7 @@ export async function serveHttpService(options: HttpServiceOptions = {}): Promis
     serviceType: "tool-invoker",
     protocol: "connect",
   };
-  const transport = createConnectTransport();
+  const transport = createConnectWanakuTransport();
   return {
     target,
     transport,

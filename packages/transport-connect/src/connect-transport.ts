@@ -1,20 +1,24 @@
 import type { CallOptions as ConnectCallOptions } from "@connectrpc/connect";
 import {
   type BridgeTransport,
-  buildProvisionRequest,
   type CallOptions,
   Code,
   DEFAULT_STREAM_TIMEOUT_MS,
   DEFAULT_UNARY_TIMEOUT_MS,
   healthFromProbeError,
-  healthFromRuntimeStatus,
-  provisioningReferenceFromReply,
   REQUEST_ID_METADATA_KEY,
   type ServiceTarget,
   TrestleError,
   targetAddress,
 } from "@trestle/core";
 import type { CodeExecutionReply } from "@trestle/proto";
+import {
+  buildProvisionRequest,
+  fromWanakuTransport,
+  healthFromRuntimeStatus,
+  provisioningReferenceFromReply,
+  type WanakuTransport,
+} from "@trestle/wanaku";
 import { trestleErrorFrom } from "./error-mapping.js";
 import { type ConnectTlsOptions, openTargetConnection, type TargetConnection } from "./target-connection.js";
 
@@ -71,8 +75,24 @@ function headersFor(options: CallOptions | undefined): Headers {
 }
 
 /**
- * Creates a {@link BridgeTransport} that speaks the Connect protocol (binary or JSON) or gRPC-Web, over HTTP/2
- * or HTTP/1.1, to capability services such as those built with `@trestle/capability`.
+ * Creates a {@link BridgeTransport} that reaches Wanaku capability services (such as those built with
+ * `@trestle/capability`) over the Connect protocol or gRPC-Web: the neutral calls are mapped to the
+ * contract's messages by `@trestle/wanaku` and sent as {@link createConnectWanakuTransport} sends them.
+ *
+ * @example
+ * ```ts
+ * const transport = createConnectTransport({ httpVersion: "1.1", useBinaryFormat: false });
+ * const result = await transport.callTool({ tool, arguments: { city: "Oslo" } }, target, { requestId: "42" });
+ * ```
+ */
+export function createConnectTransport(options: ConnectTransportOptions = {}): BridgeTransport {
+  return fromWanakuTransport(createConnectWanakuTransport(options));
+}
+
+/**
+ * Creates a {@link WanakuTransport} that sends Wanaku's messages as they are over the Connect protocol (binary
+ * or JSON) or gRPC-Web, over HTTP/2 or HTTP/1.1: for tests of a service's raw wire, and under
+ * {@link createConnectTransport}.
  *
  * One connection (HTTP/2) or keep-alive pool (HTTP/1.1) per target address is kept and reused by every call;
  * `release(target)` and `close()` let it go. Deadlines default to 10 s (unary) and 20 s (streams), per service
@@ -85,7 +105,7 @@ function headersFor(options: CallOptions | undefined): Headers {
  * const reply = await transport.invokeTool(request, target, { requestId: "42", timeoutMs: 5_000 });
  * ```
  */
-export function createConnectTransport(options: ConnectTransportOptions = {}): BridgeTransport {
+export function createConnectWanakuTransport(options: ConnectTransportOptions = {}): WanakuTransport {
   const connections = new Map<string, TargetConnection>();
   let closed = false;
 
@@ -139,7 +159,7 @@ export function createConnectTransport(options: ConnectTransportOptions = {}): B
   }
 
   async function* executeCode(
-    request: Parameters<BridgeTransport["executeCode"]>[0],
+    request: Parameters<WanakuTransport["executeCode"]>[0],
     target: ServiceTarget,
     options_: CallOptions | undefined,
   ): AsyncGenerator<CodeExecutionReply> {
@@ -165,7 +185,7 @@ export function createConnectTransport(options: ConnectTransportOptions = {}): B
       return unary(target, callOpts, async (connection, connectOptions) =>
         provisioningReferenceFromReply(
           await connection.provisioner.provision(
-            buildProvisionRequest(name, configData, secretsData),
+            buildProvisionRequest({ name, configurationData: configData, secretsData }),
             connectOptions,
           ),
         ),

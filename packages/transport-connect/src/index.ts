@@ -7,6 +7,7 @@
 export {
   type ConnectTransportOptions,
   createConnectTransport,
+  createConnectWanakuTransport,
   type ServiceTimeouts,
 } from "./connect-transport.js";
 export type { ConnectTlsOptions } from "./target-connection.js";

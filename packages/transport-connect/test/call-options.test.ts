@@ -3,7 +3,7 @@ import { type CapabilityServer, createCapabilityServer } from "@trestle/capabili
 import { Code, type ServiceTarget, TrestleError } from "@trestle/core";
 import { CodeExecutionRequestSchema, ToolInvokeRequestSchema } from "@trestle/proto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createConnectTransport } from "../src/index.js";
+import { createConnectWanakuTransport } from "../src/index.js";
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -60,7 +60,7 @@ describe("connect transport deadlines and metadata", () => {
   const tool = (ms: number) => create(ToolInvokeRequestSchema, { uri: String(ms) });
 
   it("applies per-service deadlines, and a call's own timeoutMs wins over them", async () => {
-    const transport = createConnectTransport({
+    const transport = createConnectWanakuTransport({
       timeouts: (t) => (t.serviceName === "slow" ? { unaryMs: 100, streamMs: 150 } : undefined),
     });
     try {
@@ -81,7 +81,7 @@ describe("connect transport deadlines and metadata", () => {
   });
 
   it("applies the transport's default deadlines", async () => {
-    const transport = createConnectTransport({ unaryTimeoutMs: 100 });
+    const transport = createConnectWanakuTransport({ unaryTimeoutMs: 100 });
     try {
       const started = Date.now();
       expect((await rejection(transport.invokeTool(tool(2_000), target))).code).toBe(Code.DeadlineExceeded);
@@ -92,7 +92,7 @@ describe("connect transport deadlines and metadata", () => {
   });
 
   it("refuses metadata that cannot be a header, without echoing its value", async () => {
-    const transport = createConnectTransport();
+    const transport = createConnectWanakuTransport();
     try {
       const error = await rejection(
         transport.invokeTool(tool(0), target, { metadata: { "bad header": "s3cr3t\n" } }),
@@ -105,7 +105,7 @@ describe("connect transport deadlines and metadata", () => {
   });
 
   it("rejects a stream with Unavailable after close", async () => {
-    const transport = createConnectTransport();
+    const transport = createConnectWanakuTransport();
     await transport.close();
     const error = await rejection(
       (async () => {

@@ -1,16 +1,17 @@
 import { create } from "@bufbuild/protobuf";
 import { type CapabilityServer, createCapabilityServer } from "@trestle/capability";
-import type { BridgeTransport, ServiceTarget } from "@trestle/core";
+import type { ServiceTarget } from "@trestle/core";
 import { ToolInvokeRequestSchema } from "@trestle/proto";
+import type { WanakuTransport } from "@trestle/wanaku";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ConnectTransportOptions, createConnectTransport } from "../src/index.js";
+import { type ConnectTransportOptions, createConnectWanakuTransport } from "../src/index.js";
 
 const request = create(ToolInvokeRequestSchema, { uri: "ok" });
 
 describe("connect transport connection reuse", () => {
   let server: CapabilityServer;
   let target: ServiceTarget;
-  let transport: BridgeTransport | undefined;
+  let transport: WanakuTransport | undefined;
 
   beforeEach(async () => {
     server = createCapabilityServer({ toolInvoker: (r) => ({ content: [r.uri] }) });
@@ -37,7 +38,7 @@ describe("connect transport connection reuse", () => {
   ] as [string, ConnectTransportOptions][])(
     "makes 1,000 sequential calls on one TCP connection: %s",
     async (_n, options) => {
-      transport = createConnectTransport(options);
+      transport = createConnectWanakuTransport(options);
       for (let i = 0; i < 1_000; i++) {
         expect((await transport.invokeTool(request, target)).content).toEqual(["ok"]);
       }
@@ -46,13 +47,13 @@ describe("connect transport connection reuse", () => {
   );
 
   it("multiplexes concurrent calls on one HTTP/2 connection", async () => {
-    transport = createConnectTransport();
+    transport = createConnectWanakuTransport();
     await Promise.all(Array.from({ length: 100 }, () => transport?.invokeTool(request, target)));
     expect(server.connectionCount()).toBe(1);
   });
 
   it("lets the connection go on release(target), and opens a new one on the next call", async () => {
-    transport = createConnectTransport();
+    transport = createConnectWanakuTransport();
     await transport.invokeTool(request, target);
     transport.release?.(target);
     await transport.invokeTool(request, target);
@@ -63,7 +64,7 @@ describe("connect transport connection reuse", () => {
     const other = createCapabilityServer({ toolInvoker: () => ({ content: ["other"] }) });
     const { host, port } = await other.listen();
     try {
-      transport = createConnectTransport();
+      transport = createConnectWanakuTransport();
       const otherTarget = { ...target, id: "other", port, host };
       for (let i = 0; i < 10; i++) {
         expect((await transport.invokeTool(request, target)).content).toEqual(["ok"]);

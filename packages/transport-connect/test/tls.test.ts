@@ -4,8 +4,9 @@ import { Code, type ServiceTarget, TrestleError } from "@trestle/core";
 import { createReferenceCapability } from "@trestle/core/testing";
 import { ToolInvokeRequestSchema } from "@trestle/proto";
 import { generateTestCertificates, type TestCertificates } from "@trestle/test-support";
+import { wanakuHandlers } from "@trestle/wanaku";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ConnectTransportOptions, createConnectTransport } from "../src/index.js";
+import { type ConnectTransportOptions, createConnectWanakuTransport } from "../src/index.js";
 
 const request = create(ToolInvokeRequestSchema, { uri: "echo://tls", body: "over tls" });
 
@@ -24,7 +25,7 @@ describe("connect transport over TLS", () => {
 
   async function serve(requireClientCert: boolean): Promise<ServiceTarget> {
     server = createCapabilityServer({
-      ...createReferenceCapability().handlers,
+      ...wanakuHandlers(createReferenceCapability().handlers),
       tls: { cert: certs.serverCert, key: certs.serverKey, ca: certs.ca, requireClientCert },
     });
     const { host, port } = await server.listen();
@@ -32,7 +33,7 @@ describe("connect transport over TLS", () => {
   }
 
   async function echo(options: ConnectTransportOptions, target: ServiceTarget): Promise<unknown> {
-    const transport = createConnectTransport(options);
+    const transport = createConnectWanakuTransport(options);
     try {
       const reply = await transport.invokeTool(request, target);
       return JSON.parse(reply.content[0] ?? "{}");
@@ -56,13 +57,13 @@ describe("connect transport over TLS", () => {
     ["gRPC-Web over HTTP/1.1", { httpVersion: "1.1", protocol: "grpc-web" }],
   ] as const)("calls a TLS service trusting its CA: %s", async (_name, options) => {
     const target = await serve(false);
-    expect(await echo({ ...options, tls: { ca: certs.ca } }, target)).toMatchObject({ body: "over tls" });
+    expect(await echo({ ...options, tls: { ca: certs.ca } }, target)).toMatchObject({ arguments: { wanaku_body: "over tls" } });
   });
 
   it("takes TLS settings per target, and refuses a server whose CA it does not trust as unavailable", async () => {
     const target = await serve(false);
     const chosen = (t: ServiceTarget) => (t.port === target.port ? { ca: certs.ca } : undefined);
-    expect(await echo({ tls: chosen }, target)).toMatchObject({ body: "over tls" });
+    expect(await echo({ tls: chosen }, target)).toMatchObject({ arguments: { wanaku_body: "over tls" } });
     const error = await failure({ tls: { ca: certs.otherCa } }, target);
     expect(error.code).toBe(Code.Unavailable);
     expect(error.rawMessage).toMatch(/certificate/i);
@@ -76,7 +77,7 @@ describe("connect transport over TLS", () => {
     async (_n, httpVersion) => {
       const target = await serve(true);
       const withCert = { ca: certs.ca, cert: certs.clientCert, key: certs.clientKey };
-      expect(await echo({ httpVersion, tls: withCert }, target)).toMatchObject({ body: "over tls" });
+      expect(await echo({ httpVersion, tls: withCert }, target)).toMatchObject({ arguments: { wanaku_body: "over tls" } });
       const refused = await failure({ httpVersion, tls: { ca: certs.ca } }, target);
       expect(refused.code).toBe(Code.Unavailable);
       const rogue = await failure(

@@ -2,14 +2,11 @@ import { create } from "@bufbuild/protobuf";
 import type * as grpc from "@grpc/grpc-js";
 import {
   type BridgeTransport,
-  buildProvisionRequest,
   type CallOptions,
   Code,
   DEFAULT_STREAM_TIMEOUT_MS,
   DEFAULT_UNARY_TIMEOUT_MS,
   healthFromProbeError,
-  healthFromRuntimeStatus,
-  provisioningReferenceFromReply,
   type ServiceTarget,
   TrestleError,
   targetAddress,
@@ -24,6 +21,13 @@ import {
   ToolInvoker,
 } from "@trestle/proto";
 import { legacyCodeExecution, legacyProvision, legacyResource, legacyTool } from "@trestle/proto/legacy";
+import {
+  buildProvisionRequest,
+  fromWanakuTransport,
+  healthFromRuntimeStatus,
+  provisioningReferenceFromReply,
+  type WanakuTransport,
+} from "@trestle/wanaku";
 import { callMetadata } from "./call-metadata.js";
 import { channelOptionsOf } from "./channel-options.js";
 import { createChannelPool } from "./channel-pool.js";
@@ -62,7 +66,23 @@ const legacy = {
 };
 
 /**
- * Creates a {@link BridgeTransport} that reaches capability services over gRPC with @grpc/grpc-js.
+ * Creates a {@link BridgeTransport} that reaches Wanaku capability services over gRPC: the neutral calls are
+ * mapped to the contract's messages by `@trestle/wanaku` and sent as {@link createGrpcWanakuTransport} sends
+ * them. Wanaku has no prompts: the transport has no `getPrompt`.
+ *
+ * @example
+ * ```ts
+ * const transport = createGrpcTransport({ tls: { ca: readFileSync("ca.pem") } });
+ * const result = await transport.callTool({ tool, arguments: { city: "Oslo" } }, target, { requestId: "42", signal });
+ * ```
+ */
+export function createGrpcTransport(options: GrpcTransportOptions = {}): BridgeTransport {
+  return fromWanakuTransport(createGrpcWanakuTransport(options));
+}
+
+/**
+ * Creates a {@link WanakuTransport} that sends Wanaku's messages over gRPC with @grpc/grpc-js, as they are:
+ * for tests of a service's raw wire, and under {@link createGrpcTransport}.
  *
  * - One channel (one HTTP/2 connection) per target address and TLS identity, shared by all calls and
  *   services there; closed by `release(target)`, by `close()`, and after `idleTimeoutMs` without a call.
@@ -91,7 +111,7 @@ const legacy = {
  * const reply = await transport.invokeTool(request, target, { requestId: "42", signal });
  * ```
  */
-export function createGrpcTransport(options: GrpcTransportOptions = {}): BridgeTransport {
+export function createGrpcWanakuTransport(options: GrpcTransportOptions = {}): WanakuTransport {
   const unaryTimeoutMs = options.unaryTimeoutMs ?? DEFAULT_UNARY_TIMEOUT_MS;
   const streamTimeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
   const pool = createChannelPool({
@@ -157,7 +177,7 @@ export function createGrpcTransport(options: GrpcTransportOptions = {}): BridgeT
 
   return {
     async provision(name, configData, secretsData, target, callOptions) {
-      const request = buildProvisionRequest(name, configData, secretsData);
+      const request = buildProvisionRequest({ name, configurationData: configData, secretsData });
       const reply =
         dialectOf(target) === "legacy"
           ? fromLegacyProvisionReply(

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-export { createGrpcTransport } from "./grpc-transport.js";
+export { createGrpcTransport, createGrpcWanakuTransport } from "./grpc-transport.js";
 export {
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,

@@ -1,8 +1,9 @@
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { buildProvisionRequest, Code } from "@trestle/core";
+import { Code } from "@trestle/core";
 import { CodeExecutionRequestSchema, ExecutionStatus, OutputType, PayloadType } from "@trestle/proto";
 import { legacyCodeExecution, legacyProvision, legacyTool } from "@trestle/proto/legacy";
+import { buildProvisionRequest } from "@trestle/wanaku";
 import { describe, expect, it } from "vitest";
 import {
   fromLegacyCodeReply,
@@ -13,10 +14,12 @@ import {
 
 describe("legacy dialect mapping", () => {
   it("shifts payload types down by one, v1 UNSPECIFIED becoming the legacy default", () => {
-    const request = toLegacyProvisionRequest(buildProvisionRequest("n", "c", "s"));
+    const request = toLegacyProvisionRequest(
+      buildProvisionRequest({ name: "n", configurationData: "c", secretsData: "s" }),
+    );
     expect(request.configuration?.type).toBe(legacyProvision.PayloadType.BUILTIN);
     const unspecified = toLegacyProvisionRequest({
-      ...buildProvisionRequest("n", "c", "s"),
+      ...buildProvisionRequest({ name: "n", configurationData: "c", secretsData: "s" }),
       secret: {
         $typeName: "ai.wanaku.provision.v1.Secret",
         type: PayloadType.UNSPECIFIED,

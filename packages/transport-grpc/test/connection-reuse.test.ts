@@ -2,8 +2,9 @@ import { create } from "@bufbuild/protobuf";
 import { Code, type ServiceTarget, TrestleError } from "@trestle/core";
 import { createReferenceCapability } from "@trestle/core/testing";
 import { CodeExecutionRequestSchema, ResourceRequestSchema, ToolInvokeRequestSchema } from "@trestle/proto";
+import { wanakuHandlers } from "@trestle/wanaku";
 import { afterEach, describe, expect, it } from "vitest";
-import { createGrpcTransport } from "../src/index.js";
+import { createGrpcWanakuTransport } from "../src/index.js";
 import { type ProtoLoaderServer, serveWithProtoLoader } from "./support/proto-loader-server.js";
 
 const echo = (i: number) => create(ToolInvokeRequestSchema, { uri: "echo://n", arguments: { i: String(i) } });
@@ -17,14 +18,14 @@ describe("one channel per target", () => {
   /** The reference capability on a proto-loader server that counts its TCP connections. */
   async function countedTarget(): Promise<{ server: ProtoLoaderServer; target: ServiceTarget }> {
     const capability = createReferenceCapability();
-    const server = await serveWithProtoLoader(capability.handlers);
+    const server = await serveWithProtoLoader(wanakuHandlers(capability.handlers));
     cleanups.push(() => server.close());
     return { server, target: server.target };
   }
 
   it("opens exactly one connection for 10,000 sequential calls, counted by the server", async () => {
     const { server, target } = await countedTarget();
-    const transport = createGrpcTransport();
+    const transport = createGrpcWanakuTransport();
     cleanups.push(() => transport.close());
 
     for (let i = 0; i < 10_000; i++) {
@@ -44,7 +45,7 @@ describe("one channel per target", () => {
   it("gives each target address its own connection", async () => {
     const a = await countedTarget();
     const b = await countedTarget();
-    const transport = createGrpcTransport();
+    const transport = createGrpcWanakuTransport();
     cleanups.push(() => transport.close());
     for (let i = 0; i < 20; i++) {
       await transport.invokeTool(echo(i), a.target);
@@ -55,7 +56,7 @@ describe("one channel per target", () => {
 
   it("closes the connection on release(target) and opens a new one for the next call", async () => {
     const { server, target } = await countedTarget();
-    const transport = createGrpcTransport();
+    const transport = createGrpcWanakuTransport();
     cleanups.push(() => transport.close());
     await transport.invokeTool(echo(1), target);
     expect(server.open).toBe(1);
@@ -67,7 +68,7 @@ describe("one channel per target", () => {
 
   it("lets a call in flight finish when its target is released", async () => {
     const { server, target } = await countedTarget();
-    const transport = createGrpcTransport();
+    const transport = createGrpcWanakuTransport();
     cleanups.push(() => transport.close());
     const slow = transport.invokeTool(create(ToolInvokeRequestSchema, { uri: "sleep://300" }), target);
     await server.until((p) => p.open === 1);
@@ -78,7 +79,7 @@ describe("one channel per target", () => {
 
   it("evicts a channel left idle for idleTimeoutMs", async () => {
     const { server, target } = await countedTarget();
-    const transport = createGrpcTransport({ idleTimeoutMs: 150 });
+    const transport = createGrpcWanakuTransport({ idleTimeoutMs: 150 });
     cleanups.push(() => transport.close());
     await transport.invokeTool(echo(1), target);
     const idleSince = Date.now();
@@ -90,7 +91,7 @@ describe("one channel per target", () => {
 
   it("keeps a channel that is used more often than idleTimeoutMs", async () => {
     const { server, target } = await countedTarget();
-    const transport = createGrpcTransport({ idleTimeoutMs: 750 });
+    const transport = createGrpcWanakuTransport({ idleTimeoutMs: 750 });
     cleanups.push(() => transport.close());
     const until = Date.now() + 1_200;
     while (Date.now() < until) {
@@ -102,7 +103,7 @@ describe("one channel per target", () => {
 
   it("on close(), fails calls in flight with Unavailable and drops the connection", async () => {
     const { server, target } = await countedTarget();
-    const transport = createGrpcTransport();
+    const transport = createGrpcWanakuTransport();
     const slow = transport.invokeTool(create(ToolInvokeRequestSchema, { uri: "sleep://5000" }), target);
     await server.until((p) => p.open === 1);
     await transport.close();

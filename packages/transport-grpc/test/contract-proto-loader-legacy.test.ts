@@ -1,4 +1,5 @@
 import { describeTransportContract } from "@trestle/core/testing";
+import { wanakuHandlers } from "@trestle/wanaku";
 import { createGrpcTransport } from "../src/index.js";
 import { deadTarget } from "./support/dead-target.js";
 import { serveWithProtoLoader } from "./support/proto-loader-server.js";
@@ -7,6 +8,6 @@ import { serveWithProtoLoader } from "./support/proto-loader-server.js";
 describeTransportContract({
   name: "grpc transport (legacy dialect) ↔ independent proto-loader legacy server",
   createTransport: () => createGrpcTransport(),
-  serve: (handlers) => serveWithProtoLoader(handlers, { dialect: "legacy" }),
+  serve: (handlers) => serveWithProtoLoader(wanakuHandlers(handlers), { dialect: "legacy" }),
   deadTarget: () => deadTarget("legacy"),
 });

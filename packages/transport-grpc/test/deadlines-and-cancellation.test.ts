@@ -1,14 +1,15 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { type BridgeTransport, type CapabilityHandlers, Code, TrestleError } from "@trestle/core";
+import { type CapabilityHandlers, Code, TrestleError } from "@trestle/core";
 import {
   CodeExecutionRequestSchema,
   ExecutionStatus,
   OutputType,
   ToolInvokeRequestSchema,
 } from "@trestle/proto";
+import type { WanakuTransport } from "@trestle/wanaku";
 import { afterEach, describe, expect, it } from "vitest";
-import { createGrpcTransport, type GrpcTransportOptions } from "../src/index.js";
+import { createGrpcWanakuTransport, type GrpcTransportOptions } from "../src/index.js";
 import { deadTarget } from "./support/dead-target.js";
 import {
   type ObservedCall,
@@ -76,13 +77,13 @@ function sleepyHandlers() {
 
 describe("deadlines, cancellation and dead ports", () => {
   let server: ProtoLoaderServer | undefined;
-  let transport: BridgeTransport | undefined;
+  let transport: WanakuTransport | undefined;
   const calls: ObservedCall[] = [];
 
   async function setUp(options: GrpcTransportOptions = {}) {
     const { handlers, seen } = sleepyHandlers();
     server = await serveWithProtoLoader(handlers, { onCall: (call) => calls.push(call) });
-    transport = createGrpcTransport(options);
+    transport = createGrpcWanakuTransport(options);
     return { target: server.target, seen, transport };
   }
 
@@ -93,7 +94,7 @@ describe("deadlines, cancellation and dead ports", () => {
   });
 
   it("fails fast with Unavailable on a dead port, without waiting for the default deadline", async () => {
-    transport = createGrpcTransport();
+    transport = createGrpcWanakuTransport();
     const dead = await deadTarget();
     const started = Date.now();
     expect((await rejection(transport.invokeTool(tool("echo://"), dead))).code).toBe(Code.Unavailable);
@@ -108,7 +109,7 @@ describe("deadlines, cancellation and dead ports", () => {
 
   it("reaches a service that starts on a once-dead port after the reconnect backoff", async () => {
     const dead = await deadTarget();
-    const t = createGrpcTransport({ channelOptions: { "grpc.initial_reconnect_backoff_ms": 100 } });
+    const t = createGrpcWanakuTransport({ channelOptions: { "grpc.initial_reconnect_backoff_ms": 100 } });
     transport = t;
     expect((await rejection(t.invokeTool(tool("echo://"), dead))).code).toBe(Code.Unavailable);
     server = await serveWithProtoLoader(sleepyHandlers().handlers, { port: dead.port });
@@ -162,7 +163,7 @@ describe("deadlines, cancellation and dead ports", () => {
     expect(calls[1]?.deadlineInMs).toBeGreaterThan(18_000);
     expect(calls[1]?.deadlineInMs).toBeLessThanOrEqual(20_000);
 
-    const perService = createGrpcTransport({ timeouts: () => ({ streamMs: 3_000 }) });
+    const perService = createGrpcWanakuTransport({ timeouts: () => ({ streamMs: 3_000 }) });
     try {
       const again = perService.executeCode(code(), target)[Symbol.asyncIterator]();
       await again.next();

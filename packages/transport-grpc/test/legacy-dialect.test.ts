@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import type * as grpc from "@grpc/grpc-js";
-import { type BridgeTransport, Code, type ServiceTarget, TrestleError } from "@trestle/core";
+import { Code, type ServiceTarget, TrestleError } from "@trestle/core";
 import {
   type CodeExecutionReply,
   CodeExecutionRequestSchema,
@@ -10,8 +10,9 @@ import {
   ResourceRequestSchema,
   ToolInvokeRequestSchema,
 } from "@trestle/proto";
+import type { WanakuTransport } from "@trestle/wanaku";
 import { afterEach, describe, expect, it } from "vitest";
-import { createGrpcTransport } from "../src/index.js";
+import { createGrpcWanakuTransport } from "../src/index.js";
 import {
   type ProtoLoaderServer,
   protoLoaderService,
@@ -38,7 +39,7 @@ async function rejection(promise: Promise<unknown>): Promise<TrestleError> {
 
 describe("legacy dialect", () => {
   let server: ProtoLoaderServer;
-  let transport: BridgeTransport;
+  let transport: WanakuTransport;
   const seen: Seen[] = [];
 
   function record(
@@ -95,8 +96,10 @@ describe("legacy dialect", () => {
     return target;
   }
 
-  function legacyTransport(): BridgeTransport {
-    transport = createGrpcTransport({ dialectFor: (t) => (t.port === server.port ? "legacy" : undefined) });
+  function legacyTransport(): WanakuTransport {
+    transport = createGrpcWanakuTransport({
+      dialectFor: (t) => (t.port === server.port ? "legacy" : undefined),
+    });
     return transport;
   }
 
@@ -237,7 +240,7 @@ describe("legacy dialect", () => {
   it("speaks v1 to a target the options do not mark legacy", async () => {
     const target = await serveLegacy({});
     const error = await rejection(
-      createGrpcTransport().invokeTool(create(ToolInvokeRequestSchema, {}), target),
+      createGrpcWanakuTransport().invokeTool(create(ToolInvokeRequestSchema, {}), target),
     );
     // The legacy server has no ai.wanaku.tool.v1.ToolInvoker.
     expect(error.code).toBe(Code.Unimplemented);

@@ -1,10 +1,11 @@
 import { create } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
-import { type BridgeTransport, Code, type ServiceTarget, TrestleError } from "@trestle/core";
+import { Code, type ServiceTarget, TrestleError } from "@trestle/core";
 import { createReferenceCapability } from "@trestle/core/testing";
 import { ToolInvokeRequestSchema } from "@trestle/proto";
+import { type WanakuTransport, wanakuHandlers } from "@trestle/wanaku";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createGrpcTransport, type GrpcTransportOptions } from "../src/index.js";
+import { createGrpcWanakuTransport, type GrpcTransportOptions } from "../src/index.js";
 import { type ProtoLoaderServer, serveWithProtoLoader } from "./support/proto-loader-server.js";
 import { generateTestCertificates, type TestCertificates } from "./support/test-certificates.js";
 
@@ -22,7 +23,7 @@ async function rejection(promise: Promise<unknown>): Promise<TrestleError> {
 describe("TLS and mutual TLS", () => {
   let certs: TestCertificates;
   const servers: ProtoLoaderServer[] = [];
-  const transports: BridgeTransport[] = [];
+  const transports: WanakuTransport[] = [];
 
   beforeAll(() => {
     certs = generateTestCertificates();
@@ -44,13 +45,15 @@ describe("TLS and mutual TLS", () => {
           mutual,
         )
       : grpc.ServerCredentials.createInsecure();
-    const server = await serveWithProtoLoader(createReferenceCapability().handlers, { credentials });
+    const server = await serveWithProtoLoader(wanakuHandlers(createReferenceCapability().handlers), {
+      credentials,
+    });
     servers.push(server);
     return server.target;
   }
 
-  function transport(options: GrpcTransportOptions = {}): BridgeTransport {
-    const t = createGrpcTransport(options);
+  function transport(options: GrpcTransportOptions = {}): WanakuTransport {
+    const t = createGrpcWanakuTransport(options);
     transports.push(t);
     return t;
   }

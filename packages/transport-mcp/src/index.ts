@@ -1,23 +1,10 @@
 /**
  * The MCP transport of Trestle: a `BridgeTransport` that fronts existing MCP servers, spawned over stdio or
- * reached over Streamable HTTP, with the MCP SDK client; plus the helpers the router needs to import an
- * upstream's catalog, build requests for it and restore MCP content from its replies.
+ * reached over Streamable HTTP, with the MCP SDK client, mapping core's protocol-neutral calls to MCP one to
+ * one; plus the helpers the router needs to import an upstream's catalog.
  *
  * @packageDocumentation
  */
-export { type McpCallListeners, type McpProgress, withMcpCallListeners } from "./call-listeners.js";
-export {
-  type DecodedToolReply,
-  decodeMcpContent,
-  decodeResourceReply,
-  decodeToolReply,
-  type EncodedStructuredContent,
-  encodeMcpContent,
-  encodeResourceResult,
-  encodeToolResult,
-  MCP_CONTENT_MARKER,
-  type McpResourceContents,
-} from "./content-encoding.js";
 export { codeForJsonRpcError, MCP_ERROR_CODE_METADATA_KEY } from "./mcp-failure.js";
 export {
   createMcpTransport,
@@ -34,9 +21,7 @@ export {
   type McpUpstream,
   programName,
 } from "./mcp-upstream.js";
-export { mcpProtocolCodec } from "./protocol-codec.js";
 export { DEFAULT_HANDSHAKE_TIMEOUT_MS, DEFAULT_START_TIMEOUT_MS } from "./timeouts.js";
-export { buildMcpToolRequest, type McpToolRequestInit, mcpToolArguments } from "./tool-request.js";
 export { MCP_TOOL_URI_SCHEME, type McpToolAddress, mcpToolUri, parseMcpToolUri } from "./tool-uri.js";
 export {
   listUpstreamCatalog,

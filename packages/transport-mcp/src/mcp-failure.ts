@@ -228,21 +228,23 @@ export function requestFailure(
 }
 
 /**
- * A tool result with `isError: true`, as one sentence: the tool's own text (its text blocks, joined) quoted
- * after the tool and server names. `Internal`, which the contract shows to the client as the service wrote it.
+ * `value` (a result or a logging message's data from the upstream) with the upstream's argument, environment
+ * and header values scrubbed from every string in it, however deep: a server may echo its own command line.
  */
-export function toolErrorResult(
-  toolName: string,
-  content: readonly { type: string; text?: unknown }[] | undefined,
-  subject: FailureSubject,
-): TrestleError {
-  const texts = (content ?? [])
-    .filter((block) => block.type === "text" && typeof block.text === "string")
-    .map((block) => block.text as string);
-  return new TrestleError(
-    `The tool '${toolName}' of the MCP server ${subject.label} reported an error: ${quoteUpstream(texts.join(" "), subject)}`,
-    Code.Internal,
-  );
+export function scrubUpstreamValue<T>(value: T, secrets: readonly string[]): T | string {
+  if (secrets.length === 0) return value;
+  if (typeof value === "string") return scrubSecrets(value, secrets);
+  if (value === null || typeof value !== "object") return value;
+  try {
+    return JSON.parse(
+      scrubSecrets(
+        JSON.stringify(value),
+        secrets.map((s) => JSON.stringify(s).slice(1, -1)),
+      ),
+    ) as T;
+  } catch {
+    return "[unserialisable data]";
+  }
 }
 
 /** True when an error says the HTTP upstream no longer knows the session (it restarted or expired it). */

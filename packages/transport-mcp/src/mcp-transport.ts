@@ -1,43 +1,32 @@
-import { create } from "@bufbuild/protobuf";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { Implementation } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Implementation } from "@modelcontextprotocol/sdk/types.js";
 import {
   type BridgeTransport,
   type CallOptions,
   Code,
+  type CodeOutput,
   createCallScope,
   DEFAULT_UNARY_TIMEOUT_MS,
   healthFromProbeError,
+  type JsonObject,
+  type LogMessage,
+  type PromptResult,
+  type ResourceResult,
   type ServiceTarget,
-  scrubSecrets,
+  type ToolResult,
   TrestleError,
   targetAddress,
 } from "@trestle/core";
-import {
-  type CodeExecutionReply,
-  type ResourceReply,
-  ResourceReplySchema,
-  type ToolInvokeReply,
-  ToolInvokeReplySchema,
-} from "@trestle/proto";
-import {
-  currentCallListeners,
-  type McpCallListeners,
-  type McpProgress,
-  outsideCallContext,
-} from "./call-listeners.js";
 import { createConnectionPool } from "./connection-pool.js";
-import { encodeResourceResult, encodeToolResult } from "./content-encoding.js";
 import {
   type FailureSubject,
   failureSubject,
   isSessionGone,
   requestFailure,
-  toolErrorResult,
+  scrubUpstreamValue,
 } from "./mcp-failure.js";
 import type { McpUpstream } from "./mcp-upstream.js";
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from "./timeouts.js";
-import { mcpToolArguments } from "./tool-request.js";
 import { parseMcpToolUri } from "./tool-uri.js";
 import {
   type ConnectionHooks,
@@ -81,6 +70,11 @@ export interface McpUpstreamDirectory {
    * for the transport's `handshakeTimeoutMs`.
    */
   handshakeTimeoutFor?(target: ServiceTarget): number | undefined;
+  /**
+   * The upstream's own name of the prompt a catalog knows as `name` (a forward may import names with a prefix),
+   * or `undefined` to send `name` as it is.
+   */
+  upstreamPromptName?(target: ServiceTarget, name: string): string | undefined;
 }
 
 /** Options for {@link createMcpTransport}. Every field is optional. */
@@ -108,7 +102,11 @@ export interface McpTransportOptions {
   idleTimeoutMs?: number;
   /** How the router introduces itself in `initialize`. Default `{ name: "trestle", version: "0.1.0" }`. */
   clientInfo?: Implementation;
-  /** Each logging message of an upstream served by a shared connection (see {@link McpCallListeners.onLog}). */
+  /**
+   * Each logging message of an upstream served by a shared connection: a pooled stdio process or an HTTP
+   * session serves many calls, and MCP does not tie a logging message to a request. A `per-call` process serves
+   * one call, so its messages go to that call's `CallOptions.onLog` instead (here when it has none).
+   */
   onLog?: (event: McpUpstreamLogEvent) => void;
   /** Each stderr line of a stdio upstream. Without it, stderr is discarded (never inherited). */
   onStderr?: (event: McpUpstreamStderrEvent) => void;
@@ -119,28 +117,11 @@ export interface McpTransportOptions {
 const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 const DEFAULT_CLIENT_INFO: Implementation = { name: "trestle", version: "0.1.0" };
 
-function unimplemented(method: string, contractMethod: string): TrestleError {
+function unimplemented(method: string): TrestleError {
   return new TrestleError(
-    `MCP servers have no counterpart of ${method} (${contractMethod}), so a forwarded MCP server cannot serve it`,
+    `MCP servers have no counterpart of ${method}, so a forwarded MCP server cannot serve it`,
     Code.Unimplemented,
   );
-}
-
-/**
- * A logging message with the upstream's argument, environment and header values scrubbed from its data: a
- * server may log its own command line.
- */
-function scrubLogMessage(message: McpLogMessage, subject: FailureSubject): McpLogMessage {
-  if (subject.secrets.length === 0) return message;
-  const text = JSON.stringify(message.data);
-  if (text === undefined) return message;
-  const scrubbed = scrubSecrets(text, subject.secrets);
-  if (scrubbed === text) return message;
-  try {
-    return { ...message, data: JSON.parse(scrubbed) };
-  } catch {
-    return { ...message, data: scrubbed };
-  }
 }
 
 function safely(call: () => void): void {
@@ -151,23 +132,56 @@ function safely(call: () => void): void {
   }
 }
 
+/** An MCP logging message as core's {@link LogMessage}. */
+function logMessage(message: McpLogMessage): LogMessage {
+  return {
+    level: message.level,
+    ...(message.logger !== undefined ? { logger: message.logger } : {}),
+    data: (message.data ?? null) as LogMessage["data"],
+  };
+}
+
+/**
+ * The upstream's `tools/call` result as core's {@link ToolResult}: its content blocks, `structuredContent`,
+ * `_meta` and `isError` as the upstream sent them (both follow MCP's content model). An `isError` result is
+ * text the upstream wrote about a failure, which may quote its own command line: its strings are scrubbed of
+ * the upstream's argument, environment and header values.
+ */
+function toolResult(result: CallToolResult, subject: FailureSubject): ToolResult {
+  const out: ToolResult = { content: (result.content ?? []) as ToolResult["content"] };
+  if (result.structuredContent !== undefined) out.structuredContent = result.structuredContent as JsonObject;
+  if (result._meta !== undefined) out._meta = result._meta as JsonObject;
+  if (result.isError !== true) return out;
+  out.isError = true;
+  const scrubbed = scrubUpstreamValue(out, subject.secrets);
+  return typeof scrubbed === "string"
+    ? { content: [{ type: "text", text: scrubbed }], isError: true }
+    : scrubbed;
+}
+
 /**
  * Creates a {@link BridgeTransport} that fronts existing MCP servers, reached over stdio (spawned) or Streamable
- * HTTP, with the MCP SDK client.
+ * HTTP, with the MCP SDK client. Calls map to MCP one to one, nothing encoded on the way:
  *
- * - `invokeTool` → `tools/call`: the tool is named by the request's `uri` (`mcp://<forward>/tools/<name>`, see
- *   {@link mcpToolUri}); the arguments are the request's `body` parsed as a JSON object (see
- *   {@link buildMcpToolRequest}), else its `arguments` map. Text blocks come back as plain `content` strings,
- *   every other block (and `structuredContent`) as marked JSON (see {@link decodeToolReply}).
- * - `acquireResource` → `resources/read` of `location`: text as plain strings, blobs as marked JSON (see
- *   {@link decodeResourceReply}).
+ * - `callTool` → `tools/call` of the tool the call's `tool.uri` names (`mcp://<forward>/tools/<name>`, see
+ *   {@link mcpToolUri}), with the call's JSON `arguments` as they are; the result's content blocks (text, image,
+ *   audio, embedded resource, resource link), `structuredContent`, `_meta` and `isError` come back as they are.
+ * - `readResource` → `resources/read` of the call's `uri`: the contents (text or blob, each with its own URI and
+ *   MIME type) and `_meta` as they are.
+ * - `getPrompt` → `prompts/get` of the prompt's name on the upstream (the directory's
+ *   `upstreamPromptName`, else the prompt's own name).
  * - `probeHealth` → `ping`: healthy when answered; `down` when the server cannot be started or reached.
- * - `executeCode`, `provision` → `Unimplemented`: MCP has no counterpart.
+ * - `executeCode`, `provision` → `Unimplemented`, naming the method: MCP has no counterpart.
  *
- * Failures, an `isError` tool result among them, reject with a `TrestleError` whose message is one sentence
- * that names the server by its program name or URL origin only; text from the server is scrubbed of the
- * upstream's argument, environment and header values. Cancelling `CallOptions.signal` sends
- * `notifications/cancelled` upstream. Progress reaches {@link withMcpCallListeners} listeners.
+ * Per call: `CallOptions.onProgress` gets the upstream's progress (a `progressToken` is sent only then);
+ * `onLog` gets the logging messages of a `per-call` process; `onInputRequest`, when present, answers a
+ * `per-call` process's `elicitation/create`, `sampling/createMessage` and `roots/list` (only then does the
+ * connection declare those capabilities; a pooled connection serves many calls and declares none, since MCP
+ * does not tie such a request to one call). Cancelling `signal` sends `notifications/cancelled` upstream.
+ *
+ * Failures reject with a `TrestleError` whose message is one sentence that names the server by its program
+ * name or URL origin only; text from the server is scrubbed of the upstream's argument, environment and header
+ * values.
  *
  * Stdio upstreams in `pooled` mode keep one process per target and upstream, serving concurrent calls at
  * once, closed after `idleTimeoutMs` without calls and started again by the next call after it dies; `per-call`
@@ -177,9 +191,10 @@ function safely(call: () => void): void {
  *
  * @example
  * ```ts
- * const transport = createMcpTransport({ upstreamFor: (target) => forwards.get(target.serviceName)?.upstream });
- * const reply = await transport.invokeTool(
- *   buildMcpToolRequest({ forward: "everything", toolName: "get-sum", arguments: { a: 1, b: 2 } }),
+ * const transport = createMcpTransport({ directory: forwards });
+ * const result = await transport.callTool(
+ *   { tool: { name: "ev_get-sum", type: "forward.everything", uri: mcpToolUri("everything", "get-sum") },
+ *     arguments: { a: 1, b: 2 } },
  *   target,
  * );
  * ```
@@ -202,16 +217,20 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
   const teardowns = new Set<Promise<void>>();
   let closed = false;
 
-  function hooksFor(target: ServiceTarget, subject: FailureSubject, pooled: boolean): ConnectionHooks {
+  /** What a connection reports; `callOptions` only for a connection that serves one call. */
+  function hooksFor(
+    target: ServiceTarget,
+    subject: FailureSubject,
+    callOptions: CallOptions | undefined,
+    pooled: boolean,
+  ): ConnectionHooks {
     const hooks: ConnectionHooks = {};
     const { onLog, onStderr, onListChanged } = options;
-    const listeners = pooled ? undefined : currentCallListeners();
-    if (listeners?.onLog) {
-      const onCallLog = listeners.onLog;
-      hooks.onLog = (message) => onCallLog(scrubLogMessage(message, subject));
+    const onCallLog = callOptions?.onLog;
+    if (onCallLog) {
+      hooks.onLog = (message) => onCallLog(logMessage(message));
     } else if (onLog) {
-      hooks.onLog = (message) =>
-        onLog({ target, upstream: subject.label, message: scrubLogMessage(message, subject) });
+      hooks.onLog = (message) => onLog({ target, upstream: subject.label, message });
     }
     if (onStderr) hooks.onStderr = (line) => onStderr({ target, upstream: subject.label, line });
     if (onListChanged && pooled) {
@@ -224,14 +243,12 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
     open(target, upstream, onClosed) {
       const subject = failureSubject(upstream);
-      return outsideCallContext(() =>
-        openUpstreamConnection(upstream, {
-          subject,
-          clientInfo,
-          handshakeTimeoutMs: handshakeTimeoutFor(target),
-          hooks: { ...hooksFor(target, subject, true), onClosed },
-        }),
-      );
+      return openUpstreamConnection(upstream, {
+        subject,
+        clientInfo,
+        handshakeTimeoutMs: handshakeTimeoutFor(target),
+        hooks: { ...hooksFor(target, subject, undefined, true), onClosed },
+      });
     },
   });
 
@@ -277,7 +294,7 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     const deadlineMs = deadlineFor(target, callOptions);
     const scope = createCallScope(callOptions?.signal, deadlineMs);
     const started = Date.now();
-    const onProgress = currentCallListeners()?.onProgress;
+    const onProgress = callOptions?.onProgress;
     const run = async (connection: UpstreamConnection): Promise<T> => {
       const requestOptions: RequestOptions = {
         signal: scope.signal,
@@ -286,10 +303,13 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
       };
       if (!onProgress) return request(connection, requestOptions, subject, {});
       const tracked = connection.trackProgress((progress) => {
-        const out: McpProgress = { progress: progress.progress };
-        if (progress.total !== undefined) out.total = progress.total;
-        if (progress.message !== undefined) out.message = progress.message;
-        safely(() => onProgress(out));
+        safely(() =>
+          onProgress({
+            progress: progress.progress,
+            ...(progress.total !== undefined ? { total: progress.total } : {}),
+            ...(progress.message !== undefined ? { message: progress.message } : {}),
+          }),
+        );
       });
       try {
         return await request(connection, requestOptions, subject, { progressToken: tracked.token });
@@ -299,7 +319,7 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     };
     try {
       if (upstream.kind === "stdio" && upstream.mode === "per-call") {
-        return await perCallRequest(target, upstream, subject, scope.signal, run);
+        return await perCallRequest(target, upstream, subject, scope.signal, callOptions, run);
       }
       for (let attempt = 0; ; attempt++) {
         const lease = await pool.acquire(target, upstream, scope.signal);
@@ -328,14 +348,17 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     upstream: McpUpstream,
     subject: FailureSubject,
     signal: AbortSignal,
+    callOptions: CallOptions | undefined,
     run: (connection: UpstreamConnection) => Promise<T>,
   ): Promise<T> {
+    const onInputRequest = callOptions?.onInputRequest;
     const connection = await openUpstreamConnection(upstream, {
       subject,
       clientInfo,
       handshakeTimeoutMs: handshakeTimeoutFor(target),
       signal,
-      hooks: hooksFor(target, subject, false),
+      hooks: hooksFor(target, subject, callOptions, false),
+      ...(onInputRequest ? { onInputRequest: (request) => onInputRequest(request) } : {}),
     });
     const entry = { targetId: target.id, connection };
     perCall.add(entry);
@@ -352,43 +375,50 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
   }
 
   return {
-    async invokeTool(request, target, callOptions): Promise<ToolInvokeReply> {
-      // A malformed request fails before any server is started for it.
-      const { toolName } = parseMcpToolUri(request.uri);
-      const args = mcpToolArguments(request);
+    async callTool(call, target, callOptions): Promise<ToolResult> {
+      // A malformed reference fails before any server is started for it.
+      const { toolName } = parseMcpToolUri(call.tool.uri);
       return withUpstream(
         target,
         callOptions,
         "tools/call",
         async (connection, requestOptions, subject, meta) => {
-          const params = { name: toolName, arguments: args };
+          const params = { name: toolName, arguments: call.arguments };
           const result = await connection.client.callTool(
             meta.progressToken ? { ...params, _meta: { progressToken: meta.progressToken } } : params,
             undefined,
             requestOptions,
           );
-          if (result.isError)
-            throw toolErrorResult(toolName, result.content as { type: string; text?: unknown }[], subject);
-          return create(ToolInvokeReplySchema, {
-            content: encodeToolResult(result as Parameters<typeof encodeToolResult>[0]),
-          });
+          return toolResult(result as CallToolResult, subject);
         },
       );
     },
-    acquireResource(request, target, callOptions): Promise<ResourceReply> {
+    readResource(read, target, callOptions): Promise<ResourceResult> {
       return withUpstream(target, callOptions, "resources/read", async (connection, requestOptions) => {
-        const result = await connection.client.readResource({ uri: request.location }, requestOptions);
-        return create(ResourceReplySchema, { content: encodeResourceResult(result, request.location) });
+        const result = await connection.client.readResource({ uri: read.uri }, requestOptions);
+        const out: ResourceResult = { contents: result.contents as ResourceResult["contents"] };
+        if (result._meta !== undefined) out._meta = result._meta as JsonObject;
+        return out;
       });
     },
-    executeCode(): AsyncIterable<CodeExecutionReply> {
-      const error = unimplemented("executeCode", "CodeExecutor.ExecuteCode");
+    getPrompt(get, target, callOptions): Promise<PromptResult> {
+      const name = directory?.upstreamPromptName?.(target, get.prompt.name) ?? get.prompt.name;
+      return withUpstream(target, callOptions, "prompts/get", async (connection, requestOptions) => {
+        const result = await connection.client.getPrompt({ name, arguments: get.arguments }, requestOptions);
+        const out: PromptResult = { messages: result.messages as PromptResult["messages"] };
+        if (result.description !== undefined) out.description = result.description;
+        if (result._meta !== undefined) out._meta = result._meta as JsonObject;
+        return out;
+      });
+    },
+    executeCode(): AsyncIterable<CodeOutput> {
+      const error = unimplemented("executeCode");
       return {
         [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }),
       };
     },
     async provision() {
-      throw unimplemented("provision", "Provisioner.Provision");
+      throw unimplemented("provision");
     },
     async probeHealth(target, callOptions) {
       try {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { describeUpstream, upstreamKey, upstreamSecretValues } from "./mcp-upstream.js";
-import { buildMcpToolRequest } from "./tool-request.js";
 
 describe("upstream descriptions", () => {
   it("names a stdio server by its program only and an HTTP server by its origin only", () => {
@@ -37,16 +36,5 @@ describe("upstream descriptions", () => {
     expect(upstreamKey({ kind: "stdio", command: "a" })).not.toBe(
       upstreamKey({ kind: "stdio", command: "b" }),
     );
-  });
-
-  it("builds a request whose body carries the typed arguments and whose map carries them as text", () => {
-    const request = buildMcpToolRequest({
-      forward: "f",
-      toolName: "t",
-      arguments: { n: 1, o: { a: [true] }, z: null },
-    });
-    expect(request.uri).toBe("mcp://f/tools/t");
-    expect(JSON.parse(request.body)).toEqual({ n: 1, o: { a: [true] }, z: null });
-    expect(request.arguments).toEqual({ n: "1", o: '{"a":[true]}' });
   });
 });

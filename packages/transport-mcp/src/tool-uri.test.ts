@@ -1,9 +1,8 @@
-import { Code, TrestleError } from "@trestle/core";
+import { TrestleError } from "@trestle/core";
 import { describe, expect, it } from "vitest";
-import { mcpToolArguments } from "./tool-request.js";
 import { mcpToolUri, parseMcpToolUri } from "./tool-uri.js";
 
-describe("MCP tool URIs and arguments", () => {
+describe("MCP tool URIs", () => {
   it.each(["get-sum", "with space", "a/b", "ünïcode.tool", "%41"])("round-trips the tool name %s", (name) => {
     expect(parseMcpToolUri(mcpToolUri("my forward", name))).toEqual({
       forward: "my forward",
@@ -14,17 +13,6 @@ describe("MCP tool URIs and arguments", () => {
   it("refuses a URI of another form with InvalidArgument", () => {
     for (const uri of ["mcp://f/tool/x", "https://f/tools/x", "mcp://f/tools/", "mcp://f/tools/%E0%A4%A"]) {
       expect(() => parseMcpToolUri(uri)).toThrow(TrestleError);
-    }
-  });
-
-  it("reads the body as the arguments object, and falls back to the string map", () => {
-    expect(mcpToolArguments({ body: '{"a":1}', arguments: { a: "x" } })).toEqual({ a: 1 });
-    expect(mcpToolArguments({ body: "", arguments: { a: "x" } })).toEqual({ a: "x" });
-    try {
-      mcpToolArguments({ body: "null", arguments: {} });
-      expect.unreachable();
-    } catch (error) {
-      expect((error as TrestleError).code).toBe(Code.InvalidArgument);
     }
   });
 });

@@ -4,17 +4,29 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
+  type ClientCapabilities,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
   type Implementation,
+  ListRootsRequestSchema,
   type LoggingMessageNotification,
   LoggingMessageNotificationSchema,
+  McpError,
   type Progress,
   ProgressNotificationSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { Code, scrubSecrets, TrestleError } from "@trestle/core";
-import { type FailureSubject, handshakeFailure } from "./mcp-failure.js";
+import {
+  Code,
+  type InputRequest,
+  type InputResponse,
+  type JsonObject,
+  scrubSecrets,
+  TrestleError,
+} from "@trestle/core";
+import { type FailureSubject, handshakeFailure, scrubUpstreamValue } from "./mcp-failure.js";
 import type { McpUpstream } from "./mcp-upstream.js";
 import { descendantPids, isProcessAlive, killAll } from "./process-tree.js";
 
@@ -47,6 +59,12 @@ export interface OpenConnectionOptions {
   /** Aborts the handshake (its reason is thrown). */
   signal?: AbortSignal;
   hooks?: ConnectionHooks;
+  /**
+   * Answers the upstream's requests for input (`elicitation/create`, `sampling/createMessage`, `roots/list`).
+   * Only with it does the connection declare the `elicitation`, `sampling` and `roots` capabilities: without
+   * it the upstream knows not to ask.
+   */
+  onInputRequest?(request: InputRequest): Promise<InputResponse>;
 }
 
 /** One initialised MCP client session with one upstream. */
@@ -104,27 +122,48 @@ function pipeStderrLines(stream: Stream | null, onLine: (line: string) => void):
   });
 }
 
-function scrubValue(value: unknown, secrets: readonly string[]): unknown {
-  if (typeof value === "string") return scrubSecrets(value, secrets);
-  if (value === null || typeof value !== "object") return value;
-  try {
-    return JSON.parse(
-      scrubSecrets(
-        JSON.stringify(value),
-        secrets.map((s) => JSON.stringify(s).slice(1, -1)),
-      ),
-    );
-  } catch {
-    return "[unserialisable log data]";
-  }
-}
-
 function safely(call: () => void): void {
   try {
     call();
   } catch {
     // A listener that throws must not take the connection down with it.
   }
+}
+
+/** A JSON-RPC error for an input request the router's client declined or cancelled. */
+function refused(method: string, response: InputResponse): McpError {
+  return new McpError(-1, `The client answered ${method} with '${response.action}'`);
+}
+
+/**
+ * Hands the upstream's server-to-client requests to `onInputRequest` and answers with what it says: an
+ * elicitation's action (and content when accepted) as it is; a sampling or roots result when accepted, else a
+ * JSON-RPC error.
+ */
+function relayInputRequests(
+  client: Client,
+  onInputRequest: (request: InputRequest) => Promise<InputResponse>,
+): void {
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    const response = await onInputRequest({ kind: "elicitation", params: request.params as JsonObject });
+    return {
+      action: response.action,
+      ...(response.action === "accept" && response.result ? { content: response.result } : {}),
+    } as never;
+  });
+  client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+    const response = await onInputRequest({ kind: "sampling", params: request.params as JsonObject });
+    if (response.action !== "accept" || !response.result) throw refused("sampling/createMessage", response);
+    return response.result as never;
+  });
+  client.setRequestHandler(ListRootsRequestSchema, async (request) => {
+    const response = await onInputRequest({
+      kind: "roots",
+      params: (request.params ?? {}) as JsonObject,
+    });
+    if (response.action !== "accept" || !response.result) throw refused("roots/list", response);
+    return response.result as never;
+  });
 }
 
 /**
@@ -140,7 +179,11 @@ export async function openUpstreamConnection(
   options: OpenConnectionOptions,
 ): Promise<UpstreamConnection> {
   const { subject, hooks = {} } = options;
-  const client = new Client(options.clientInfo, { capabilities: {} });
+  const capabilities: ClientCapabilities = options.onInputRequest
+    ? { elicitation: {}, sampling: {}, roots: { listChanged: false } }
+    : {};
+  const client = new Client(options.clientInfo, { capabilities });
+  if (options.onInputRequest) relayInputRequests(client, options.onInputRequest);
   let closed = false;
   let onClosedCalled = false;
   const ended = new Promise<void>((resolve) => {
@@ -158,7 +201,10 @@ export async function openUpstreamConnection(
     if (hooks.onError) safely(() => hooks.onError?.(error));
   };
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
-    const params = { ...notification.params, data: scrubValue(notification.params.data, subject.secrets) };
+    const params = {
+      ...notification.params,
+      data: scrubUpstreamValue(notification.params.data, subject.secrets),
+    };
     if (hooks.onLog) safely(() => hooks.onLog?.(params));
   });
   const progressRoutes = new Map<string | number, (progress: Progress) => void>();

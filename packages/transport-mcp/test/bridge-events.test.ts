@@ -7,7 +7,7 @@ import {
 } from "@trestle/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { createMcpTransport, type McpUpstream, mcpToolUri } from "../src/index.js";
-import { FIXTURE, mcpTarget } from "./support/upstreams.js";
+import { FIXTURE, mcpTarget, texts } from "./support/upstreams.js";
 
 const CANARY = "canary-bridge-94e1d0b7";
 
@@ -58,13 +58,11 @@ describe("forwarded calls through the stock InvokerBridge", () => {
     });
   });
 
-  it("records FAILED with execution_error for an isError result, and the client reads one sentence", async () => {
+  it("records FAILED with execution_error for an isError result, and the client reads the upstream's text", async () => {
     events.length = 0;
     const result = await bridge.execute({ message: "quota exceeded" }, tool("fixture", "fail"));
     expect(result.isError).toBe(true);
-    expect(result.content[0]?.text).toBe(
-      "The tool 'fail' of the MCP server 'node' reported an error: quota exceeded",
-    );
+    expect(texts(result)).toEqual(["quota exceeded"]);
     expect(events[1]).toMatchObject({ type: "failed", errorCategory: "execution_error" });
   });
 
@@ -72,7 +70,7 @@ describe("forwarded calls through the stock InvokerBridge", () => {
     events.length = 0;
     const result = await bridge.execute({}, tool("broken", "anything"));
     expect(result.isError).toBe(true);
-    expect(result.content[0]?.text).toContain("could not be started: the program was not found");
+    expect(texts(result).join(" ")).toContain("could not be started: the program was not found");
     expect(events[1]).toMatchObject({ type: "failed", errorCategory: "service_unavailable" });
   });
 });

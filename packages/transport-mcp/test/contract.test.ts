@@ -1,17 +1,15 @@
-import { create } from "@bufbuild/protobuf";
 import { type BridgeTransport, Code } from "@trestle/core";
-import { CodeExecutionRequestSchema, ResourceRequestSchema, ToolInvokeRequestSchema } from "@trestle/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMcpTransport, MCP_ERROR_CODE_METADATA_KEY, type McpUpstream } from "../src/index.js";
 import {
-  createMcpTransport,
-  decodeResourceReply,
-  decodeToolReply,
-  MCP_ERROR_CODE_METADATA_KEY,
-  type McpUpstream,
-} from "../src/index.js";
-import { fixtureUpstream, freePort, mcpTarget, rejection, toolCall } from "./support/upstreams.js";
-
-const read = (location: string) => create(ResourceRequestSchema, { location });
+  fixtureUpstream,
+  freePort,
+  mcpTarget,
+  resourceRead as read,
+  rejection,
+  texts,
+  toolCall,
+} from "./support/upstreams.js";
 
 describe("MCP transport contract over stdio (fixture server)", () => {
   let transport: BridgeTransport;
@@ -25,10 +23,10 @@ describe("MCP transport contract over stdio (fixture server)", () => {
     await transport.close();
   });
 
-  it("sends the body's JSON arguments with their original types", async () => {
+  it("sends the call's JSON arguments with their original types", async () => {
     const args = { n: 1.5, i: 7, b: false, s: "1", nil: null, list: [1, "two"], obj: { deep: { x: true } } };
-    const reply = await transport.invokeTool(toolCall("describe_args", args), target);
-    expect(JSON.parse(reply.content[0] ?? "")).toEqual({
+    const reply = await transport.callTool(toolCall("describe_args", args), target);
+    expect(JSON.parse(texts(reply)[0] ?? "")).toEqual({
       args,
       types: {
         n: "number",
@@ -42,19 +40,9 @@ describe("MCP transport contract over stdio (fixture server)", () => {
     });
   });
 
-  it("sends the arguments map as strings when the body is empty", async () => {
-    const request = create(ToolInvokeRequestSchema, {
-      uri: "mcp://fixture/tools/describe_args",
-      arguments: { n: "1", b: "true" },
-    });
-    const reply = await transport.invokeTool(request, target);
-    expect(JSON.parse(reply.content[0] ?? "").types).toEqual({ n: "string", b: "string" });
-  });
-
-  it("keeps text as plain strings and every other block, and structured content, restorable", async () => {
-    const reply = await transport.invokeTool(toolCall("mixed"), target);
-    expect(reply.content[0]).toBe("plain");
-    expect(decodeToolReply(reply.content)).toEqual({
+  it("returns every content block, and structured content, as the upstream sent them", async () => {
+    const reply = await transport.callTool(toolCall("mixed"), target);
+    expect(reply).toEqual({
       content: [
         { type: "text", text: "plain" },
         { type: "text", text: "annotated", annotations: { priority: 1 } },
@@ -69,12 +57,9 @@ describe("MCP transport contract over stdio (fixture server)", () => {
     });
   });
 
-  it("turns an isError result into one sentence naming the tool and the program", async () => {
-    const error = await rejection(
-      transport.invokeTool(toolCall("fail", { message: "disk\nis full." }), target),
-    );
-    expect(error.code).toBe(Code.Internal);
-    expect(error.rawMessage).toBe("The tool 'fail' of the MCP server 'node' reported an error: disk is full");
+  it("returns an isError result as the upstream sent it", async () => {
+    const reply = await transport.callTool(toolCall("fail", { message: "disk\nis full." }), target);
+    expect(reply).toEqual({ content: [{ type: "text", text: "disk\nis full." }], isError: true });
   });
 
   it.each([
@@ -84,7 +69,7 @@ describe("MCP transport contract over stdio (fixture server)", () => {
     [-32603, Code.Internal],
   ])("maps JSON-RPC error %i to code %i with the upstream's text", async (jsonRpcCode, code) => {
     const error = await rejection(
-      transport.invokeTool(toolCall("jsonrpc_error", { code: jsonRpcCode, message: "nope" }), target),
+      transport.callTool(toolCall("jsonrpc_error", { code: jsonRpcCode, message: "nope" }), target),
     );
     expect(error.code).toBe(code);
     expect(error.rawMessage).toBe(
@@ -93,40 +78,41 @@ describe("MCP transport contract over stdio (fixture server)", () => {
     expect(error.metadata[MCP_ERROR_CODE_METADATA_KEY]).toBe(String(jsonRpcCode));
   });
 
-  it("reads text resources as plain strings and blobs as restorable contents", async () => {
-    expect((await transport.acquireResource(read("fixture://text"), target)).content).toEqual([
-      "hello resource",
+  it("reads text and blob resources as the upstream sent them", async () => {
+    expect((await transport.readResource(read("fixture://text"), target)).contents).toEqual([
+      expect.objectContaining({ uri: "fixture://text", text: "hello resource" }),
     ]);
-    const blob = await transport.acquireResource(read("fixture://blob"), target);
-    expect(decodeResourceReply(blob.content, { uri: "fixture://blob" })).toEqual([
+    const blob = await transport.readResource(read("fixture://blob"), target);
+    expect(blob.contents).toEqual([
       { uri: "fixture://blob", mimeType: "application/octet-stream", blob: "AAEC" },
     ]);
   });
 
   it("keeps the URI of every content of a templated resource", async () => {
-    const reply = await transport.acquireResource(read("fixture://item/9"), target);
-    expect(reply.content[0]).toBe("item 9");
-    expect(decodeResourceReply(reply.content, { uri: "fixture://item/9", mimeType: "text/plain" })).toEqual([
-      { uri: "fixture://item/9", mimeType: "text/plain", text: "item 9" },
+    const reply = await transport.readResource(read("fixture://item/9"), target);
+    expect(reply.contents).toEqual([
+      { uri: "fixture://item/9", text: "item 9" },
       { uri: "fixture://item/9/extra", text: "another uri" },
     ]);
   });
 
   it("answers an unknown resource with NotFound", async () => {
-    const error = await rejection(transport.acquireResource(read("fixture://missing"), target));
+    const error = await rejection(transport.readResource(read("fixture://missing"), target));
     expect(error.code).toBe(Code.NotFound);
     expect(error.rawMessage).toContain("resources/read with error -32002");
   });
 
   it("refuses executeCode and provision as Unimplemented, naming the method", async () => {
-    const stream = transport.executeCode(create(CodeExecutionRequestSchema, {}), target);
+    const stream = transport.executeCode({ engineType: "e", language: "l", code: "" }, target);
     const iterator = stream[Symbol.asyncIterator]();
     const execError = await rejection(iterator.next());
     expect(execError.code).toBe(Code.Unimplemented);
-    expect(execError.rawMessage).toContain("executeCode (CodeExecutor.ExecuteCode)");
-    const provisionError = await rejection(transport.provision("t", "{}", "{}", target));
+    expect(execError.rawMessage).toContain("no counterpart of executeCode");
+    const provisionError = await rejection(
+      transport.provision({ name: "t", configurationData: "{}", secretsData: "{}" }, target),
+    );
     expect(provisionError.code).toBe(Code.Unimplemented);
-    expect(provisionError.rawMessage).toContain("provision (Provisioner.Provision)");
+    expect(provisionError.rawMessage).toContain("no counterpart of provision");
   });
 
   it("probes health with ping", async () => {
@@ -134,20 +120,16 @@ describe("MCP transport contract over stdio (fixture server)", () => {
   });
 
   it("fails a target with no upstream with NotFound, and a malformed tool URI with InvalidArgument", async () => {
-    const unknown = await rejection(transport.invokeTool(toolCall("echo"), mcpTarget("unknown", "nothing")));
+    const unknown = await rejection(transport.callTool(toolCall("echo"), mcpTarget("unknown", "nothing")));
     expect(unknown.code).toBe(Code.NotFound);
     expect(unknown.rawMessage).toContain("'nothing'");
     const badUri = await rejection(
-      transport.invokeTool(create(ToolInvokeRequestSchema, { uri: "http://x/echo" }), target),
-    );
-    expect(badUri.code).toBe(Code.InvalidArgument);
-    const badBody = await rejection(
-      transport.invokeTool(
-        create(ToolInvokeRequestSchema, { uri: "mcp://f/tools/echo", body: "[1]" }),
+      transport.callTool(
+        { tool: { name: "echo", type: "fixture", uri: "http://x/echo" }, arguments: {} },
         target,
       ),
     );
-    expect(badBody.code).toBe(Code.InvalidArgument);
+    expect(badUri.code).toBe(Code.InvalidArgument);
   });
 });
 
@@ -178,7 +160,7 @@ describe("MCP transport health and lifecycle", () => {
   it("rejects calls with Unavailable once closed", async () => {
     const transport = createMcpTransport({ upstreamFor: () => fixtureUpstream() });
     await transport.close();
-    const error = await rejection(transport.invokeTool(toolCall("echo", { text: "x" }), mcpTarget()));
+    const error = await rejection(transport.callTool(toolCall("echo", { text: "x" }), mcpTarget()));
     expect(error.code).toBe(Code.Unavailable);
     await transport.close();
   });
@@ -188,7 +170,7 @@ describe("MCP transport health and lifecycle", () => {
     const port = await freePort();
     try {
       const error = await rejection(
-        transport.invokeTool(toolCall("echo"), { ...mcpTarget(), host: "127.0.0.1", port }),
+        transport.callTool(toolCall("echo"), { ...mcpTarget(), host: "127.0.0.1", port }),
       );
       expect(error.code).toBe(Code.Unavailable);
       expect(error.rawMessage).toBe(

@@ -62,14 +62,14 @@ describe("failures are one sentence that never quotes argv past the program name
   });
 
   it("a program that does not exist", async () => {
-    const error = await rejection(transport.invokeTool(toolCall("echo"), mcpTarget("notFound")));
+    const error = await rejection(transport.callTool(toolCall("echo"), mcpTarget("notFound")));
     expect(error.code).toBe(Code.Unavailable);
     expect(error.rawMessage).toBe("The MCP server 'mcp-x' could not be started: the program was not found");
     expectNoCanary(everythingIn(error));
   });
 
   it("a server that exits at start, after printing its argv and environment to stderr", async () => {
-    const error = await rejection(transport.invokeTool(toolCall("echo"), mcpTarget("exitsAtStart")));
+    const error = await rejection(transport.callTool(toolCall("echo"), mcpTarget("exitsAtStart")));
     expect(error.code).toBe(Code.Unavailable);
     expect(error.rawMessage).toBe("The MCP server 'node' exited before completing the MCP handshake");
     expectNoCanary(everythingIn(error));
@@ -84,7 +84,7 @@ describe("failures are one sentence that never quotes argv past the program name
     });
     try {
       const started = Date.now();
-      const error = await rejection(impatient.invokeTool(toolCall("echo"), mcpTarget("silent")));
+      const error = await rejection(impatient.callTool(toolCall("echo"), mcpTarget("silent")));
       expect(error.code).toBe(Code.Unavailable);
       expect(error.rawMessage).toBe("The MCP server 'node' did not complete the MCP handshake within 500 ms");
       expect(Date.now() - started).toBeLessThan(8_000);
@@ -95,7 +95,7 @@ describe("failures are one sentence that never quotes argv past the program name
   });
 
   it("a JSON-RPC error, a log message and stderr that echo argv and environment", async () => {
-    const error = await rejection(transport.invokeTool(toolCall("leak"), mcpTarget("normal")));
+    const error = await rejection(transport.callTool(toolCall("leak"), mcpTarget("normal")));
     expect(error.code).toBe(Code.Internal);
     expect(error.rawMessage).toMatch(
       /^The MCP server 'node' answered tools\/call with error -32603: cannot serve: /,
@@ -108,17 +108,16 @@ describe("failures are one sentence that never quotes argv past the program name
 
   it("an isError result that echoes argv and environment, pooled and per call", async () => {
     for (const id of ["normal", "perCall"]) {
-      const error = await rejection(transport.invokeTool(toolCall("leak_is_error"), mcpTarget(id)));
-      expect(error.code).toBe(Code.Internal);
-      expect(error.rawMessage).toMatch(
-        /^The tool 'leak_is_error' of the MCP server 'node' reported an error: refused: /,
-      );
-      expectNoCanary(everythingIn(error));
+      const result = await transport.callTool(toolCall("leak_is_error"), mcpTarget(id));
+      expect(result.isError).toBe(true);
+      expect(result.content).toEqual([{ type: "text", text: expect.stringMatching(/^refused: /) }]);
+      expect(JSON.stringify(result)).toContain("[REDACTED]");
+      expectNoCanary(JSON.stringify(result));
     }
   });
 
   it("a server that dies during the call", async () => {
-    const error = await rejection(transport.invokeTool(toolCall("crash"), mcpTarget("normal")));
+    const error = await rejection(transport.callTool(toolCall("crash"), mcpTarget("normal")));
     expect(error.rawMessage).toBe("The MCP server 'node' exited during the tools/call request");
     expectNoCanary(everythingIn(error));
   });
@@ -149,12 +148,12 @@ describe("failures are one sentence that never quotes argv past the program name
       upstreamFor: (target) => (target.id === "password" ? withPassword : http),
     });
     try {
-      const error = await rejection(t.invokeTool(toolCall("echo"), mcpTarget()));
+      const error = await rejection(t.callTool(toolCall("echo"), mcpTarget()));
       expect(error.rawMessage).toBe(
         `The MCP server at http://127.0.0.1:${port} could not be reached (connection refused)`,
       );
       expectNoCanary(everythingIn(error));
-      const refused = await rejection(t.invokeTool(toolCall("echo"), mcpTarget("password")));
+      const refused = await rejection(t.callTool(toolCall("echo"), mcpTarget("password")));
       expect(refused.code).toBe(Code.InvalidArgument);
       expect(refused.rawMessage).toContain("holds a user name or password");
       expectNoCanary(everythingIn(refused));

@@ -1,15 +1,21 @@
-import { type BridgeTransport, Code } from "@trestle/core";
+import { type BridgeTransport, Code, type Progress } from "@trestle/core";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createMcpTransport,
   type McpListChangedEvent,
-  type McpProgress,
   type McpTransportOptions,
   type McpUpstream,
   type McpUpstreamLogEvent,
-  withMcpCallListeners,
 } from "../src/index.js";
-import { alive, eventually, fixtureUpstream, mcpTarget, rejection, toolCall } from "./support/upstreams.js";
+import {
+  alive,
+  eventually,
+  fixtureUpstream,
+  mcpTarget,
+  rejection,
+  texts,
+  toolCall,
+} from "./support/upstreams.js";
 
 describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellation", () => {
   let transport: BridgeTransport | undefined;
@@ -24,7 +30,7 @@ describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellati
   }
 
   async function pidOf(t: BridgeTransport, on = target): Promise<number> {
-    return Number((await t.invokeTool(toolCall("pid"), on)).content[0]);
+    return Number(texts(await t.callTool(toolCall("pid"), on))[0]);
   }
 
   afterEach(async () => {
@@ -37,10 +43,10 @@ describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellati
     const first = await pidOf(t);
     const started = Date.now();
     const replies = await Promise.all(
-      Array.from({ length: 100 }, () => t.invokeTool(toolCall("sleep", { ms: 200 }), target)),
+      Array.from({ length: 100 }, () => t.callTool(toolCall("sleep", { ms: 200 }), target)),
     );
     const elapsed = Date.now() - started;
-    expect(replies.every((r) => r.content[0] === "slept")).toBe(true);
+    expect(replies.every((r) => texts(r)[0] === "slept")).toBe(true);
     // Serialised, they would take 100 × 200 ms = 20 s.
     expect(elapsed).toBeLessThan(5_000);
     expect(await pidOf(t)).toBe(first);
@@ -49,7 +55,7 @@ describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellati
   it("restarts a server that crashed on the next call, and fails the call it died in", async () => {
     const t = open(fixtureUpstream());
     const before = await pidOf(t);
-    const error = await rejection(t.invokeTool(toolCall("crash"), target));
+    const error = await rejection(t.callTool(toolCall("crash"), target));
     expect(error.code).toBe(Code.Unavailable);
     expect(error.rawMessage).toBe("The MCP server 'node' exited during the tools/call request");
     const after = await pidOf(t);
@@ -68,7 +74,7 @@ describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellati
   it("keeps a server busy with a call alive past the idle timeout", async () => {
     const t = open(fixtureUpstream(), { idleTimeoutMs: 100 });
     const before = await pidOf(t);
-    await t.invokeTool(toolCall("sleep", { ms: 400 }), target);
+    await t.callTool(toolCall("sleep", { ms: 400 }), target);
     // The idle timer starts again only when the last call ends.
     expect(await pidOf(t)).toBe(before);
   });
@@ -83,7 +89,7 @@ describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellati
   it("ends the process and any process it started on close()", async () => {
     const t = open(fixtureUpstream());
     const server = await pidOf(t);
-    const child = Number((await t.invokeTool(toolCall("spawn_child"), target)).content[0]);
+    const child = Number(texts(await t.callTool(toolCall("spawn_child"), target))[0]);
     expect(alive(child)).toBe(true);
     await t.close();
     expect(alive(server)).toBe(false);
@@ -115,14 +121,14 @@ describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellati
     const t = open(fixtureUpstream());
     await pidOf(t); // started, so that the abort lands on a call in flight, not on the handshake
     const controller = new AbortController();
-    const call = t.invokeTool(toolCall("sleep", { ms: 10_000 }), target, { signal: controller.signal });
+    const call = t.callTool(toolCall("sleep", { ms: 10_000 }), target, { signal: controller.signal });
     setTimeout(() => controller.abort(), 100);
     const error = await rejection(call);
     expect(error.code).toBe(Code.Canceled);
     // The fixture counts the calls it saw cancelled; ask it until the notification has been handled.
     let count = "";
     for (const end = Date.now() + 3_000; Date.now() < end && count !== "1"; ) {
-      count = (await t.invokeTool(toolCall("cancelled_count"), target)).content[0] ?? "";
+      count = texts(await t.callTool(toolCall("cancelled_count"), target))[0] ?? "";
       if (count !== "1") await new Promise((r) => setTimeout(r, 20));
     }
     expect(count).toBe("1");
@@ -130,32 +136,30 @@ describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellati
 
   it("fails a call past its deadline with DeadlineExceeded naming the method, and cancels it upstream", async () => {
     const t = open(fixtureUpstream());
-    const error = await rejection(
-      t.invokeTool(toolCall("sleep", { ms: 10_000 }), target, { timeoutMs: 150 }),
-    );
+    const error = await rejection(t.callTool(toolCall("sleep", { ms: 10_000 }), target, { timeoutMs: 150 }));
     expect(error.code).toBe(Code.DeadlineExceeded);
     expect(error.rawMessage).toBe("The MCP server 'node' did not answer tools/call within 150 ms");
   });
 
   it("passes progress notifications to the call's listeners, and asks for none without a listener", async () => {
     const t = open(fixtureUpstream());
-    const progress: McpProgress[] = [];
-    const reply = await withMcpCallListeners({ onProgress: (p) => progress.push(p) }, () =>
-      t.invokeTool(toolCall("progress", { steps: 3 }), target),
-    );
-    expect(reply.content).toEqual(["done"]);
+    const progress: Progress[] = [];
+    const reply = await t.callTool(toolCall("progress", { steps: 3 }), target, {
+      onProgress: (p) => progress.push(p),
+    });
+    expect(texts(reply)).toEqual(["done"]);
     expect(progress).toEqual([
       { progress: 1, total: 3, message: "step 1" },
       { progress: 2, total: 3, message: "step 2" },
       { progress: 3, total: 3, message: "step 3" },
     ]);
-    expect((await t.invokeTool(toolCall("progress", { steps: 1 }), target)).content).toEqual(["no token"]);
+    expect(texts(await t.callTool(toolCall("progress", { steps: 1 }), target))).toEqual(["no token"]);
   });
 
   it("passes a pooled upstream's logging messages to onLog with the target", async () => {
     const logs: McpUpstreamLogEvent[] = [];
     const t = open(fixtureUpstream(), { onLog: (event) => logs.push(event) });
-    await t.invokeTool(toolCall("log", { message: "hello log" }), target);
+    await t.callTool(toolCall("log", { message: "hello log" }), target);
     await eventually(() => logs.length > 0);
     expect(logs[0]).toMatchObject({
       target,
@@ -167,7 +171,7 @@ describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellati
   it("reports list_changed notifications of a pooled connection to onListChanged", async () => {
     const events: McpListChangedEvent[] = [];
     const t = open(fixtureUpstream(), { onListChanged: (event) => events.push(event) });
-    await t.invokeTool(toolCall("add_tool", { name: "new_one" }), target);
+    await t.callTool(toolCall("add_tool", { name: "new_one" }), target);
     await eventually(() => events.length > 0);
     expect(events[0]).toEqual({ target, upstream: "'node'", kind: "tools" });
   });
@@ -178,9 +182,9 @@ describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellati
       onLog: (event) => transportLogs.push(event),
     });
     const callLogs: unknown[] = [];
-    await withMcpCallListeners({ onLog: (message) => callLogs.push(message.data) }, () =>
-      t.invokeTool(toolCall("log", { message: "mine" }), target),
-    );
+    await t.callTool(toolCall("log", { message: "mine" }), target, {
+      onLog: (message) => callLogs.push(message.data),
+    });
     expect(callLogs).toEqual(["mine"]);
     expect(transportLogs).toEqual([]);
   });

@@ -26,7 +26,7 @@ describe("listUpstreamCatalog", () => {
     const catalog = await listUpstreamCatalog(fixtureUpstream(["--page-size=2"]));
     expect(catalog.serverInfo).toEqual({ name: "trestle-fixture", version: "1.0.0" });
     expect(catalog.tools.map((t) => t.name)).toContain("add_tool");
-    expect(catalog.tools).toHaveLength(15);
+    expect(catalog.tools).toHaveLength(17);
     expect(catalog.resources).toHaveLength(7);
     expect(catalog.resourceTemplates).toEqual([{ uriTemplate: "fixture://item/{id}", name: "item" }]);
     expect(catalog.prompts).toEqual([{ name: "greet", arguments: [{ name: "who", required: true }] }]);
@@ -76,6 +76,30 @@ describe("watchUpstreamCatalog", () => {
     errors.length = 0;
   });
 
+  it("gives a slow first start its start timeout, apart from the listing deadline and the handshake timeout", async () => {
+    // A first `npx -y` run downloads the server before it answers: here 1.5 s of silence, longer than both
+    // the listing deadline and the handshake timeout of later connections.
+    watch = await watchUpstreamCatalog(fixtureUpstream(["--start-delay=1500"]), {
+      onChange,
+      onError,
+      startTimeoutMs: 20_000,
+      handshakeTimeoutMs: 1_000,
+      timeoutMs: 1_000,
+    });
+    expect(watch.catalog.tools.length).toBeGreaterThan(0);
+  });
+
+  it("fails a first start that outlives its start timeout, naming the timeout", async () => {
+    const error = await rejection(
+      watchUpstreamCatalog(fixtureUpstream(["--start-delay=5000"]), {
+        onChange,
+        startTimeoutMs: 1_000,
+        timeoutMs: 30_000,
+      }),
+    );
+    expect(error.rawMessage).toBe("The MCP server 'node' did not complete the MCP handshake within 1000 ms");
+  });
+
   it("lists again when a stdio server says its tools changed", async () => {
     const marker = `--marker=${randomUUID()}`;
     watch = await watchUpstreamCatalog(fixtureUpstream([marker]), { onChange, onError });
@@ -112,7 +136,7 @@ describe("watchUpstreamCatalog", () => {
     // Another client's call makes the server add a tool and notify every session, the watch's among them.
     const transport = createMcpTransport({ upstreamFor: () => http?.upstream });
     try {
-      await transport.invokeTool(toolCall("add_tool", { name: "added_over_http" }), mcpTarget());
+      await transport.callTool(toolCall("add_tool", { name: "added_over_http" }), mcpTarget());
     } finally {
       await transport.close();
     }

@@ -11,8 +11,22 @@ export {
   codeArguments,
   decodeCode,
 } from "./code-execution-request.js";
+export { healthFromRuntimeStatus, runtimeStatusFromHealth } from "./health.js";
 export { buildProvisionRequest, provisioningReferenceFromReply } from "./provisioning.js";
 export { codeOutputsFromReply, resourceResultFromReply, toolResultFromReply } from "./replies.js";
 export { buildResourceRequest } from "./resource-request.js";
+export {
+  codeRunFromRequest,
+  fromCapabilityHandlers,
+  replyFromCodeOutput,
+  resourceReadFromRequest,
+  toolCallFromRequest,
+  wanakuHandlers,
+} from "./service-handlers.js";
 export { buildToolInvokeRequest } from "./tool-invoke-request.js";
-export { fromWanakuTransport, type WanakuTransport } from "./wanaku-transport.js";
+export {
+  type FromWanakuTransportOptions,
+  fromWanakuTransport,
+  type WanakuCodec,
+  type WanakuTransport,
+} from "./wanaku-transport.js";

@@ -1,22 +1,84 @@
 import type {
+  BridgeTransport,
   CallOptions,
   CodeOutput,
-  NeutralBridgeTransport,
-  BridgeTransport as WanakuTypedTransport,
+  HealthStatus,
+  ProvisioningReference,
+  ResourceContents,
+  ResourceRead,
+  ServiceTarget,
+  ToolCall,
+  ToolResult,
 } from "@trestle/core";
+import type {
+  CodeExecutionReply,
+  CodeExecutionRequest,
+  ResourceReply,
+  ResourceRequest,
+  ToolInvokeReply,
+  ToolInvokeRequest,
+} from "@trestle/proto";
 import { buildCodeExecutionRequest } from "./code-execution-request.js";
 import { codeOutputsFromReply, resourceResultFromReply, toolResultFromReply } from "./replies.js";
 import { buildResourceRequest } from "./resource-request.js";
 import { buildToolInvokeRequest } from "./tool-invoke-request.js";
 
 /**
- * A transport that speaks Wanaku's messages: what the gRPC and Connect transports implement on their wire. The
- * router does not call it directly; {@link fromWanakuTransport} turns it into a protocol-neutral transport.
+ * A transport that speaks Wanaku's messages on its wire: what the gRPC and Connect transports implement.
+ * The router does not call it directly; {@link fromWanakuTransport} turns it into a protocol-neutral
+ * {@link BridgeTransport}. Tests of a Wanaku service's raw wire use it as it is.
+ *
+ * Every method rejects with a `TrestleError`, as `BridgeTransport`'s do.
  */
-export type WanakuTransport = WanakuTypedTransport;
+export interface WanakuTransport {
+  /** `Provisioner.Provision` with BUILTIN payloads named `name`. */
+  provision(
+    name: string,
+    configData: string,
+    secretsData: string,
+    target: ServiceTarget,
+    options?: CallOptions,
+  ): Promise<ProvisioningReference>;
+  /** `ToolInvoker.InvokeTool`. */
+  invokeTool(
+    request: ToolInvokeRequest,
+    target: ServiceTarget,
+    options?: CallOptions,
+  ): Promise<ToolInvokeReply>;
+  /** `ResourceAcquirer.ResourceAcquire`. */
+  acquireResource(
+    request: ResourceRequest,
+    target: ServiceTarget,
+    options?: CallOptions,
+  ): Promise<ResourceReply>;
+  /** `CodeExecutor.ExecuteCode`: each reply as the engine produces it; breaking out cancels the run. */
+  executeCode(
+    request: CodeExecutionRequest,
+    target: ServiceTarget,
+    options?: CallOptions,
+  ): AsyncIterable<CodeExecutionReply>;
+  /** `HealthProbe.GetStatus`, as a health state. Never rejects for the service's state. */
+  probeHealth(target: ServiceTarget, options?: CallOptions): Promise<HealthStatus>;
+  /** Lets go of any connection kept for `target`. Optional. */
+  release?(target: ServiceTarget): void;
+  /** Closes every connection. Idempotent. */
+  close(): Promise<void>;
+}
 
-function requestIdOf(options: CallOptions | undefined): string {
-  return options?.requestId ?? "";
+/**
+ * How a protocol that rides on Wanaku's messages packs what the contract's strings cannot carry (the
+ * interim MCP transport packs JSON arguments and MCP content blocks into them). Each function replaces the
+ * contract's own rule where given.
+ */
+export interface WanakuCodec {
+  toolRequest?(call: ToolCall, requestId: string): ToolInvokeRequest;
+  toolResult?(content: readonly string[]): ToolResult;
+  resourceContents?(content: readonly string[], read: ResourceRead): ResourceContents[];
+}
+
+/** Options for {@link fromWanakuTransport}. */
+export interface FromWanakuTransportOptions {
+  codec?: WanakuCodec;
 }
 
 /**
@@ -24,32 +86,43 @@ function requestIdOf(options: CallOptions | undefined): string {
  * message the contract prescribes (built here, once), and each reply the neutral result it stands for. The
  * wire is byte-identical to a Wanaku client's. Wanaku has no prompts: the result has no `getPrompt`.
  */
-export function fromWanakuTransport(wanaku: WanakuTransport): NeutralBridgeTransport {
-  const neutral: NeutralBridgeTransport = {
-    async callTool(call, target, options) {
-      const request = buildToolInvokeRequest(call, requestIdOf(options));
-      return toolResultFromReply(await wanaku.invokeTool(request, target, options));
+export function fromWanakuTransport(
+  wanaku: WanakuTransport,
+  options: FromWanakuTransportOptions = {},
+): BridgeTransport {
+  const { codec } = options;
+  const neutral: BridgeTransport = {
+    async callTool(call, target, callOptions) {
+      const requestId = callOptions?.requestId ?? "";
+      const request = codec?.toolRequest
+        ? codec.toolRequest(call, requestId)
+        : buildToolInvokeRequest(call, requestId);
+      const reply = await wanaku.invokeTool(request, target, callOptions);
+      return codec?.toolResult ? codec.toolResult(reply.content) : toolResultFromReply(reply);
     },
-    async readResource(read, target, options) {
-      const request = buildResourceRequest(read, requestIdOf(options));
-      return resourceResultFromReply(await wanaku.acquireResource(request, target, options), read);
+    async readResource(read, target, callOptions) {
+      const request = buildResourceRequest(read, callOptions?.requestId ?? "");
+      const reply = await wanaku.acquireResource(request, target, callOptions);
+      return codec?.resourceContents
+        ? { contents: codec.resourceContents(reply.content, read) }
+        : resourceResultFromReply(reply, read);
     },
-    async *executeCode(run, target, options): AsyncGenerator<CodeOutput> {
-      const request = buildCodeExecutionRequest(run, requestIdOf(options));
-      for await (const reply of wanaku.executeCode(request, target, options)) {
+    async *executeCode(run, target, callOptions): AsyncGenerator<CodeOutput> {
+      const request = buildCodeExecutionRequest(run, callOptions?.requestId ?? "");
+      for await (const reply of wanaku.executeCode(request, target, callOptions)) {
         yield* codeOutputsFromReply(reply);
       }
     },
-    provision(provisioning, target, options) {
+    provision(provisioning, target, callOptions) {
       return wanaku.provision(
         provisioning.name,
         provisioning.configurationData,
         provisioning.secretsData,
         target,
-        options,
+        callOptions,
       );
     },
-    probeHealth: (target, options) => wanaku.probeHealth(target, options),
+    probeHealth: (target, callOptions) => wanaku.probeHealth(target, callOptions),
     close: () => wanaku.close(),
   };
   if (wanaku.release) {

@@ -1,15 +1,51 @@
-import { createInMemoryNetwork, createInMemoryTransport, type ToolReference } from "@trestle/core";
-import { createReferenceCapability } from "@trestle/core/testing";
+import {
+  type CapabilityHandlers,
+  createInMemoryNetwork,
+  createInMemoryTransport,
+  type ToolReference,
+} from "@trestle/core";
+import { describeTransportContract } from "@trestle/core/testing";
+import { ExecutionStatus, OutputType, PayloadType, type ProvisionRequest } from "@trestle/proto";
 import { describe, expect, it } from "vitest";
-import { fromWanakuTransport } from "../src/index.js";
+import { fromCapabilityHandlers, wanakuHandlers } from "../src/index.js";
 
-describe("fromWanakuTransport", () => {
-  const network = createInMemoryNetwork();
-  const capability = createReferenceCapability();
-  const { target } = network.serve(capability.handlers);
-  const transport = fromWanakuTransport(createInMemoryTransport({ network }));
+const network = createInMemoryNetwork();
 
-  it("sends a tool call as the contract's request and returns the reply as text blocks", async () => {
+// The whole kit through the Wanaku mapping both ways: neutral call → Wanaku request → neutral call → reference.
+describeTransportContract({
+  name: "in-memory transport through the Wanaku contract",
+  createTransport: () => createInMemoryTransport({ network }),
+  serve: (handlers) => network.serve(fromCapabilityHandlers(wanakuHandlers(handlers))),
+  deadTarget: () => ({
+    id: "dead",
+    serviceName: "dead",
+    host: "in-memory",
+    port: 65_000,
+    serviceType: "tool-invoker",
+  }),
+});
+
+describe("a neutral call on the Wanaku wire", () => {
+  const provisions: ProvisionRequest[] = [];
+  const wanaku: CapabilityHandlers = {
+    toolInvoker: (request) => ({ content: [JSON.stringify(request)] }),
+    resourceAcquirer: (request) => ({
+      content: [request.location, JSON.stringify(request.params), request.requestId],
+    }),
+    async *codeExecutor(request) {
+      yield { outputType: OutputType.STATUS, status: ExecutionStatus.PENDING };
+      yield { content: [request.code], outputType: OutputType.STDOUT, status: ExecutionStatus.RUNNING };
+      yield { outputType: OutputType.COMPLETION, status: ExecutionStatus.COMPLETED, exitCode: 0 };
+    },
+    provisioner(request) {
+      provisions.push(request);
+      return { configurationUri: "c://x", secretUri: "s://x" };
+    },
+  };
+  const { target } = network.serve(fromCapabilityHandlers(wanaku));
+  const transport = createInMemoryTransport({ network });
+
+  it("is the request the contract prescribes, and the reply comes back as text blocks", async () => {
     const tool: ToolReference = {
       name: "echo",
       type: "svc",
@@ -22,7 +58,6 @@ describe("fromWanakuTransport", () => {
       target,
       { requestId: "r-1" },
     );
-    expect(result.content).toHaveLength(1);
     const seen = JSON.parse(result.content[0]?.type === "text" ? result.content[0].text : "{}");
     expect(seen).toMatchObject({
       uri: "echo://tool/{id}",
@@ -30,12 +65,12 @@ describe("fromWanakuTransport", () => {
       arguments: { id: "42", wanaku_body: '{"q":1}' },
       headers: { trace: "t1" },
       configurationUri: "file:///c",
-      secretsUri: "",
       requestId: "r-1",
     });
+    expect(seen.arguments).not.toHaveProperty("gone");
   });
 
-  it("reads a resource with its params and the URI asked for", async () => {
+  it("reads a resource with the URI asked for and the read's params", async () => {
     const result = await transport.readResource(
       {
         resource: { location: "file:///{name}", type: "file", name: "a", mimeType: "text/plain" },
@@ -45,42 +80,35 @@ describe("fromWanakuTransport", () => {
       target,
       { requestId: "r-2" },
     );
-    expect(result.contents.map((c) => ("text" in c ? c.text : ""))).toEqual([
-      "file:///x",
-      "file",
-      "a",
-      '{"name":"x"}',
-      "r-2",
+    expect(result.contents).toEqual([
+      { uri: "file:///x", mimeType: "text/plain", text: "file:///x" },
+      { uri: "file:///x", mimeType: "text/plain", text: '{"name":"x"}' },
+      { uri: "file:///x", mimeType: "text/plain", text: "r-2" },
     ]);
-    expect(result.contents[0]?.mimeType).toBe("text/plain");
   });
 
-  it("streams code outputs and ends with the exit", async () => {
+  it("decodes Base64 code and streams the engine's replies as outputs", async () => {
     const outputs = [];
-    for await (const output of transport.executeCode(
-      { engineType: "kit", language: "count", code: "", arguments: { n: "2" } },
-      target,
-    )) {
+    const code = Buffer.from("print(1)").toString("base64");
+    for await (const output of transport.executeCode({ engineType: "e", language: "l", code }, target)) {
       outputs.push(output);
     }
     expect(outputs).toEqual([
       { type: "status", status: "pending" },
-      { type: "output", stream: "stdout", text: "line 0\n" },
-      { type: "output", stream: "stdout", text: "line 1\n" },
+      { type: "output", stream: "stdout", text: "print(1)" },
       { type: "exit", status: "completed", exitCode: 0 },
     ]);
   });
 
-  it("provisions BUILTIN payloads", async () => {
-    const reference = await transport.provision(
-      { name: "w", configurationData: "a=1", secretsData: "k=s3cr3t" },
+  it("provisions configuration and secrets as BUILTIN payloads named after the tool", async () => {
+    await transport.provision(
+      { name: "weather", configurationData: "units=metric", secretsData: "apiKey=s3cr3t" },
       target,
     );
-    expect(reference.configurationUri).toBe("mem://config/w");
-    expect(capability.observations.provisions.at(-1)).toMatchObject({
-      name: "w",
-      configuration: "a=1",
-      secret: "k=s3cr3t",
+    expect(provisions.at(-1)).toMatchObject({
+      uri: "",
+      configuration: { type: PayloadType.BUILTIN, name: "weather", payload: "units=metric" },
+      secret: { type: PayloadType.BUILTIN, name: "weather", payload: "apiKey=s3cr3t" },
     });
   });
 });

@@ -1,35 +1,30 @@
-import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { ExecutionStatus, OutputType, RuntimeStatus } from "@trestle/proto";
-import type { CapabilityHandlers, CodeExecutionReplyInit } from "../capability-handlers.js";
+import type { CodeOutput, HealthState } from "../call.js";
 import { Code, TrestleError } from "../error.js";
+import type { ServiceHandlers } from "../service-handlers.js";
 
 /** What the reference capability saw, for assertions on the server side. */
 export interface ReferenceObservations {
-  /** Signals of calls that were aborted while running, by uri. */
+  /** Tool uris of calls that were aborted while running. */
   abortedCalls: string[];
-  /** Streams whose generator ran its `finally` block, by uri. */
+  /** Streams whose generator ran its `finally` block, as `engineType/language`. */
   streamsFinished: string[];
-  /** Provision requests received: name, configuration payload, secret payload and types. */
-  provisions: {
-    name: string;
-    configuration: string;
-    secret: string;
-    configurationType: number;
-    secretType: number;
-  }[];
+  /** Provisionings received. */
+  provisions: { name: string; configuration: string; secret: string }[];
 }
 
 /** A capability with predictable behaviour that the transport test kit calls through the transport under test. */
 export interface ReferenceCapability {
-  handlers: CapabilityHandlers;
+  handlers: ServiceHandlers;
   observations: ReferenceObservations;
   /** What the health probe answers. */
-  health: { status: RuntimeStatus };
+  health: { state: HealthState };
   /** Opens, for good, the gate that a `gated` code execution waits on after its first chunk. */
   openGate(): void;
 }
 
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts (at once when it already has). */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
@@ -43,49 +38,47 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function chunk(text: string, outputType = OutputType.STDOUT): CodeExecutionReplyInit {
-  return {
-    content: [text],
-    outputType,
-    status: ExecutionStatus.RUNNING,
-    timestamp: timestampFromMs(Date.now()),
-  };
+function chunk(text: string): CodeOutput {
+  return { type: "output", stream: "stdout", text };
 }
 
 /**
- * Creates the reference capability. Its tool behaviour is chosen by the request's `uri`:
- * `echo://…` answers the request as JSON; `fail://CODE/message` throws a `TrestleError` with that code name
- * (e.g. `fail://NotFound/no such tool`); `throw://message` throws a plain `Error`; `sleep://MS` waits, noting
- * an abort. Code execution is chosen by the language in `code-execution-engine://kit/LANGUAGE`: `count` yields
- * `arguments.n` chunks, `gated` yields one chunk and waits for {@link ReferenceCapability.openGate}, `fail-mid`
- * fails after one chunk, `endless` yields until cancelled.
+ * Creates the reference capability. Its tool behaviour is chosen by the tool's `uri`: `echo://…` answers
+ * with one text block holding, as JSON, what it received (uri, arguments, configuration and secrets URIs,
+ * request id, metadata); `fail://CODE/message` throws a `TrestleError` with that code name (e.g.
+ * `fail://NotFound/no such tool`); `throw://message` throws a plain `Error`; `sleep://MS` waits, noting an
+ * abort. A resource read answers five text entries: the URI, the resource's type and name, its params as
+ * JSON and the request id. Code execution is chosen by the language: `count` yields `arguments.n` chunks,
+ * `gated` yields one chunk and waits for {@link ReferenceCapability.openGate}, `fail-mid` fails after one
+ * chunk, `endless` yields until cancelled.
  */
 export function createReferenceCapability(): ReferenceCapability {
   const observations: ReferenceObservations = { abortedCalls: [], streamsFinished: [], provisions: [] };
-  const health = { status: RuntimeStatus.STARTED };
+  const health: { state: HealthState } = { state: "healthy" };
   let releaseGate: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => {
     releaseGate = resolve;
   });
 
-  const handlers: CapabilityHandlers = {
-    async toolInvoker(request, context) {
-      const url = new URL(request.uri);
+  const handlers: ServiceHandlers = {
+    async callTool(call, context) {
+      const uri = call.tool.uri;
+      const url = new URL(uri);
       switch (url.protocol) {
         case "echo:":
           return {
             content: [
-              JSON.stringify({
-                uri: request.uri,
-                body: request.body,
-                arguments: request.arguments,
-                headers: request.headers,
-                configurationUri: request.configurationUri,
-                secretsUri: request.secretsUri,
-                requestId: request.requestId,
-                contextRequestId: context.requestId,
-                metadata: context.metadata,
-              }),
+              {
+                type: "text",
+                text: JSON.stringify({
+                  uri,
+                  arguments: call.arguments,
+                  configurationUri: call.tool.configurationURI ?? "",
+                  secretsUri: call.tool.secretsURI ?? "",
+                  requestId: context.requestId,
+                  metadata: context.metadata,
+                }),
+              },
             ],
           };
         case "fail:": {
@@ -101,32 +94,31 @@ export function createReferenceCapability(): ReferenceCapability {
           try {
             await sleep(Number(url.hostname), context.signal);
           } catch (error) {
-            observations.abortedCalls.push(request.uri);
+            observations.abortedCalls.push(uri);
             throw error;
           }
-          return { content: ["slept"] };
+          return { content: [{ type: "text", text: "slept" }] };
         default:
-          throw new TrestleError(`Unknown reference uri ${request.uri}`, Code.InvalidArgument);
+          throw new TrestleError(`Unknown reference uri ${uri}`, Code.InvalidArgument);
       }
     },
-    resourceAcquirer(request) {
-      return {
-        content: [
-          request.location,
-          request.type,
-          request.name,
-          JSON.stringify(request.params),
-          request.requestId,
-        ],
-      };
+    readResource(read, context) {
+      const texts = [
+        read.uri,
+        read.resource.type,
+        read.resource.name,
+        JSON.stringify(read.params ?? {}),
+        context.requestId,
+      ];
+      return { contents: texts.map((text) => ({ uri: read.uri, text })) };
     },
-    async *codeExecutor(request, context) {
-      const language = new URL(request.uri).pathname.slice(1);
+    async *executeCode(run, context) {
       try {
-        yield { content: [], outputType: OutputType.STATUS, status: ExecutionStatus.PENDING };
-        switch (language) {
+        yield { type: "status", status: "pending" };
+        switch (run.language) {
           case "count": {
-            const n = Number(request.arguments.n ?? "3");
+            const args = Array.isArray(run.arguments) ? {} : (run.arguments ?? {});
+            const n = Number(args.n ?? "3");
             for (let i = 0; i < n; i++) yield chunk(`line ${i}\n`);
             break;
           }
@@ -144,36 +136,28 @@ export function createReferenceCapability(): ReferenceCapability {
               await sleep(10, context.signal);
             }
           default:
-            throw new TrestleError(`Unknown language ${language}`, Code.InvalidArgument);
+            throw new TrestleError(`Unknown language ${run.language}`, Code.InvalidArgument);
         }
-        yield {
-          content: [],
-          outputType: OutputType.COMPLETION,
-          status: ExecutionStatus.COMPLETED,
-          exitCode: 0,
-          timestamp: timestampFromMs(Date.now()),
-        };
+        yield { type: "exit", status: "completed", exitCode: 0 };
       } finally {
-        observations.streamsFinished.push(request.uri);
+        observations.streamsFinished.push(`${run.engineType}/${run.language}`);
       }
     },
-    provisioner(request) {
+    provision(provisioning) {
       observations.provisions.push({
-        name: request.configuration?.name ?? "",
-        configuration: request.configuration?.payload ?? "",
-        secret: request.secret?.payload ?? "",
-        configurationType: request.configuration?.type ?? 0,
-        secretType: request.secret?.type ?? 0,
+        name: provisioning.name,
+        configuration: provisioning.configurationData,
+        secret: provisioning.secretsData,
       });
-      const name = request.configuration?.name ?? "unnamed";
+      const name = provisioning.name || "unnamed";
       return {
         configurationUri: `mem://config/${name}`,
-        secretUri: `mem://secret/${name}`,
+        secretsUri: `mem://secret/${name}`,
         properties: { region: { type: "string", description: "Where to run", required: true } },
       };
     },
-    healthProbe() {
-      return { status: health.status };
+    probeHealth() {
+      return { state: health.state };
     },
   };
 

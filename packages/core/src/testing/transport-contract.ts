@@ -1,22 +1,12 @@
-import { create } from "@bufbuild/protobuf";
-import {
-  type CodeExecutionReply,
-  CodeExecutionRequestSchema,
-  ExecutionStatus,
-  OutputType,
-  PayloadType,
-  ResourceRequestSchema,
-  RuntimeStatus,
-  type ToolInvokeRequest,
-  ToolInvokeRequestSchema,
-} from "@trestle/proto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { BridgeTransport, CodeOutput, CodeRun, ToolCall } from "../call.js";
 import { REQUEST_ID_METADATA_KEY } from "../call-options.js";
-import type { CapabilityHandlers } from "../capability-handlers.js";
+import type { ToolReference } from "../catalog.js";
+import type { ContentBlock } from "../content.js";
 import { Code, TrestleError } from "../error.js";
 import type { ServedCapability } from "../in-memory-transport.js";
+import type { ServiceHandlers } from "../service-handlers.js";
 import type { ServiceTarget } from "../service-target.js";
-import type { BridgeTransport } from "../transport.js";
 import { createReferenceCapability, type ReferenceCapability } from "./reference-capability.js";
 
 /** How the kit reaches the implementation under test. */
@@ -26,22 +16,23 @@ export interface TransportContractOptions {
   /** A new transport under test. The kit closes it after each test. */
   createTransport(): BridgeTransport | Promise<BridgeTransport>;
   /**
-   * Serves the handlers as a capability service the transport can reach, in this process (the kit observes
-   * the handlers' side effects), and returns its target.
+   * Serves the handlers as a backend the transport can reach (for a Wanaku transport, through
+   * `wanakuHandlers` from `@trestle/wanaku`), in this process (the kit observes the handlers' side effects),
+   * and returns its target.
    */
-  serve(handlers: CapabilityHandlers): Promise<ServedCapability> | ServedCapability;
+  serve(handlers: ServiceHandlers): Promise<ServedCapability> | ServedCapability;
   /** A target on which nothing listens. */
   deadTarget(): ServiceTarget | Promise<ServiceTarget>;
 }
 
-/** Collects a stream; stops after `limit` replies. */
-async function collect(stream: AsyncIterable<CodeExecutionReply>, limit = Number.POSITIVE_INFINITY) {
-  const replies: CodeExecutionReply[] = [];
-  for await (const reply of stream) {
-    replies.push(reply);
-    if (replies.length >= limit) break;
+/** Collects a stream; stops after `limit` outputs. */
+async function collect(stream: AsyncIterable<CodeOutput>, limit = Number.POSITIVE_INFINITY) {
+  const outputs: CodeOutput[] = [];
+  for await (const output of stream) {
+    outputs.push(output);
+    if (outputs.length >= limit) break;
   }
-  return replies;
+  return outputs;
 }
 
 async function rejection(promise: Promise<unknown>): Promise<TrestleError> {
@@ -62,21 +53,31 @@ async function eventually(check: () => boolean, timeoutMs = 3_000): Promise<void
   }
 }
 
-function tool(uri: string, extra: Omit<Partial<ToolInvokeRequest>, "uri" | "$typeName" | "$unknown"> = {}) {
-  return create(ToolInvokeRequestSchema, { uri, ...extra });
+function tool(
+  uri: string,
+  arguments_: ToolCall["arguments"] = {},
+  extra: Partial<ToolReference> = {},
+): ToolCall {
+  return { tool: { name: "kit-tool", type: "kit", uri, ...extra }, arguments: arguments_ };
 }
 
-function code(language: string, args: Record<string, string> = {}) {
-  return create(CodeExecutionRequestSchema, {
-    uri: `code-execution-engine://kit/${language}`,
-    arguments: args,
-  });
+function code(language: string, args: Record<string, string> = {}): CodeRun {
+  return { engineType: "kit", language, code: "", arguments: args };
+}
+
+/** The text of a result's only block, parsed as JSON. */
+function echoed(content: ContentBlock[]) {
+  expect(content).toHaveLength(1);
+  const block = content[0];
+  return JSON.parse(block?.type === "text" ? block.text : "{}");
 }
 
 /**
- * The transport test kit: a vitest suite that proves a {@link BridgeTransport} honours the contract — unary
- * calls, streaming as output is produced, error mapping, cancellation, deadlines, metadata, health and close —
- * against a reference capability served by `options.serve`.
+ * The transport test kit: a vitest suite that proves a {@link BridgeTransport} honours the protocol-neutral
+ * contract — tool calls, resource reads, provisioning, streaming as output is produced, error mapping,
+ * cancellation, deadlines, metadata, health and close — against a reference capability (neutral
+ * {@link ServiceHandlers}) served by `options.serve`. What a wire adds (Wanaku's body and headers, MCP's rich
+ * content) is tested by that transport's own tests.
  *
  * Call it at the top level of a test file.
  *
@@ -110,25 +111,20 @@ export function describeTransportContract(options: TransportContractOptions): vo
       await served.close();
     });
 
-    it("invokes a tool and carries every request field and the reply", async () => {
-      const reply = await transport.invokeTool(
-        tool("echo://tool/{id}", {
-          body: '{"x":1}',
-          arguments: { id: "42", city: "Zürich", empty: "" },
-          headers: { "X-Custom": "h" },
-          configurationUri: "file:///config",
-          secretsUri: "file:///secret",
-          requestId: "req-1",
-        }),
+    it("calls a tool and carries every call field and the result", async () => {
+      const result = await transport.callTool(
+        tool(
+          "echo://tool/{id}",
+          { id: "42", city: "Zürich", empty: "" },
+          { configurationURI: "file:///config", secretsURI: "file:///secret" },
+        ),
         target,
+        { requestId: "req-1" },
       );
-      expect(reply.content).toHaveLength(1);
-      const seen = JSON.parse(reply.content[0] ?? "{}");
-      expect(seen).toMatchObject({
+      expect(result.isError ?? false).toBe(false);
+      expect(echoed(result.content)).toMatchObject({
         uri: "echo://tool/{id}",
-        body: '{"x":1}',
         arguments: { id: "42", city: "Zürich", empty: "" },
-        headers: { "X-Custom": "h" },
         configurationUri: "file:///config",
         secretsUri: "file:///secret",
         requestId: "req-1",
@@ -137,92 +133,86 @@ export function describeTransportContract(options: TransportContractOptions): vo
 
     it("sends the request id and caller metadata as call metadata", async () => {
       const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-      const reply = await transport.invokeTool(tool("echo://meta"), target, {
+      const result = await transport.callTool(tool("echo://meta"), target, {
         requestId: "77",
         metadata: { traceparent, "X-Tenant": "acme" },
       });
-      const seen = JSON.parse(reply.content[0] ?? "{}");
-      expect(seen.contextRequestId).toBe("77");
+      const seen = echoed(result.content);
+      expect(seen.requestId).toBe("77");
       expect(seen.metadata[REQUEST_ID_METADATA_KEY]).toBe("77");
       expect(seen.metadata.traceparent).toBe(traceparent);
       expect(seen.metadata["x-tenant"]).toBe("acme");
     });
 
     it("carries large and non-ASCII payloads intact", async () => {
-      const body = "ü€😀".repeat(100_000);
-      const reply = await transport.invokeTool(tool("echo://big", { body }), target);
-      expect(JSON.parse(reply.content[0] ?? "{}").body).toBe(body);
+      const text = "ü€😀".repeat(100_000);
+      const result = await transport.callTool(tool("echo://big", { text }), target);
+      expect(echoed(result.content).arguments.text).toBe(text);
     });
 
-    it("serves concurrent calls each with its own reply", async () => {
-      const replies = await Promise.all(
-        Array.from({ length: 50 }, (_, i) =>
-          transport.invokeTool(tool("echo://c", { arguments: { i: String(i) } }), target),
-        ),
+    it("serves concurrent calls each with its own result", async () => {
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => transport.callTool(tool("echo://c", { i: String(i) }), target)),
       );
-      for (const [i, reply] of replies.entries()) {
-        expect(JSON.parse(reply.content[0] ?? "{}").arguments.i).toBe(String(i));
+      for (const [i, result] of results.entries()) {
+        expect(echoed(result.content).arguments.i).toBe(String(i));
       }
     });
 
-    it("acquires a resource", async () => {
-      const reply = await transport.acquireResource(
-        create(ResourceRequestSchema, {
-          location: "file:///tmp/a.txt",
-          type: "file",
-          name: "a",
+    it("reads a resource with its params and the request id", async () => {
+      const result = await transport.readResource(
+        {
+          resource: { location: "file:///tmp/{name}", type: "file", name: "a" },
+          uri: "file:///tmp/a.txt",
           params: { p: "1" },
-          requestId: "r9",
-        }),
+        },
         target,
+        { requestId: "r9" },
       );
-      expect(reply.content).toEqual(["file:///tmp/a.txt", "file", "a", '{"p":"1"}', "r9"]);
+      expect(result.contents.map((c) => ("text" in c ? c.text : c.blob))).toEqual([
+        "file:///tmp/a.txt",
+        "file",
+        "a",
+        '{"p":"1"}',
+        "r9",
+      ]);
+      expect(result.contents.every((c) => c.uri === "file:///tmp/a.txt")).toBe(true);
     });
 
-    it("provisions configuration and secrets as BUILTIN payloads and returns the reference", async () => {
-      const ref = await transport.provision("weather", "units=metric", "apiKey=s3cr3t", target);
+    it("provisions configuration and secrets and returns the reference", async () => {
+      const ref = await transport.provision(
+        { name: "weather", configurationData: "units=metric", secretsData: "apiKey=s3cr3t" },
+        target,
+      );
       expect(ref).toEqual({
         configurationUri: "mem://config/weather",
         secretsUri: "mem://secret/weather",
         properties: { region: { type: "string", description: "Where to run", required: true } },
       });
       expect(capability.observations.provisions).toEqual([
-        {
-          name: "weather",
-          configuration: "units=metric",
-          secret: "apiKey=s3cr3t",
-          configurationType: PayloadType.BUILTIN,
-          secretType: PayloadType.BUILTIN,
-        },
+        { name: "weather", configuration: "units=metric", secret: "apiKey=s3cr3t" },
       ]);
     });
 
-    it("streams code execution replies in order with their fields", async () => {
-      const replies = await collect(transport.executeCode(code("count", { n: "3" }), target));
-      expect(replies.map((r) => r.status)).toEqual([
-        ExecutionStatus.PENDING,
-        ExecutionStatus.RUNNING,
-        ExecutionStatus.RUNNING,
-        ExecutionStatus.RUNNING,
-        ExecutionStatus.COMPLETED,
+    it("streams code execution outputs in order with their fields", async () => {
+      const outputs = await collect(transport.executeCode(code("count", { n: "3" }), target));
+      expect(outputs).toEqual([
+        { type: "status", status: "pending" },
+        { type: "output", stream: "stdout", text: "line 0\n" },
+        { type: "output", stream: "stdout", text: "line 1\n" },
+        { type: "output", stream: "stdout", text: "line 2\n" },
+        { type: "exit", status: "completed", exitCode: 0 },
       ]);
-      expect(replies.slice(1, 4).map((r) => r.content[0])).toEqual(["line 0\n", "line 1\n", "line 2\n"]);
-      expect(replies[1]?.outputType).toBe(OutputType.STDOUT);
-      expect(replies[1]?.timestamp?.seconds).toBeGreaterThan(0n);
-      const last = replies.at(-1);
-      expect(last?.outputType).toBe(OutputType.COMPLETION);
-      expect(last?.exitCode).toBe(0);
-      expect(replies[1]?.exitCode).toBeUndefined();
     });
 
-    it("delivers each stream reply as it is produced, not when the stream ends", async () => {
+    it("delivers each stream output as it is produced, not when the stream ends", async () => {
       const iterator = transport.executeCode(code("gated"), target)[Symbol.asyncIterator]();
-      expect((await iterator.next()).value?.status).toBe(ExecutionStatus.PENDING);
+      expect((await iterator.next()).value).toEqual({ type: "status", status: "pending" });
       // The engine is now blocked on the gate: the first chunk must arrive anyway.
-      expect((await iterator.next()).value?.content).toEqual(["first\n"]);
+      expect((await iterator.next()).value).toEqual({ type: "output", stream: "stdout", text: "first\n" });
       capability.openGate();
-      expect((await iterator.next()).value?.content).toEqual(["second\n"]);
-      expect((await iterator.next()).value?.status).toBe(ExecutionStatus.COMPLETED);
+      expect((await iterator.next()).value).toEqual({ type: "output", stream: "stdout", text: "second\n" });
+      expect((await iterator.next()).value).toMatchObject({ type: "exit", status: "completed" });
       expect((await iterator.next()).done).toBe(true);
     });
 
@@ -235,23 +225,27 @@ export function describeTransportContract(options: TransportContractOptions): vo
       ["ResourceExhausted", Code.ResourceExhausted],
     ])("maps a service error %s to its code with the service's message", async (name, expected) => {
       const error = await rejection(
-        transport.invokeTool(tool(`fail://${name}/the%20service%20said%20no`), target),
+        transport.callTool(tool(`fail://${name}/the%20service%20said%20no`), target),
       );
       expect(error.code).toBe(expected);
       expect(error.rawMessage).toContain("the service said no");
     });
 
     it("maps an unexpected exception in the service to an error that keeps its message", async () => {
-      const error = await rejection(transport.invokeTool(tool("throw://kaboom"), target));
+      const error = await rejection(transport.callTool(tool("throw://kaboom"), target));
       expect([Code.Internal, Code.Unknown]).toContain(error.code);
       expect(error.rawMessage).toContain("kaboom");
     });
 
     it("answers Unimplemented for a service the capability does not offer", async () => {
-      const bare = await options.serve({ toolInvoker: capability.handlers.toolInvoker });
+      const callTool = capability.handlers.callTool;
+      const bare = await options.serve(callTool ? { callTool } : {});
       try {
         const error = await rejection(
-          transport.acquireResource(create(ResourceRequestSchema, { location: "x" }), bare.target),
+          transport.readResource(
+            { resource: { location: "x://y", type: "kit", name: "x" }, uri: "x://y" },
+            bare.target,
+          ),
         );
         expect(error.code).toBe(Code.Unimplemented);
       } finally {
@@ -260,20 +254,20 @@ export function describeTransportContract(options: TransportContractOptions): vo
     });
 
     it("surfaces an engine failure mid-stream after the replies before it", async () => {
-      const seen: CodeExecutionReply[] = [];
+      const seen: CodeOutput[] = [];
       const error = await rejection(
         (async () => {
-          for await (const reply of transport.executeCode(code("fail-mid"), target)) seen.push(reply);
+          for await (const output of transport.executeCode(code("fail-mid"), target)) seen.push(output);
         })(),
       );
-      expect(seen.map((r) => r.content[0])).toContain("partial\n");
+      expect(seen).toContainEqual({ type: "output", stream: "stdout", text: "partial\n" });
       expect(error.code).toBe(Code.Internal);
       expect(error.rawMessage).toContain("engine crashed");
     });
 
     it("cancels a unary call when the signal aborts, and the service sees it", async () => {
       const controller = new AbortController();
-      const call = transport.invokeTool(tool("sleep://5000"), target, { signal: controller.signal });
+      const call = transport.callTool(tool("sleep://5000"), target, { signal: controller.signal });
       setTimeout(() => controller.abort(), 100);
       const error = await rejection(call);
       expect(error.code).toBe(Code.Canceled);
@@ -282,7 +276,7 @@ export function describeTransportContract(options: TransportContractOptions): vo
 
     it("fails with DeadlineExceeded when the service outlives the deadline, and the service sees it", async () => {
       const started = Date.now();
-      const error = await rejection(transport.invokeTool(tool("sleep://5000"), target, { timeoutMs: 200 }));
+      const error = await rejection(transport.callTool(tool("sleep://5000"), target, { timeoutMs: 200 }));
       expect(error.code).toBe(Code.DeadlineExceeded);
       expect(Date.now() - started).toBeLessThan(4_000);
       await eventually(() => capability.observations.abortedCalls.includes("sleep://5000"));
@@ -293,42 +287,36 @@ export function describeTransportContract(options: TransportContractOptions): vo
         collect(transport.executeCode(code("endless"), target, { timeoutMs: 300 })),
       );
       expect(error.code).toBe(Code.DeadlineExceeded);
-      await eventually(() =>
-        capability.observations.streamsFinished.includes("code-execution-engine://kit/endless"),
-      );
+      await eventually(() => capability.observations.streamsFinished.includes("kit/endless"));
     });
 
     it("cancels a running stream on abort and stops the engine", async () => {
       const controller = new AbortController();
-      const seen: CodeExecutionReply[] = [];
+      const seen: CodeOutput[] = [];
       const error = await rejection(
         (async () => {
-          for await (const reply of transport.executeCode(code("endless"), target, {
+          for await (const output of transport.executeCode(code("endless"), target, {
             signal: controller.signal,
           })) {
-            seen.push(reply);
+            seen.push(output);
             if (seen.length === 3) controller.abort();
           }
         })(),
       );
       expect(error.code).toBe(Code.Canceled);
-      await eventually(() =>
-        capability.observations.streamsFinished.includes("code-execution-engine://kit/endless"),
-      );
+      await eventually(() => capability.observations.streamsFinished.includes("kit/endless"));
     });
 
     it("stops the engine when the consumer breaks out of the stream", async () => {
-      const replies = await collect(transport.executeCode(code("endless"), target), 2);
-      expect(replies).toHaveLength(2);
-      await eventually(() =>
-        capability.observations.streamsFinished.includes("code-execution-engine://kit/endless"),
-      );
+      const outputs = await collect(transport.executeCode(code("endless"), target), 2);
+      expect(outputs).toHaveLength(2);
+      await eventually(() => capability.observations.streamsFinished.includes("kit/endless"));
     });
 
     it("fails fast with Unavailable when nothing listens at the target", async () => {
       const dead = await options.deadTarget();
       const started = Date.now();
-      const error = await rejection(transport.invokeTool(tool("echo://x"), dead, { timeoutMs: 5_000 }));
+      const error = await rejection(transport.callTool(tool("echo://x"), dead, { timeoutMs: 5_000 }));
       expect(error.code).toBe(Code.Unavailable);
       expect(Date.now() - started).toBeLessThan(4_000);
       const streamError = await rejection(
@@ -339,9 +327,9 @@ export function describeTransportContract(options: TransportContractOptions): vo
 
     it("reports health from the probe, and down when unreachable", async () => {
       expect((await transport.probeHealth(target)).state).toBe("healthy");
-      capability.health.status = RuntimeStatus.STARTING;
+      capability.health.state = "pending";
       expect((await transport.probeHealth(target)).state).toBe("pending");
-      capability.health.status = RuntimeStatus.STOPPED;
+      capability.health.state = "unhealthy";
       expect((await transport.probeHealth(target)).state).toBe("unhealthy");
       expect((await transport.probeHealth(await options.deadTarget(), { timeoutMs: 3_000 })).state).toBe(
         "down",
@@ -349,7 +337,8 @@ export function describeTransportContract(options: TransportContractOptions): vo
     });
 
     it("treats a service without a health probe that answers as healthy", async () => {
-      const noProbe = await options.serve({ toolInvoker: capability.handlers.toolInvoker });
+      const callTool = capability.handlers.callTool;
+      const noProbe = await options.serve(callTool ? { callTool } : {});
       try {
         expect((await transport.probeHealth(noProbe.target)).state).toBe("healthy");
       } finally {
@@ -358,10 +347,10 @@ export function describeTransportContract(options: TransportContractOptions): vo
     });
 
     it("rejects calls with Unavailable after close, and close is idempotent", async () => {
-      await transport.invokeTool(tool("echo://before"), target);
+      await transport.callTool(tool("echo://before"), target);
       await transport.close();
       await transport.close();
-      const error = await rejection(transport.invokeTool(tool("echo://after"), target));
+      const error = await rejection(transport.callTool(tool("echo://after"), target));
       expect(error.code).toBe(Code.Unavailable);
     });
   });

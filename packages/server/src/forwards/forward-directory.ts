@@ -81,6 +81,11 @@ export interface ForwardDirectory extends McpUpstreamDirectory {
 
 const keyOf = (namespace: string, name: string) => `${namespace}\u0000${name}`;
 
+/** The upstream prompt a forward imported under `name`, as its watch last listed it. */
+function upstreamPrompt(entry: LiveForward, name: string): { name: string } | undefined {
+  return entry.watch?.catalog.prompts.find((p) => importedName(entry.forward.prefix, p.name) === name);
+}
+
 /** Creates an empty {@link ForwardDirectory}; `defaults` are the router's forward timeouts. */
 export function createForwardDirectory(defaults: ForwardTimeouts): ForwardDirectory {
   const byName = new Map<string, LiveForward>();
@@ -108,6 +113,10 @@ export function createForwardDirectory(defaults: ForwardTimeouts): ForwardDirect
       const entry = byService.get(target.serviceName);
       return entry ? timeoutsOf(entry.forward).handshakeTimeoutMs : undefined;
     },
+    upstreamPromptName(target, name) {
+      const entry = byService.get(target.serviceName);
+      return entry ? upstreamPrompt(entry, name)?.name : undefined;
+    },
 
     capabilitiesOf(namespace) {
       const out: { forward: string; capabilities: ServerCapabilities }[] = [];
@@ -131,16 +140,14 @@ export function createForwardDirectory(defaults: ForwardTimeouts): ForwardDirect
           Code.Unavailable,
         );
       }
-      const upstreamPrompt = opened.catalog.prompts.find(
-        (p) => importedName(entry.forward.prefix, p.name) === prompt.name,
-      );
-      if (!upstreamPrompt) {
+      const upstream = upstreamPrompt(entry, prompt.name);
+      if (!upstream) {
         throw new TrestleError(
           `The forward '${entry.forward.name}' no longer offers the prompt '${prompt.name}'`,
           Code.NotFound,
         );
       }
-      return opened.getPrompt(upstreamPrompt.name, args, callOptions);
+      return opened.getPrompt(upstream.name, args, callOptions);
     },
 
     register(entry) {

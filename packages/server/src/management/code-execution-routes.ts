@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { CodeExecutionBridge } from "@trestle/bridge";
-import { Code, TrestleError } from "@trestle/core";
-import { type CodeExecutionReply, ExecutionStatus, OutputType } from "@trestle/proto";
+import { Code, type CodeOutput, TrestleError } from "@trestle/core";
 import type { JsonApi } from "../http/json-api.js";
 import { openSseStream } from "../http/sse.js";
 import { managementApi as op } from "./operations.js";
@@ -27,23 +26,27 @@ interface Task {
   dropped: number;
 }
 
-const outputNames: Record<number, string> = {
-  [OutputType.STDOUT]: "stdout",
-  [OutputType.STDERR]: "stderr",
-  [OutputType.STATUS]: "status",
-  [OutputType.COMPLETION]: "completion",
-};
-
-function replyJson(reply: CodeExecutionReply): object {
-  return {
-    outputType: outputNames[reply.outputType] ?? "unspecified",
-    status: ExecutionStatus[reply.status]?.toLowerCase() ?? "unspecified",
-    content: reply.content,
-    ...(reply.exitCode !== undefined ? { exitCode: reply.exitCode } : {}),
-    ...(reply.timestamp
-      ? { timestamp: Number(reply.timestamp.seconds) * 1000 + Math.floor(reply.timestamp.nanos / 1e6) }
-      : {}),
-  };
+/**
+ * An output as the stream's JSON has always shown an engine's reply: its output type, status, content, exit
+ * code, and the time the router received it.
+ */
+function replyJson(output: CodeOutput): object {
+  const content = output.text ? [output.text] : [];
+  const timestamp = Date.now();
+  switch (output.type) {
+    case "output":
+      return { outputType: output.stream, status: "running", content, timestamp };
+    case "status":
+      return { outputType: "status", status: output.status, content, timestamp };
+    case "exit":
+      return {
+        outputType: "completion",
+        status: output.status,
+        content,
+        ...(output.exitCode !== undefined ? { exitCode: output.exitCode } : {}),
+        timestamp,
+      };
+  }
 }
 
 /**

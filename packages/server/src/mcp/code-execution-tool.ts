@@ -1,6 +1,5 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext, CodeExecutionBridge } from "@trestle/bridge";
-import { ExecutionStatus, OutputType } from "@trestle/proto";
 import type { EngineLanguage } from "./catalog-view.js";
 import { JsonRpcErrorCode } from "./json-rpc.js";
 import { ProtocolError } from "./protocol-error.js";
@@ -61,15 +60,6 @@ function stringRecord(value: unknown, field: string): Record<string, string> | u
   }
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)]));
 }
-
-const statusNames: Record<number, string> = {
-  [ExecutionStatus.PENDING]: "pending",
-  [ExecutionStatus.RUNNING]: "running",
-  [ExecutionStatus.COMPLETED]: "completed",
-  [ExecutionStatus.FAILED]: "failed",
-  [ExecutionStatus.CANCELLED]: "cancelled",
-  [ExecutionStatus.TIMEOUT]: "timeout",
-};
 
 /**
  * Runs a call of the code execution tool: validates the arguments, picks the engine, streams each output chunk to
@@ -133,16 +123,16 @@ export async function runCodeExecutionTool(
       },
       context,
     );
-    for await (const reply of stream) {
-      const text = reply.content.join("");
-      if (reply.outputType === OutputType.STDOUT || reply.outputType === OutputType.STDERR) {
-        const which = reply.outputType === OutputType.STDOUT ? "stdout" : "stderr";
-        if (which === "stdout") stdout += text;
-        else stderr += text;
-        if (text) await onOutput({ stream: which, text, sequence: ++sequence });
+    for await (const output of stream) {
+      if (output.type === "output") {
+        if (output.stream === "stdout") stdout += output.text;
+        else stderr += output.text;
+        if (output.text) await onOutput({ stream: output.stream, text: output.text, sequence: ++sequence });
+        continue;
       }
-      if (reply.exitCode !== undefined) exitCode = reply.exitCode;
-      if (reply.status !== ExecutionStatus.UNSPECIFIED) status = statusNames[reply.status] ?? status;
+      // A stream that ends on "pending" or "running" never finished: the result says so and is an error.
+      status = output.status;
+      if (output.type === "exit" && output.exitCode !== undefined) exitCode = output.exitCode;
     }
   } catch (error) {
     const message =

@@ -27,7 +27,6 @@ import {
   type ResourceBridge,
 } from "@trestle/bridge";
 import type { PromptReference, ResourceReference } from "@trestle/core";
-import { type McpCallListeners, withMcpCallListeners } from "@trestle/transport-mcp";
 import type { z } from "zod";
 import type { CatalogView, EngineLanguage } from "./catalog-view.js";
 import { codeExecutionTool, runCodeExecutionTool } from "./code-execution-tool.js";
@@ -314,29 +313,24 @@ export function createNamespaceMethods(
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     const tool = backend.catalog.getTool(namespace, name);
     if (tool) {
-      const call = () => backend.invoker.execute(args, tool, contextFor(origin, extra.signal));
+      const context = contextFor(origin, extra.signal);
+      // Whatever the backend reports during the call reaches this client: progress under the client's own
+      // token (when it asked for progress), log messages at the level the client set.
       const progressToken = request.params._meta?.progressToken;
-      const forwarded = backend.forwards?.isForwarded(tool.type) === true;
-      if (progressToken === undefined && !forwarded) return (await call()) as CallToolResult;
-      // A forwarded MCP server's progress reaches the client under the client's own token, and the logging
-      // messages of a server spawned for this call alone reach it at the level the client set.
-      const listeners: McpCallListeners = {};
       if (progressToken !== undefined) {
-        listeners.onProgress = (p) =>
+        context.onProgress = (p) =>
           void extra
             .sendNotification({ method: "notifications/progress", params: { progressToken, ...p } })
             .catch(() => undefined);
       }
-      if (forwarded) {
-        listeners.onLog = (message) => {
-          const wanted = origin.session?.logLevel ?? "info";
-          if (LOG_LEVELS.indexOf(message.level as LogLevel) < LOG_LEVELS.indexOf(wanted)) return;
-          void extra
-            .sendNotification({ method: "notifications/message", params: message })
-            .catch(() => undefined);
-        };
-      }
-      return (await withMcpCallListeners(listeners, call)) as CallToolResult;
+      context.onLog = (message) => {
+        const wanted = origin.session?.logLevel ?? "info";
+        if (LOG_LEVELS.indexOf(message.level) < LOG_LEVELS.indexOf(wanted)) return;
+        void extra
+          .sendNotification({ method: "notifications/message", params: { ...message } })
+          .catch(() => undefined);
+      };
+      return (await backend.invoker.execute(args, tool, context)) as CallToolResult;
     }
     if (name === settings.codeExecutionToolName && backend.engines().length > 0) {
       const progressToken = request.params._meta?.progressToken;

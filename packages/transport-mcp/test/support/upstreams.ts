@@ -3,10 +3,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
-import type { ServiceTarget } from "@trestle/core";
+import type { ResourceRead, ServiceTarget, ToolCall, ToolResult } from "@trestle/core";
 import { TrestleError } from "@trestle/core";
 import { expect } from "vitest";
-import { buildMcpToolRequest, type McpHttpUpstream, type McpStdioUpstream } from "../../src/index.js";
+import { type McpHttpUpstream, type McpStdioUpstream, mcpToolUri } from "../../src/index.js";
 
 const require = createRequire(import.meta.url);
 
@@ -31,9 +31,22 @@ export function mcpTarget(id = "forward-1", serviceName = "fixture"): ServiceTar
   return { id, serviceName, host: "mcp", port: 0, serviceType: "tool-invoker", protocol: "mcp" };
 }
 
-/** A `tools/call` request for `toolName` with typed `args`. */
-export function toolCall(toolName: string, args: Record<string, unknown> = {}) {
-  return buildMcpToolRequest({ forward: "fixture", toolName, arguments: args });
+/** A call of the upstream tool `toolName` (imported from forward `fixture`) with typed `args`. */
+export function toolCall(toolName: string, args: ToolCall["arguments"] = {}): ToolCall {
+  return {
+    tool: { name: `fx_${toolName}`, type: "fixture", uri: mcpToolUri("fixture", toolName) },
+    arguments: args,
+  };
+}
+
+/** A read of the resource at `uri`. */
+export function resourceRead(uri: string): ResourceRead {
+  return { resource: { location: uri, type: "fixture", name: "resource" }, uri };
+}
+
+/** The texts of a result's text blocks, in order. */
+export function texts(result: ToolResult): string[] {
+  return result.content.flatMap((block) => (block.type === "text" ? [block.text] : []));
 }
 
 /** Awaits `promise` expecting a `TrestleError`. */

@@ -1,21 +1,17 @@
-import { create } from "@bufbuild/protobuf";
 import {
   type BridgeTransport,
   type CallOptions,
   Code,
+  type CodeOutput,
+  type CodeRun,
   type ServiceTarget,
+  type ToolCall,
   type TransportSelector,
   TrestleError,
+  withInterceptors,
 } from "@trestle/core";
-import {
-  type CodeExecutionReply,
-  CodeExecutionReplySchema,
-  CodeExecutionRequestSchema,
-  ToolInvokeReplySchema,
-  ToolInvokeRequestSchema,
-} from "@trestle/proto";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ConcurrencyLimit, limitConcurrency } from "../src/index.js";
+import { type ConcurrencyLimit, concurrencyLimit, interceptTransports } from "../../src/index.js";
 
 interface Pending {
   uri: string;
@@ -32,24 +28,25 @@ function createHeldTransport() {
     async provision() {
       return { configurationUri: "", secretsUri: "", properties: {} };
     },
-    invokeTool(request, _target, options) {
-      reached.push(request.uri);
+    callTool(call, _target, options) {
+      const uri = call.tool.uri;
+      reached.push(uri);
       return new Promise((resolve) => {
         const pending: Pending = {
-          uri: request.uri,
+          uri,
           options,
           finish() {
             running.splice(running.indexOf(pending), 1);
-            resolve(create(ToolInvokeReplySchema, { content: [request.uri] }));
+            resolve({ content: [{ type: "text", text: uri }] });
           },
         };
         running.push(pending);
       });
     },
-    async acquireResource() {
+    async readResource() {
       throw new TrestleError("not used", Code.Unimplemented);
     },
-    async *executeCode(request, _target, options): AsyncGenerator<CodeExecutionReply> {
+    async *executeCode(request, _target, options): AsyncGenerator<CodeOutput> {
       reached.push(`stream:${request.code}`);
       let finish!: () => void;
       const done = new Promise<void>((resolve) => {
@@ -58,7 +55,7 @@ function createHeldTransport() {
       const pending: Pending = { uri: `stream:${request.code}`, options, finish: () => finish() };
       running.push(pending);
       try {
-        yield create(CodeExecutionReplySchema, { content: ["first"] });
+        yield { type: "output", stream: "stdout", text: "first" };
         await done;
       } finally {
         running.splice(running.indexOf(pending), 1);
@@ -91,12 +88,12 @@ const target = (serviceName: string, id = serviceName): ServiceTarget => ({
   serviceType: "tool-invoker",
 });
 
-const call = (uri: string) => create(ToolInvokeRequestSchema, { uri });
+const call = (uri: string): ToolCall => ({ tool: { name: uri, uri, type: "slow" }, arguments: {} });
 
 /** Lets every settled promise run its callbacks. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-describe("limitConcurrency", () => {
+describe("concurrencyLimit through interceptTransports (a selector the root did not build)", () => {
   let held: ReturnType<typeof createHeldTransport>;
   let selector: TransportSelector;
   const limits = new Map<string, ConcurrencyLimit>();
@@ -108,7 +105,7 @@ describe("limitConcurrency", () => {
       release() {},
       close: () => held.transport.close(),
     };
-    selector = limitConcurrency(inner, (t) => limits.get(t.serviceName));
+    selector = interceptTransports(inner, [concurrencyLimit((t) => limits.get(t.serviceName))]);
     return selector;
   }
 
@@ -118,15 +115,13 @@ describe("limitConcurrency", () => {
     limits.set("slow", { maxConcurrentCalls: 2, maxQueuedCalls: 2 });
     const transports = limited();
     const t = target("slow");
-    const results = ["a", "b", "c", "d"].map((uri) =>
-      transports.transportFor(t).invokeTool(call(uri), t, {}),
-    );
+    const results = ["a", "b", "c", "d"].map((uri) => transports.transportFor(t).callTool(call(uri), t, {}));
     await settle();
     expect(held.reached).toEqual(["a", "b"]);
 
     const refused = await transports
       .transportFor(t)
-      .invokeTool(call("e"), t, {})
+      .callTool(call("e"), t, {})
       .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(TrestleError);
     expect((refused as TrestleError).code).toBe(Code.ResourceExhausted);
@@ -140,9 +135,11 @@ describe("limitConcurrency", () => {
     expect(held.reached).toEqual(["a", "b", "c", "d"]);
     held.finish("c");
     held.finish("d");
-    expect((await Promise.all(results)).map((r) => r.content[0])).toEqual(["a", "b", "c", "d"]);
+    expect((await Promise.all(results)).map((r) => r.content[0])).toEqual(
+      ["a", "b", "c", "d"].map((text) => ({ type: "text", text })),
+    );
     // Every slot came back: two run at once again.
-    const again = ["f", "g"].map((uri) => transports.transportFor(t).invokeTool(call(uri), t, {}));
+    const again = ["f", "g"].map((uri) => transports.transportFor(t).callTool(call(uri), t, {}));
     await settle();
     expect(held.running.map((p) => p.uri)).toEqual(["f", "g"]);
     held.finish("f");
@@ -155,14 +152,13 @@ describe("limitConcurrency", () => {
     const transports = limited();
     const one = target("slow", "one");
     const two = target("slow", "two");
-    const first = transports.transportFor(one).invokeTool(call("a"), one, {});
+    const first = transports.transportFor(one).callTool(call("a"), one, {});
     await settle();
-    await expect(transports.transportFor(two).invokeTool(call("b"), two, {})).rejects.toMatchObject({
+    await expect(transports.transportFor(two).callTool(call("b"), two, {})).rejects.toMatchObject({
       code: Code.ResourceExhausted,
     });
     const other = target("fast");
-    expect(transports.transportFor(other)).toBe(held.transport);
-    const fast = transports.transportFor(other).invokeTool(call("fast"), other, {});
+    const fast = transports.transportFor(other).callTool(call("fast"), other, {});
     await settle();
     expect(held.reached).toEqual(["a", "fast"]);
     await transports.transportFor(one).probeHealth(one);
@@ -176,13 +172,13 @@ describe("limitConcurrency", () => {
     limits.set("slow", { maxConcurrentCalls: 1, maxQueuedCalls: 2 });
     const transports = limited();
     const t = target("slow");
-    const first = transports.transportFor(t).invokeTool(call("a"), t, {});
+    const first = transports.transportFor(t).callTool(call("a"), t, {});
     const controller = new AbortController();
     const cancelled = transports
       .transportFor(t)
-      .invokeTool(call("b"), t, { signal: controller.signal })
+      .callTool(call("b"), t, { signal: controller.signal })
       .catch((e: unknown) => e);
-    const third = transports.transportFor(t).invokeTool(call("c"), t, {});
+    const third = transports.transportFor(t).callTool(call("c"), t, {});
     await settle();
     controller.abort();
     expect(await cancelled).toMatchObject({ code: Code.Canceled });
@@ -197,11 +193,11 @@ describe("limitConcurrency", () => {
     limits.set("slow", { maxConcurrentCalls: 1, maxQueuedCalls: 2, unaryTimeoutMs: 10_000 });
     const transports = limited();
     const t = target("slow");
-    const first = transports.transportFor(t).invokeTool(call("a"), t, {});
+    const first = transports.transportFor(t).callTool(call("a"), t, {});
     const startedAt = Date.now();
     const late = await transports
       .transportFor(t)
-      .invokeTool(call("late"), t, { timeoutMs: 50 })
+      .callTool(call("late"), t, { timeoutMs: 50 })
       .catch((e: unknown) => e);
     expect(Date.now() - startedAt).toBeLessThan(5_000);
     expect(late).toMatchObject({ code: Code.ResourceExhausted });
@@ -210,7 +206,7 @@ describe("limitConcurrency", () => {
     );
 
     // Without its own deadline the call gets the service's default, less the time it waited.
-    const waiting = transports.transportFor(t).invokeTool(call("b"), t, {});
+    const waiting = transports.transportFor(t).callTool(call("b"), t, {});
     await new Promise((resolve) => setTimeout(resolve, 30));
     held.finish("a");
     await settle();
@@ -222,7 +218,7 @@ describe("limitConcurrency", () => {
     held.finish("b");
     await Promise.all([first, waiting]);
     // A call that did not wait keeps its options as they were (the transport applies its own default).
-    const free = transports.transportFor(t).invokeTool(call("free"), t, {});
+    const free = transports.transportFor(t).callTool(call("free"), t, {});
     await settle();
     expect(held.running[0]?.options?.timeoutMs).toBeUndefined();
     held.finish("free");
@@ -233,10 +229,11 @@ describe("limitConcurrency", () => {
     limits.set("engine", { maxConcurrentCalls: 1, maxQueuedCalls: 1 });
     const transports = limited();
     const t = { ...target("engine"), serviceType: "code-execution-engine" as const };
-    const request = (code: string) => create(CodeExecutionRequestSchema, { code });
+    const first: CodeOutput = { type: "output", stream: "stdout", text: "first" };
+    const request = (code: string): CodeRun => ({ engineType: "engine", language: "python", code });
 
     const stream = transports.transportFor(t).executeCode(request("one"), t, {})[Symbol.asyncIterator]();
-    expect((await stream.next()).value?.content).toEqual(["first"]);
+    expect((await stream.next()).value).toEqual(first);
     const second = transports.transportFor(t).executeCode(request("two"), t, {})[Symbol.asyncIterator]();
     const secondFirst = second.next();
     await settle();
@@ -244,13 +241,37 @@ describe("limitConcurrency", () => {
 
     // The consumer of the first stream stops early: its slot goes to the waiting stream.
     await stream.return?.();
-    expect((await secondFirst).value?.content).toEqual(["first"]);
+    expect((await secondFirst).value).toEqual(first);
     expect(held.reached).toEqual(["stream:one", "stream:two"]);
     held.finish("stream:two");
     expect((await second.next()).done).toBe(true);
 
     const third = transports.transportFor(t).executeCode(request("three"), t, {})[Symbol.asyncIterator]();
-    expect((await third.next()).value?.content).toEqual(["first"]);
+    expect((await third.next()).value).toEqual(first);
     await third.return?.();
+  });
+});
+
+describe("concurrencyLimit (the interceptor)", () => {
+  it("holds one service's limit across every transport it is part of", async () => {
+    const limit = concurrencyLimit((t) =>
+      t.serviceName === "slow" ? { maxConcurrentCalls: 1, maxQueuedCalls: 1 } : undefined,
+    );
+    const grpc = createHeldTransport();
+    const connect = createHeldTransport();
+    const viaGrpc = withInterceptors(grpc.transport, [limit]);
+    const viaConnect = withInterceptors(connect.transport, [limit]);
+    const one = target("slow", "one");
+    const two = target("slow", "two");
+    const first = viaGrpc.callTool(call("a"), one);
+    const queued = viaConnect.callTool(call("b"), two);
+    await settle();
+    expect([grpc.reached, connect.reached]).toEqual([["a"], []]);
+    await expect(viaConnect.callTool(call("c"), two)).rejects.toMatchObject({ code: Code.ResourceExhausted });
+    grpc.finish("a");
+    await settle();
+    expect(connect.reached).toEqual(["b"]);
+    connect.finish("b");
+    await Promise.all([first, queued]);
   });
 });
