@@ -109,8 +109,6 @@ export interface McpBackend {
 
 /** What the MCP endpoint asks about forwarded MCP servers. */
 export interface McpForwards {
-  /** True when `serviceName` is a forward's: its tools are MCP tools of an upstream server. */
-  isForwarded(serviceName: string): boolean;
   /** The capabilities the upstreams of a namespace's forwards advertise. */
   capabilitiesOf(namespace: string): readonly { forward: string; capabilities: ServerCapabilities }[];
   /** Expands a prompt imported from a forward by asking its upstream. */
