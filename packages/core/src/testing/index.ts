@@ -14,4 +14,8 @@ export {
   type ReferenceCapability,
   type ReferenceObservations,
 } from "./reference-capability.js";
-export { describeTransportContract, type TransportContractOptions } from "./transport-contract.js";
+export {
+  type ContractFeatures,
+  describeTransportContract,
+  type TransportContractOptions,
+} from "./transport-contract.js";

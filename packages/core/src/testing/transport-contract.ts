@@ -23,6 +23,28 @@ export interface TransportContractOptions {
   serve(handlers: ServiceHandlers): Promise<ServedCapability> | ServedCapability;
   /** A target on which nothing listens. */
   deadTarget(): ServiceTarget | Promise<ServiceTarget>;
+  /**
+   * What the protocol under test can carry, for a wire that lacks part of the contract (MCP has no code
+   * execution, provisioning or call metadata). Absent: all of it. A method the wire cannot carry must reject
+   * with `Unimplemented` naming it, which the kit checks instead.
+   */
+  expresses?: ContractFeatures;
+}
+
+/** Parts of the contract a wire may lack; each defaults to `true`. See {@link TransportContractOptions.expresses}. */
+export interface ContractFeatures {
+  /** A tool call's configuration and secrets URIs, request id and metadata reach the service. */
+  callFields?: boolean;
+  /** A resource read's resource type and name, params and request id reach the service. */
+  resourceFields?: boolean;
+  /** Service errors keep their code on the wire beyond `InvalidArgument`, `NotFound` and `Internal`. */
+  allErrorCodes?: boolean;
+  /** The health probe can say `pending` and `unhealthy`, not only answer or not. */
+  healthStates?: boolean;
+  /** `executeCode` streams. */
+  codeExecution?: boolean;
+  /** `provision` provisions. */
+  provisioning?: boolean;
 }
 
 /** Collects a stream; stops after `limit` outputs. */
@@ -92,6 +114,17 @@ function echoed(content: ContentBlock[]) {
  * ```
  */
 export function describeTransportContract(options: TransportContractOptions): void {
+  const can = {
+    callFields: true,
+    resourceFields: true,
+    allErrorCodes: true,
+    healthStates: true,
+    codeExecution: true,
+    provisioning: true,
+    ...options.expresses,
+  };
+  /** `it` for a part of the contract the wire carries; nothing for a part it lacks (checked apart, below). */
+  const itWhen = (carried: boolean) => (carried ? it : () => undefined);
   describe(`transport contract: ${options.name}`, () => {
     let transport: BridgeTransport;
     let capability: ReferenceCapability;
@@ -125,13 +158,13 @@ export function describeTransportContract(options: TransportContractOptions): vo
       expect(echoed(result.content)).toMatchObject({
         uri: "echo://tool/{id}",
         arguments: { id: "42", city: "Zürich", empty: "" },
-        configurationUri: "file:///config",
-        secretsUri: "file:///secret",
-        requestId: "req-1",
+        ...(can.callFields
+          ? { configurationUri: "file:///config", secretsUri: "file:///secret", requestId: "req-1" }
+          : {}),
       });
     });
 
-    it("sends the request id and caller metadata as call metadata", async () => {
+    itWhen(can.callFields)("sends the request id and caller metadata as call metadata", async () => {
       const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
       const result = await transport.callTool(tool("echo://meta"), target, {
         requestId: "77",
@@ -169,17 +202,13 @@ export function describeTransportContract(options: TransportContractOptions): vo
         target,
         { requestId: "r9" },
       );
-      expect(result.contents.map((c) => ("text" in c ? c.text : c.blob))).toEqual([
-        "file:///tmp/a.txt",
-        "file",
-        "a",
-        '{"p":"1"}',
-        "r9",
-      ]);
+      const texts = result.contents.map((c) => ("text" in c ? c.text : c.blob));
+      if (can.resourceFields) expect(texts).toEqual(["file:///tmp/a.txt", "file", "a", '{"p":"1"}', "r9"]);
+      else expect(texts[0]).toBe("file:///tmp/a.txt");
       expect(result.contents.every((c) => c.uri === "file:///tmp/a.txt")).toBe(true);
     });
 
-    it("provisions configuration and secrets and returns the reference", async () => {
+    itWhen(can.provisioning)("provisions configuration and secrets and returns the reference", async () => {
       const ref = await transport.provision(
         { name: "weather", configurationData: "units=metric", secretsData: "apiKey=s3cr3t" },
         target,
@@ -194,7 +223,7 @@ export function describeTransportContract(options: TransportContractOptions): vo
       ]);
     });
 
-    it("streams code execution outputs in order with their fields", async () => {
+    itWhen(can.codeExecution)("streams code execution outputs in order with their fields", async () => {
       const outputs = await collect(transport.executeCode(code("count", { n: "3" }), target));
       expect(outputs).toEqual([
         { type: "status", status: "pending" },
@@ -205,25 +234,35 @@ export function describeTransportContract(options: TransportContractOptions): vo
       ]);
     });
 
-    it("delivers each stream output as it is produced, not when the stream ends", async () => {
-      const iterator = transport.executeCode(code("gated"), target)[Symbol.asyncIterator]();
-      expect((await iterator.next()).value).toEqual({ type: "status", status: "pending" });
-      // The engine is now blocked on the gate: the first chunk must arrive anyway.
-      expect((await iterator.next()).value).toEqual({ type: "output", stream: "stdout", text: "first\n" });
-      capability.openGate();
-      expect((await iterator.next()).value).toEqual({ type: "output", stream: "stdout", text: "second\n" });
-      expect((await iterator.next()).value).toMatchObject({ type: "exit", status: "completed" });
-      expect((await iterator.next()).done).toBe(true);
-    });
+    itWhen(can.codeExecution)(
+      "delivers each stream output as it is produced, not when the stream ends",
+      async () => {
+        const iterator = transport.executeCode(code("gated"), target)[Symbol.asyncIterator]();
+        expect((await iterator.next()).value).toEqual({ type: "status", status: "pending" });
+        // The engine is now blocked on the gate: the first chunk must arrive anyway.
+        expect((await iterator.next()).value).toEqual({ type: "output", stream: "stdout", text: "first\n" });
+        capability.openGate();
+        expect((await iterator.next()).value).toEqual({ type: "output", stream: "stdout", text: "second\n" });
+        expect((await iterator.next()).value).toMatchObject({ type: "exit", status: "completed" });
+        expect((await iterator.next()).done).toBe(true);
+      },
+    );
 
-    it.each([
-      ["InvalidArgument", Code.InvalidArgument],
-      ["NotFound", Code.NotFound],
-      ["FailedPrecondition", Code.FailedPrecondition],
-      ["PermissionDenied", Code.PermissionDenied],
-      ["Internal", Code.Internal],
-      ["ResourceExhausted", Code.ResourceExhausted],
-    ])("maps a service error %s to its code with the service's message", async (name, expected) => {
+    it.each(
+      (
+        [
+          ["InvalidArgument", Code.InvalidArgument],
+          ["NotFound", Code.NotFound],
+          ["FailedPrecondition", Code.FailedPrecondition],
+          ["PermissionDenied", Code.PermissionDenied],
+          ["Internal", Code.Internal],
+          ["ResourceExhausted", Code.ResourceExhausted],
+        ] as const
+      ).filter(
+        ([, code]) =>
+          can.allErrorCodes || [Code.InvalidArgument, Code.NotFound, Code.Internal].includes(code),
+      ),
+    )("maps a service error %s to its code with the service's message", async (name, expected) => {
       const error = await rejection(
         transport.callTool(tool(`fail://${name}/the%20service%20said%20no`), target),
       );
@@ -253,17 +292,20 @@ export function describeTransportContract(options: TransportContractOptions): vo
       }
     });
 
-    it("surfaces an engine failure mid-stream after the replies before it", async () => {
-      const seen: CodeOutput[] = [];
-      const error = await rejection(
-        (async () => {
-          for await (const output of transport.executeCode(code("fail-mid"), target)) seen.push(output);
-        })(),
-      );
-      expect(seen).toContainEqual({ type: "output", stream: "stdout", text: "partial\n" });
-      expect(error.code).toBe(Code.Internal);
-      expect(error.rawMessage).toContain("engine crashed");
-    });
+    itWhen(can.codeExecution)(
+      "surfaces an engine failure mid-stream after the replies before it",
+      async () => {
+        const seen: CodeOutput[] = [];
+        const error = await rejection(
+          (async () => {
+            for await (const output of transport.executeCode(code("fail-mid"), target)) seen.push(output);
+          })(),
+        );
+        expect(seen).toContainEqual({ type: "output", stream: "stdout", text: "partial\n" });
+        expect(error.code).toBe(Code.Internal);
+        expect(error.rawMessage).toContain("engine crashed");
+      },
+    );
 
     it("cancels a unary call when the signal aborts, and the service sees it", async () => {
       const controller = new AbortController();
@@ -282,7 +324,7 @@ export function describeTransportContract(options: TransportContractOptions): vo
       await eventually(() => capability.observations.abortedCalls.includes("sleep://5000"));
     });
 
-    it("applies the deadline to a whole stream", async () => {
+    itWhen(can.codeExecution)("applies the deadline to a whole stream", async () => {
       const error = await rejection(
         collect(transport.executeCode(code("endless"), target, { timeoutMs: 300 })),
       );
@@ -290,7 +332,7 @@ export function describeTransportContract(options: TransportContractOptions): vo
       await eventually(() => capability.observations.streamsFinished.includes("kit/endless"));
     });
 
-    it("cancels a running stream on abort and stops the engine", async () => {
+    itWhen(can.codeExecution)("cancels a running stream on abort and stops the engine", async () => {
       const controller = new AbortController();
       const seen: CodeOutput[] = [];
       const error = await rejection(
@@ -307,7 +349,7 @@ export function describeTransportContract(options: TransportContractOptions): vo
       await eventually(() => capability.observations.streamsFinished.includes("kit/endless"));
     });
 
-    it("stops the engine when the consumer breaks out of the stream", async () => {
+    itWhen(can.codeExecution)("stops the engine when the consumer breaks out of the stream", async () => {
       const outputs = await collect(transport.executeCode(code("endless"), target), 2);
       expect(outputs).toHaveLength(2);
       await eventually(() => capability.observations.streamsFinished.includes("kit/endless"));
@@ -319,6 +361,7 @@ export function describeTransportContract(options: TransportContractOptions): vo
       const error = await rejection(transport.callTool(tool("echo://x"), dead, { timeoutMs: 5_000 }));
       expect(error.code).toBe(Code.Unavailable);
       expect(Date.now() - started).toBeLessThan(4_000);
+      if (!can.codeExecution) return;
       const streamError = await rejection(
         collect(transport.executeCode(code("count"), dead, { timeoutMs: 5_000 })),
       );
@@ -327,10 +370,12 @@ export function describeTransportContract(options: TransportContractOptions): vo
 
     it("reports health from the probe, and down when unreachable", async () => {
       expect((await transport.probeHealth(target)).state).toBe("healthy");
-      capability.health.state = "pending";
-      expect((await transport.probeHealth(target)).state).toBe("pending");
-      capability.health.state = "unhealthy";
-      expect((await transport.probeHealth(target)).state).toBe("unhealthy");
+      if (can.healthStates) {
+        capability.health.state = "pending";
+        expect((await transport.probeHealth(target)).state).toBe("pending");
+        capability.health.state = "unhealthy";
+        expect((await transport.probeHealth(target)).state).toBe("unhealthy");
+      }
       expect((await transport.probeHealth(await options.deadTarget(), { timeoutMs: 3_000 })).state).toBe(
         "down",
       );
@@ -353,5 +398,23 @@ export function describeTransportContract(options: TransportContractOptions): vo
       const error = await rejection(transport.callTool(tool("echo://after"), target));
       expect(error.code).toBe(Code.Unavailable);
     });
+
+    itWhen(!can.codeExecution || !can.provisioning)(
+      "refuses what its wire cannot carry with Unimplemented, naming the method",
+      async () => {
+        if (!can.codeExecution) {
+          const error = await rejection(collect(transport.executeCode(code("count"), target)));
+          expect(error.code).toBe(Code.Unimplemented);
+          expect(error.rawMessage).toContain("executeCode");
+        }
+        if (!can.provisioning) {
+          const error = await rejection(
+            transport.provision({ name: "w", configurationData: "", secretsData: "" }, target),
+          );
+          expect(error.code).toBe(Code.Unimplemented);
+          expect(error.rawMessage).toContain("provision");
+        }
+      },
+    );
   });
 }
