@@ -1,10 +1,9 @@
 import { create } from "@bufbuild/protobuf";
 import { type CapabilityServer, createCapabilityServer } from "@trestle/capability";
 import { Code, type ServiceTarget, TrestleError } from "@trestle/core";
-import { createReferenceCapability } from "@trestle/core/testing";
 import { ToolInvokeRequestSchema } from "@trestle/proto";
 import { generateTestCertificates, type TestCertificates } from "@trestle/test-support";
-import { wanakuHandlers } from "@trestle/wanaku";
+import { createWanakuReferenceCapability } from "@trestle/wanaku/testing";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ConnectTransportOptions, createConnectWanakuTransport } from "../src/index.js";
 
@@ -25,7 +24,7 @@ describe("connect transport over TLS", () => {
 
   async function serve(requireClientCert: boolean): Promise<ServiceTarget> {
     server = createCapabilityServer({
-      ...wanakuHandlers(createReferenceCapability().handlers),
+      ...createWanakuReferenceCapability().handlers,
       tls: { cert: certs.serverCert, key: certs.serverKey, ca: certs.ca, requireClientCert },
     });
     const { host, port } = await server.listen();
@@ -57,13 +56,13 @@ describe("connect transport over TLS", () => {
     ["gRPC-Web over HTTP/1.1", { httpVersion: "1.1", protocol: "grpc-web" }],
   ] as const)("calls a TLS service trusting its CA: %s", async (_name, options) => {
     const target = await serve(false);
-    expect(await echo({ ...options, tls: { ca: certs.ca } }, target)).toMatchObject({ arguments: { wanaku_body: "over tls" } });
+    expect(await echo({ ...options, tls: { ca: certs.ca } }, target)).toMatchObject({ body: "over tls" });
   });
 
   it("takes TLS settings per target, and refuses a server whose CA it does not trust as unavailable", async () => {
     const target = await serve(false);
     const chosen = (t: ServiceTarget) => (t.port === target.port ? { ca: certs.ca } : undefined);
-    expect(await echo({ tls: chosen }, target)).toMatchObject({ arguments: { wanaku_body: "over tls" } });
+    expect(await echo({ tls: chosen }, target)).toMatchObject({ body: "over tls" });
     const error = await failure({ tls: { ca: certs.otherCa } }, target);
     expect(error.code).toBe(Code.Unavailable);
     expect(error.rawMessage).toMatch(/certificate/i);
@@ -77,7 +76,7 @@ describe("connect transport over TLS", () => {
     async (_n, httpVersion) => {
       const target = await serve(true);
       const withCert = { ca: certs.ca, cert: certs.clientCert, key: certs.clientKey };
-      expect(await echo({ httpVersion, tls: withCert }, target)).toMatchObject({ arguments: { wanaku_body: "over tls" } });
+      expect(await echo({ httpVersion, tls: withCert }, target)).toMatchObject({ body: "over tls" });
       const refused = await failure({ httpVersion, tls: { ca: certs.ca } }, target);
       expect(refused.code).toBe(Code.Unavailable);
       const rogue = await failure(

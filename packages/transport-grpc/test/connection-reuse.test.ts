@@ -1,8 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, type ServiceTarget, TrestleError } from "@trestle/core";
-import { createReferenceCapability } from "@trestle/core/testing";
 import { CodeExecutionRequestSchema, ResourceRequestSchema, ToolInvokeRequestSchema } from "@trestle/proto";
-import { wanakuHandlers } from "@trestle/wanaku";
+import { createWanakuReferenceCapability } from "@trestle/wanaku/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createGrpcWanakuTransport } from "../src/index.js";
 import { type ProtoLoaderServer, serveWithProtoLoader } from "./support/proto-loader-server.js";
@@ -17,8 +16,8 @@ describe("one channel per target", () => {
 
   /** The reference capability on a proto-loader server that counts its TCP connections. */
   async function countedTarget(): Promise<{ server: ProtoLoaderServer; target: ServiceTarget }> {
-    const capability = createReferenceCapability();
-    const server = await serveWithProtoLoader(wanakuHandlers(capability.handlers));
+    const capability = createWanakuReferenceCapability();
+    const server = await serveWithProtoLoader(capability.handlers);
     cleanups.push(() => server.close());
     return { server, target: server.target };
   }

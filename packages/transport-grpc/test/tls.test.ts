@@ -1,9 +1,9 @@
 import { create } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { Code, type ServiceTarget, TrestleError } from "@trestle/core";
-import { createReferenceCapability } from "@trestle/core/testing";
 import { ToolInvokeRequestSchema } from "@trestle/proto";
-import { type WanakuTransport, wanakuHandlers } from "@trestle/wanaku";
+import type { WanakuTransport } from "@trestle/wanaku";
+import { createWanakuReferenceCapability } from "@trestle/wanaku/testing";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createGrpcWanakuTransport, type GrpcTransportOptions } from "../src/index.js";
 import { type ProtoLoaderServer, serveWithProtoLoader } from "./support/proto-loader-server.js";
@@ -45,7 +45,7 @@ describe("TLS and mutual TLS", () => {
           mutual,
         )
       : grpc.ServerCredentials.createInsecure();
-    const server = await serveWithProtoLoader(wanakuHandlers(createReferenceCapability().handlers), {
+    const server = await serveWithProtoLoader(createWanakuReferenceCapability().handlers, {
       credentials,
     });
     servers.push(server);
