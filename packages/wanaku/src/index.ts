@@ -24,9 +24,4 @@ export {
   wanakuHandlers,
 } from "./service-handlers.js";
 export { buildToolInvokeRequest } from "./tool-invoke-request.js";
-export {
-  type FromWanakuTransportOptions,
-  fromWanakuTransport,
-  type WanakuCodec,
-  type WanakuTransport,
-} from "./wanaku-transport.js";
+export { fromWanakuTransport, type WanakuTransport } from "./wanaku-transport.js";

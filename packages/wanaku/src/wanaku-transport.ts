@@ -4,11 +4,7 @@ import type {
   CodeOutput,
   HealthStatus,
   ProvisioningReference,
-  ResourceContents,
-  ResourceRead,
   ServiceTarget,
-  ToolCall,
-  ToolResult,
 } from "@trestle/core";
 import type {
   CodeExecutionReply,
@@ -66,46 +62,19 @@ export interface WanakuTransport {
 }
 
 /**
- * How a protocol that rides on Wanaku's messages packs what the contract's strings cannot carry (the
- * interim MCP transport packs JSON arguments and MCP content blocks into them). Each function replaces the
- * contract's own rule where given.
- */
-export interface WanakuCodec {
-  toolRequest?(call: ToolCall, requestId: string): ToolInvokeRequest;
-  toolResult?(content: readonly string[]): ToolResult;
-  resourceContents?(content: readonly string[], read: ResourceRead): ResourceContents[];
-}
-
-/** Options for {@link fromWanakuTransport}. */
-export interface FromWanakuTransportOptions {
-  codec?: WanakuCodec;
-}
-
-/**
  * The protocol-neutral transport over a {@link WanakuTransport}: each neutral call becomes the Wanaku
  * message the contract prescribes (built here, once), and each reply the neutral result it stands for. The
  * wire is byte-identical to a Wanaku client's. Wanaku has no prompts: the result has no `getPrompt`.
  */
-export function fromWanakuTransport(
-  wanaku: WanakuTransport,
-  options: FromWanakuTransportOptions = {},
-): BridgeTransport {
-  const { codec } = options;
+export function fromWanakuTransport(wanaku: WanakuTransport): BridgeTransport {
   const neutral: BridgeTransport = {
     async callTool(call, target, callOptions) {
-      const requestId = callOptions?.requestId ?? "";
-      const request = codec?.toolRequest
-        ? codec.toolRequest(call, requestId)
-        : buildToolInvokeRequest(call, requestId);
-      const reply = await wanaku.invokeTool(request, target, callOptions);
-      return codec?.toolResult ? codec.toolResult(reply.content) : toolResultFromReply(reply);
+      const request = buildToolInvokeRequest(call, callOptions?.requestId ?? "");
+      return toolResultFromReply(await wanaku.invokeTool(request, target, callOptions));
     },
     async readResource(read, target, callOptions) {
       const request = buildResourceRequest(read, callOptions?.requestId ?? "");
-      const reply = await wanaku.acquireResource(request, target, callOptions);
-      return codec?.resourceContents
-        ? { contents: codec.resourceContents(reply.content, read) }
-        : resourceResultFromReply(reply, read);
+      return resourceResultFromReply(await wanaku.acquireResource(request, target, callOptions), read);
     },
     async *executeCode(run, target, callOptions): AsyncGenerator<CodeOutput> {
       const request = buildCodeExecutionRequest(run, callOptions?.requestId ?? "");
