@@ -4,7 +4,7 @@
 import { create } from "@bufbuild/protobuf";
 import { createCapabilityServer } from "@trestle/capability";
 import { Code, isTrestleError, type ServiceTarget, TrestleError } from "@trestle/core";
-import { RuntimeStatus, ToolInvokeRequestSchema } from "@trestle/proto";
+import { RuntimeStatus } from "@trestle/proto";
 import { legacyTool } from "@trestle/proto/legacy";
 import { createGrpcTransport } from "@trestle/transport-grpc";
 
@@ -30,14 +30,13 @@ const target: ServiceTarget = {
 const transport = createGrpcTransport({ unaryTimeoutMs: 5_000 });
 try {
   const health = await transport.probeHealth(target);
-  const reply = await transport.invokeTool(
-    create(ToolInvokeRequestSchema, { uri: "greeter://hello", arguments: { name: "packed world" } }),
-    target,
-  );
+  // The router's calls are protocol-neutral; the transport sends the contract's ToolInvokeRequest.
+  const tool = { name: "hello", type: "greeter", uri: "greeter://hello" };
+  const reply = await transport.callTool({ tool, arguments: { name: "packed world" } }, target);
   // A service error comes back as the one TrestleError class of @trestle/core, with the service's code: this
   // fails if npm installed two copies of @trestle/core.
   const failure: unknown = await transport
-    .invokeTool(create(ToolInvokeRequestSchema, { uri: "greeter://hello" }), target)
+    .callTool({ tool, arguments: {} }, target)
     .catch((error: unknown) => error);
   if (!isTrestleError(failure, Code.InvalidArgument))
     throw new Error(`unexpected failure: ${String(failure)}`);
@@ -45,7 +44,7 @@ try {
   const legacy = create(legacyTool.ToolInvokeRequestSchema, { uri: "greeter://hello" });
 
   console.log(`health: ${health.state}`);
-  console.log(`reply: ${reply.content.join("")}`);
+  console.log(`reply: ${reply.content.map((block) => (block.type === "text" ? block.text : "")).join("")}`);
   console.log(`error: ${failure.rawMessage}`);
   console.log(`legacy message: ${legacy.$typeName}`);
 } finally {
