@@ -1,26 +1,14 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { create, type DescMessage, fromJson, type MessageShape, toJson } from "@bufbuild/protobuf";
 import {
-  type CapabilityHandlers,
   Code,
   type HandlerContext,
+  type JsonValue,
   REQUEST_ID_METADATA_KEY,
+  type ServiceHandlers,
   TrestleError,
 } from "@trestle/core";
-import {
-  CodeExecutionReplySchema,
-  CodeExecutionRequestSchema,
-  HealthProbeReplySchema,
-  HealthProbeRequestSchema,
-  ProvisionReplySchema,
-  ProvisionRequestSchema,
-  ResourceReplySchema,
-  ResourceRequestSchema,
-  ToolInvokeReplySchema,
-  ToolInvokeRequestSchema,
-} from "@trestle/proto";
 import {
   CALL_PATHS,
   httpStatusFor,
@@ -31,7 +19,7 @@ import {
 } from "./wire.js";
 
 /** Options for {@link createHttpJsonCapabilityServer}: the handlers it serves, and where it listens. */
-export interface HttpJsonCapabilityServerOptions extends CapabilityHandlers {
+export interface HttpJsonCapabilityServerOptions extends ServiceHandlers {
   /** Interface to listen on. Default `127.0.0.1`. */
   host?: string;
   /** Port to listen on. Default `0`: any free port. */
@@ -90,7 +78,7 @@ function answer(res: ServerResponse, status: number, message: ReplyLine): void {
 }
 
 /**
- * Serves {@link CapabilityHandlers} over HTTP+JSON (see `wire.ts`): the server side of
+ * Serves {@link ServiceHandlers} over HTTP+JSON (see `wire.ts`): the server side of
  * `createHttpJsonTransport`. A handler's signal aborts when the caller disconnects — which is how a
  * cancelled call, a passed deadline or a consumer that stopped reading reaches the service — or when the server
  * closes. A missing handler answers `unimplemented`; a thrown `TrestleError` answers its code; anything else thrown
@@ -99,7 +87,7 @@ function answer(res: ServerResponse, status: number, message: ReplyLine): void {
  * @example
  * ```ts
  * const server = createHttpJsonCapabilityServer({
- *   toolInvoker: (request) => ({ content: [`Hello, ${request.arguments.name}!`] }),
+ *   callTool: (call) => ({ content: [{ type: "text", text: `Hello, ${call.arguments.name}!` }] }),
  * });
  * const { host, port } = await server.listen();
  * ```
@@ -110,34 +98,34 @@ export function createHttpJsonCapabilityServer(
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const inFlight = new Set<AbortController>();
 
-  async function serveUnary<Req extends DescMessage, Res extends DescMessage>(
-    requestSchema: Req,
-    replySchema: Res,
-    handler: ((request: MessageShape<Req>, context: HandlerContext) => unknown) | undefined,
+  async function serveUnary(
+    method: string,
+    call: ((context: HandlerContext) => unknown) | undefined,
     envelope: RequestEnvelope,
     res: ServerResponse,
     signal: AbortSignal,
   ) {
-    if (!handler) throw new TrestleError(`${requestSchema.typeName} is not served here`, Code.Unimplemented);
-    const request = fromJson(requestSchema, envelope.request);
-    const init = await handler.call(options, request, contextFor(envelope, signal));
-    answer(res, 200, { reply: toJson(replySchema, create(replySchema, init as never)) });
+    if (!call) throw new TrestleError(`${method} is not served here`, Code.Unimplemented);
+    const result = await call(contextFor(envelope, signal));
+    answer(res, 200, { reply: result as JsonValue });
   }
 
   async function serveStream(envelope: RequestEnvelope, res: ServerResponse, signal: AbortSignal) {
-    const handler = options.codeExecutor;
-    if (!handler) throw new TrestleError("Code execution is not served here", Code.Unimplemented);
-    const request = fromJson(CodeExecutionRequestSchema, envelope.request);
+    const handler = options.executeCode;
+    if (!handler) throw new TrestleError("executeCode is not served here", Code.Unimplemented);
     res.writeHead(200, { "content-type": NDJSON });
     res.flushHeaders();
     try {
       // Breaking out of (or throwing in) this loop ends the handler's generator: its `finally` runs.
-      for await (const init of handler.call(options, request, contextFor(envelope, signal))) {
+      for await (const output of handler.call(
+        options,
+        envelope.request as never,
+        contextFor(envelope, signal),
+      )) {
         // Aborted (the caller left, or this server is closing): stop, and never send the end marker.
         signal.throwIfAborted();
-        const reply = toJson(CodeExecutionReplySchema, create(CodeExecutionReplySchema, init));
-        // Each reply leaves as soon as it is produced; wait when the client reads slower than the engine writes.
-        if (!res.write(line({ reply }))) await once(res, "drain", { signal });
+        // Each output leaves as soon as it is produced; wait when the client reads slower than the engine writes.
+        if (!res.write(line({ reply: output as JsonValue }))) await once(res, "drain", { signal });
       }
       if (!res.destroyed) res.end(line({ end: true }));
     } catch (error) {
@@ -146,39 +134,46 @@ export function createHttpJsonCapabilityServer(
   }
 
   function dispatch(path: string, envelope: RequestEnvelope, res: ServerResponse, signal: AbortSignal) {
+    // The request is the call as the client sent it (a ToolCall, a ResourceRead, …): JSON needs no decoding.
+    const input = envelope.request as never;
+    const { callTool, readResource, getPrompt, provision, probeHealth } = options;
     switch (path) {
-      case CALL_PATHS.invokeTool:
+      case CALL_PATHS.callTool:
         return serveUnary(
-          ToolInvokeRequestSchema,
-          ToolInvokeReplySchema,
-          options.toolInvoker,
+          "callTool",
+          callTool && ((c) => callTool.call(options, input, c)),
           envelope,
           res,
           signal,
         );
-      case CALL_PATHS.acquireResource:
+      case CALL_PATHS.readResource:
         return serveUnary(
-          ResourceRequestSchema,
-          ResourceReplySchema,
-          options.resourceAcquirer,
+          "readResource",
+          readResource && ((c) => readResource.call(options, input, c)),
+          envelope,
+          res,
+          signal,
+        );
+      case CALL_PATHS.getPrompt:
+        return serveUnary(
+          "getPrompt",
+          getPrompt && ((c) => getPrompt.call(options, input, c)),
           envelope,
           res,
           signal,
         );
       case CALL_PATHS.provision:
         return serveUnary(
-          ProvisionRequestSchema,
-          ProvisionReplySchema,
-          options.provisioner,
+          "provision",
+          provision && ((c) => provision.call(options, input, c)),
           envelope,
           res,
           signal,
         );
       case CALL_PATHS.probeHealth:
         return serveUnary(
-          HealthProbeRequestSchema,
-          HealthProbeReplySchema,
-          options.healthProbe,
+          "probeHealth",
+          probeHealth && ((c) => probeHealth.call(options, c)),
           envelope,
           res,
           signal,

@@ -1,38 +1,20 @@
-import { create, type DescMessage, fromJson, type MessageShape, toJson } from "@bufbuild/protobuf";
 import {
   type BridgeTransport,
   type CallOptions,
   Code,
+  type CodeOutput,
+  type CodeRun,
   createCallScope,
   DEFAULT_STREAM_TIMEOUT_MS,
   DEFAULT_UNARY_TIMEOUT_MS,
+  type HealthStatus,
   healthFromProbeError,
+  type JsonValue,
   REQUEST_ID_METADATA_KEY,
   type ServiceTarget,
   TrestleError,
   targetAddress,
 } from "@trestle/core";
-import {
-  type CodeExecutionReply,
-  CodeExecutionReplySchema,
-  type CodeExecutionRequest,
-  CodeExecutionRequestSchema,
-  HealthProbeReplySchema,
-  HealthProbeRequestSchema,
-  ProvisionReplySchema,
-  ProvisionRequestSchema,
-  ResourceReplySchema,
-  ResourceRequestSchema,
-  ToolInvokeReplySchema,
-  ToolInvokeRequestSchema,
-} from "@trestle/proto";
-import {
-  buildProvisionRequest,
-  fromWanakuTransport,
-  healthFromRuntimeStatus,
-  provisioningReferenceFromReply,
-  type WanakuTransport,
-} from "@trestle/wanaku";
 import { CALL_PATHS, fromWireError, type ReplyLine, type RequestEnvelope } from "./wire.js";
 
 /** Options for {@link createHttpJsonTransport}. */
@@ -51,7 +33,8 @@ interface Call {
 
 /**
  * A {@link BridgeTransport} that speaks HTTP+JSON (see `wire.ts`) to services made with
- * `createHttpJsonCapabilityServer`. Each call is one `POST`; a code execution answer is newline-delimited JSON
+ * `createHttpJsonCapabilityServer`. The router's calls are JSON already, so they go on the wire as they are: a
+ * `ToolCall` out, a `ToolResult` back, with every content block the service returns. Each call is one `POST`; a code execution answer is newline-delimited JSON
  * read as it arrives. Cancelling a call, its deadline passing, or a consumer leaving a stream early all abort
  * the HTTP request, and the service sees its connection close. Every failure is a `TrestleError`: the service's
  * own code, `Unavailable` when it cannot be reached or the connection breaks, `DeadlineExceeded`, `Canceled`.
@@ -62,14 +45,6 @@ interface Call {
  * ```
  */
 export function createHttpJsonTransport(options: HttpJsonTransportOptions = {}): BridgeTransport {
-  return fromWanakuTransport(createHttpJsonWanakuTransport(options));
-}
-
-/**
- * The Wanaku messages over HTTP+JSON, as they are: {@link createHttpJsonTransport} maps the router's neutral
- * calls to them with `@trestle/wanaku`.
- */
-function createHttpJsonWanakuTransport(options: HttpJsonTransportOptions): WanakuTransport {
   const unaryTimeoutMs = options.unaryTimeoutMs ?? DEFAULT_UNARY_TIMEOUT_MS;
   const streamTimeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
   // Aborted by close(): every call in flight ends with Unavailable.
@@ -96,7 +71,7 @@ function createHttpJsonWanakuTransport(options: HttpJsonTransportOptions): Wanak
   function post(
     path: string,
     target: ServiceTarget,
-    request: RequestEnvelope["request"],
+    call: unknown,
     callOptions: CallOptions | undefined,
     signal: AbortSignal,
   ) {
@@ -104,7 +79,8 @@ function createHttpJsonWanakuTransport(options: HttpJsonTransportOptions): Wanak
     for (const [key, value] of Object.entries(callOptions?.metadata ?? {}))
       metadata[key.toLowerCase()] = value;
     if (callOptions?.requestId) metadata[REQUEST_ID_METADATA_KEY] = callOptions.requestId;
-    const envelope: RequestEnvelope = { request, metadata };
+    // The neutral calls are plain JSON: they go on the wire as they are.
+    const envelope: RequestEnvelope = { request: call as JsonValue, metadata };
     return fetch(`http://${targetAddress(target)}${path}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -126,22 +102,20 @@ function createHttpJsonWanakuTransport(options: HttpJsonTransportOptions): Wanak
     }
   }
 
-  async function unary<Req extends DescMessage, Res extends DescMessage>(
+  async function unary<Result>(
     path: string,
-    requestSchema: Req,
-    replySchema: Res,
-    request: MessageShape<Req>,
+    input: unknown,
     target: ServiceTarget,
     callOptions: CallOptions | undefined,
-  ): Promise<MessageShape<Res>> {
+  ): Promise<Result> {
     const call = startCall(callOptions, unaryTimeoutMs);
     try {
-      const response = await post(path, target, toJson(requestSchema, request), callOptions, call.signal);
+      const response = await post(path, target, input, callOptions, call.signal);
       const answer = parseLine(await response.text(), response.status, target);
       if ("error" in answer) throw fromWireError(answer.error);
       if (!("reply" in answer))
         throw new TrestleError(`${targetAddress(target)} sent no reply`, Code.Unknown);
-      return fromJson(replySchema, answer.reply);
+      return answer.reply as Result;
     } catch (error) {
       throw failure(error, call.signal, target);
     } finally {
@@ -150,22 +124,16 @@ function createHttpJsonWanakuTransport(options: HttpJsonTransportOptions): Wanak
   }
 
   async function* executeCode(
-    request: CodeExecutionRequest,
+    run: CodeRun,
     target: ServiceTarget,
     callOptions?: CallOptions,
-  ): AsyncGenerator<CodeExecutionReply> {
+  ): AsyncGenerator<CodeOutput> {
     const call = startCall(callOptions, streamTimeoutMs);
     // Leaving the loop early (break, return, a throw in the consumer) aborts the request: the engine stops.
     const leave = new AbortController();
     const signal = AbortSignal.any([call.signal, leave.signal]);
     try {
-      const response = await post(
-        CALL_PATHS.executeCode,
-        target,
-        toJson(CodeExecutionRequestSchema, request),
-        callOptions,
-        signal,
-      );
+      const response = await post(CALL_PATHS.executeCode, target, run, callOptions, signal);
       if (!response.ok || !response.body) {
         const answer = parseLine(await response.text(), response.status, target);
         throw "error" in answer
@@ -182,7 +150,7 @@ function createHttpJsonWanakuTransport(options: HttpJsonTransportOptions): Wanak
           buffered = buffered.slice(newline + 1);
           if ("error" in answer) throw fromWireError(answer.error);
           if ("end" in answer) return;
-          yield fromJson(CodeExecutionReplySchema, answer.reply);
+          yield answer.reply as CodeOutput;
           newline = buffered.indexOf("\n");
         }
       }
@@ -196,49 +164,15 @@ function createHttpJsonWanakuTransport(options: HttpJsonTransportOptions): Wanak
   }
 
   return {
-    async provision(name, configData, secretsData, target, callOptions) {
-      const reply = await unary(
-        CALL_PATHS.provision,
-        ProvisionRequestSchema,
-        ProvisionReplySchema,
-        buildProvisionRequest({ name, configurationData: configData, secretsData }),
-        target,
-        callOptions,
-      );
-      return provisioningReferenceFromReply(reply);
-    },
-    invokeTool(request, target, callOptions) {
-      return unary(
-        CALL_PATHS.invokeTool,
-        ToolInvokeRequestSchema,
-        ToolInvokeReplySchema,
-        request,
-        target,
-        callOptions,
-      );
-    },
-    acquireResource(request, target, callOptions) {
-      return unary(
-        CALL_PATHS.acquireResource,
-        ResourceRequestSchema,
-        ResourceReplySchema,
-        request,
-        target,
-        callOptions,
-      );
-    },
+    callTool: (call, target, callOptions) => unary(CALL_PATHS.callTool, call, target, callOptions),
+    readResource: (read, target, callOptions) => unary(CALL_PATHS.readResource, read, target, callOptions),
+    getPrompt: (get, target, callOptions) => unary(CALL_PATHS.getPrompt, get, target, callOptions),
+    provision: (provisioning, target, callOptions) =>
+      unary(CALL_PATHS.provision, provisioning, target, callOptions),
     executeCode,
     async probeHealth(target, callOptions) {
       try {
-        const reply = await unary(
-          CALL_PATHS.probeHealth,
-          HealthProbeRequestSchema,
-          HealthProbeReplySchema,
-          create(HealthProbeRequestSchema, { id: target.id }),
-          target,
-          callOptions,
-        );
-        return healthFromRuntimeStatus(reply.status);
+        return await unary<HealthStatus>(CALL_PATHS.probeHealth, { id: target.id }, target, callOptions);
       } catch (error) {
         return healthFromProbeError(error);
       }

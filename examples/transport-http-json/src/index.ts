@@ -1,6 +1,6 @@
 /**
  * A Trestle transport written for `docs/writing-a-transport.md`: `createHttpJsonTransport` is a
- * `BridgeTransport` speaking HTTP+JSON, and `createHttpJsonCapabilityServer` serves `CapabilityHandlers` on the
+ * `BridgeTransport` speaking HTTP+JSON, and `createHttpJsonCapabilityServer` serves `ServiceHandlers` on the
  * other end of that wire. Both are small on purpose; the tests prove them with the transport test kit and route a
  * real MCP tool call to them through the router.
  *

@@ -1,19 +1,19 @@
-import type { JsonValue } from "@bufbuild/protobuf";
-import { Code, codeFromString, codeToString, TrestleError } from "@trestle/core";
+import { Code, codeFromString, codeToString, type JsonValue, TrestleError } from "@trestle/core";
 
 /**
- * The five calls of the capability contract, each a `POST` to its own path. The body of every request is a
+ * The calls of the neutral contract, each a `POST` to its own path. The body of every request is a
  * {@link RequestEnvelope}; a unary answer is one {@link ReplyLine}, a stream is newline-delimited JSON.
  */
 export const CALL_PATHS = {
-  provision: "/provision",
-  invokeTool: "/invoke-tool",
-  acquireResource: "/acquire-resource",
+  callTool: "/call-tool",
+  readResource: "/read-resource",
+  getPrompt: "/get-prompt",
   executeCode: "/execute-code",
+  provision: "/provision",
   probeHealth: "/probe-health",
 } as const;
 
-/** What a client sends: the request message as protobuf JSON, and the call's metadata (keys lower-case). */
+/** What a client sends: the call (a `ToolCall`, a `CodeRun`, …) as JSON, and its metadata (keys lower-case). */
 export interface RequestEnvelope {
   request: JsonValue;
   metadata: Record<string, string>;
@@ -26,7 +26,8 @@ export interface WireError {
 }
 
 /**
- * One answer: a reply message as protobuf JSON, an error, or — closing a stream — the end marker. A stream that
+ * One answer: the result as JSON (a `ToolResult`, one `CodeOutput` of a stream, …), an error, or — closing a
+ * stream — the end marker. A stream that
  * stops without `end` or `error` was cut off, and the client says so instead of passing it off as complete.
  */
 export type ReplyLine = { reply: JsonValue } | { error: WireError } | { end: true };

@@ -1,6 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { RuntimeStatus } from "@trestle/proto";
 import { createRouter, type Router, resolveConfig } from "@trestle/server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -18,11 +17,11 @@ afterEach(async () => {
 async function startWeatherService() {
   const calls: string[] = [];
   const server: HttpJsonCapabilityServer = createHttpJsonCapabilityServer({
-    toolInvoker(request, context) {
-      calls.push(`${request.uri} ${JSON.stringify(request.arguments)} request-id=${context.requestId}`);
-      return { content: [`${request.arguments.city}: sunny, 21 °C`] };
+    callTool(call, context) {
+      calls.push(`${call.tool.uri} ${JSON.stringify(call.arguments)} request-id=${context.requestId}`);
+      return { content: [{ type: "text", text: `${String(call.arguments.city)}: sunny, 21 °C` }] };
     },
-    healthProbe: () => ({ status: RuntimeStatus.STARTED }),
+    probeHealth: () => ({ state: "healthy" }),
   });
   const { host, port } = await server.listen();
   cleanups.push(() => server.close());

@@ -1,13 +1,12 @@
 import type { ServiceTarget } from "@trestle/core";
 import { describeTransportContract } from "@trestle/core/testing";
-import { wanakuHandlers } from "@trestle/wanaku";
 import { createHttpJsonCapabilityServer, createHttpJsonTransport } from "../src/index.js";
 
 describeTransportContract({
   name: "http-json transport ↔ http-json capability server",
   createTransport: () => createHttpJsonTransport(),
   async serve(handlers) {
-    const server = createHttpJsonCapabilityServer(wanakuHandlers(handlers));
+    const server = createHttpJsonCapabilityServer(handlers);
     const { host, port } = await server.listen();
     const target: ServiceTarget = {
       id: `http-json-${port}`,
