@@ -67,7 +67,9 @@ async function rejection(promise: Promise<unknown>): Promise<TrestleError> {
   throw new Error("expected the call to reject, but it resolved");
 }
 
-async function eventually(check: () => boolean, timeoutMs = 3_000): Promise<void> {
+// 10 s: the service learns of a cancellation over the network, which a loaded 2-core CI machine can delay by
+// seconds (seen: over 3 s at a load average of 19); a transport that never tells it still fails.
+async function eventually(check: () => boolean, timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > end) throw new Error("condition not met in time");
