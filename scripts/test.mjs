@@ -121,5 +121,13 @@ if (missing.length > 0) {
   console.log(`No test report from: ${missing.join(", ")} (their test run did not finish)`);
   failed += missing.length;
 }
+if (failed === 0 && (run.status !== 0 || !node24.ok)) {
+  // Every test passed, yet a run failed: vitest exits 1 on an unhandled error (a promise rejected after its test),
+  // which its JSON report does not count. The closing line must not say "0 failed" then.
+  console.log(
+    "A test run exited non-zero with every test passing: an unhandled error (see its output above)",
+  );
+  failed += 1;
+}
 console.log(`\n${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`);
 process.exit(failed > 0 || run.status !== 0 || !node24.ok ? 1 : 0);

@@ -37,7 +37,11 @@ export function createCallScope(signal: AbortSignal | undefined, timeoutMs: numb
 
 /** Resolves or rejects with `promise`, or rejects with the signal's reason as soon as `signal` aborts. */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(TrestleError.from(signal.reason, Code.Canceled));
+  if (signal.aborted) {
+    // Nobody awaits `promise` any more: its later failure must not surface as an unhandled rejection.
+    promise.catch(() => undefined);
+    return Promise.reject(TrestleError.from(signal.reason, Code.Canceled));
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(TrestleError.from(signal.reason, Code.Canceled));
     signal.addEventListener("abort", onAbort, { once: true });
