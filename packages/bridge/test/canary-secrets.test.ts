@@ -1,5 +1,5 @@
-import type { CapabilityHandlers } from "@trestle/core";
 import { Code, type ToolReference, TrestleError } from "@trestle/core";
+import type { CapabilityHandlers } from "@trestle/wanaku";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createEventHub, createInvokerBridge, createResourceBridge, type EventHub } from "../src/index.js";
 import { createHarness, type Harness } from "./harness.js";

@@ -1,11 +1,6 @@
-import {
-  type CapabilityHandlers,
-  Code,
-  type CodeOutput,
-  type ToolCallEvent,
-  TrestleError,
-} from "@trestle/core";
+import { Code, type CodeOutput, type ToolCallEvent, TrestleError } from "@trestle/core";
 import { type CodeExecutionRequest, ExecutionStatus, OutputType } from "@trestle/proto";
+import type { CapabilityHandlers } from "@trestle/wanaku";
 import { createWanakuReferenceCapability, type WanakuReferenceCapability } from "@trestle/wanaku/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type CodeExecutionBridge, createCodeExecutionBridge } from "../src/index.js";

@@ -1,7 +1,6 @@
 import {
   type BridgeTransport,
   type CallOutcomeListener,
-  type CapabilityHandlers,
   type ContentBlock,
   createInMemoryNetwork,
   createInMemoryTransport,
@@ -12,7 +11,7 @@ import {
   type ServiceType,
   type ToolCallEvent,
 } from "@trestle/core";
-import { fromCapabilityHandlers } from "@trestle/wanaku";
+import { type CapabilityHandlers, fromCapabilityHandlers } from "@trestle/wanaku";
 import { type BridgeDependencies, interceptTransports, outcomeFeedback } from "../src/index.js";
 
 /** The text of a text block; undefined for any other block. */

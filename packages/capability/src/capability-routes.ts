@@ -3,8 +3,9 @@ import type {
   HandlerContext as ConnectHandlerContext,
   ConnectRouter,
 } from "@connectrpc/connect";
-import type { CapabilityHandlers, HandlerContext } from "@trestle/core";
+import type { HandlerContext } from "@trestle/core";
 import { CodeExecutor, HealthProbe, Provisioner, ResourceAcquirer, ToolInvoker } from "@trestle/proto";
+import type { CapabilityHandlers } from "@trestle/wanaku";
 import { handlerContextFrom } from "./handler-context.js";
 import { toConnectError } from "./handler-error.js";
 import { untilAborted } from "./until-aborted.js";

@@ -7,7 +7,8 @@ import * as tls from "node:tls";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import * as grpc from "@grpc/grpc-js";
-import type { CapabilityHandlers } from "@trestle/core";
+import type { CapabilityHandlers } from "@trestle/wanaku";
+
 import { createCallSecretCheck } from "./call-secret.js";
 import { capabilityRoutes, type InFlightCalls } from "./capability-routes.js";
 import { registerGrpcHandlers } from "./grpc-handlers.js";

@@ -3,8 +3,9 @@ import { constants } from "node:fs";
 import { mkdir, open, realpath, rm, writeFile } from "node:fs/promises";
 import { join, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { Code, type HandlerContext, type ProvisionReplyInit, TrestleError } from "@trestle/core";
+import { Code, type HandlerContext, TrestleError } from "@trestle/core";
 import { PayloadType, type ProvisionRequest } from "@trestle/proto";
+import type { ProvisionReplyInit } from "@trestle/wanaku";
 
 /** A property the service declares for the tools or resources it provisions (Wanaku's `PropertySchema`). */
 export interface ProvisionedPropertySchema {

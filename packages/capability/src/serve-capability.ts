@@ -1,4 +1,4 @@
-import type { CapabilityHandlers } from "@trestle/core";
+import type { CapabilityHandlers } from "@trestle/wanaku";
 import type { RegistrationEvent } from "./registration-client.js";
 import {
   parseServiceCommandLine,

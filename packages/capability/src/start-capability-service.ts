@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { join } from "node:path";
-import type { CapabilityHandlers } from "@trestle/core";
+import type { CapabilityHandlers } from "@trestle/wanaku";
+
 import {
   type CapabilityServer,
   type CapabilityServerTlsOptions,

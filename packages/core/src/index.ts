@@ -37,14 +37,6 @@ export {
 } from "./call-options.js";
 export { type CallScope, createCallScope, raceAbort } from "./call-scope.js";
 export type {
-  CapabilityHandlers,
-  CodeExecutionReplyInit,
-  HealthProbeReplyInit,
-  ProvisionReplyInit,
-  ResourceReplyInit,
-  ToolInvokeReplyInit,
-} from "./capability-handlers.js";
-export type {
   ForwardHttpUpstream,
   ForwardReference,
   ForwardStdioUpstream,

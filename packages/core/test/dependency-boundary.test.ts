@@ -19,11 +19,11 @@ const importPattern = /(?:import|export)[^'"]*?from\s*["']([^"']+)["']|import\(\
 
 /** The architecture's first rule: core knows no transport, no database and no HTTP framework. */
 describe("@trestle/core boundaries", () => {
-  const allowed = [/^\.{1,2}\//, /^@trestle\/proto$/, /^@bufbuild\/protobuf(\/.*)?$/];
+  const allowed = [/^\.{1,2}\//];
   const allowedInTesting = [...allowed, /^vitest$/];
   const forbiddenNode = /^node:(http|http2|https|net|tls|dgram|child_process)$/;
 
-  it("imports only relative modules, @trestle/proto and @bufbuild/protobuf (vitest in testing/)", () => {
+  it("imports only relative modules (vitest in testing/)", () => {
     const offenders: string[] = [];
     for (const file of sources(srcDir)) {
       const rules = file.includes(`${join("src", "testing")}`) ? allowedInTesting : allowed;
@@ -37,18 +37,19 @@ describe("@trestle/core boundaries", () => {
 
   it("declares no transport, database or HTTP dependency", () => {
     const pkg = JSON.parse(readFileSync(join(srcDir, "..", "package.json"), "utf8"));
-    expect(Object.keys(pkg.dependencies ?? {}).sort()).toEqual(["@bufbuild/protobuf", "@trestle/proto"]);
+    expect(Object.keys(pkg.dependencies ?? {}).sort()).toEqual([]);
   });
 
-  it("imports @trestle/proto for types only, and only where the Wanaku handlers are typed", () => {
-    const protoImports = /import\s+(type\s+)?[^;]*?from\s*["']@trestle\/proto["']/g;
+  it("knows no wire: no @trestle/proto or protobuf import, not even for types (the Wanaku contract is @trestle/wanaku's)", () => {
+    const wireImports =
+      /(?:import|export)\s+[^;]*?from\s*["'](@trestle\/proto|@bufbuild\/[\w-]+)(\/[^"']*)?["']/g;
     const offenders: string[] = [];
-    for (const file of sources(srcDir)) {
-      for (const match of readFileSync(file, "utf8").matchAll(protoImports)) {
-        if (!match[1] || !file.endsWith("capability-handlers.ts")) offenders.push(file);
-      }
+    for (const file of [...sources(srcDir), ...sources(join(srcDir, "..", "test"))]) {
+      for (const match of readFileSync(file, "utf8").matchAll(wireImports))
+        offenders.push(`${file}: ${match[1]}`);
     }
     expect(offenders).toEqual([]);
+    expect([...'import type { X } from "@trestle/proto";'.matchAll(wireImports)]).toHaveLength(1);
   });
 
   it("keeps vitest out of the main entry point", () => {

@@ -3,8 +3,9 @@ import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { type CapabilityHandlers, Code, type CodeExecutionReplyInit, TrestleError } from "@trestle/core";
+import { Code, TrestleError } from "@trestle/core";
 import { type CodeExecutionRequest, ExecutionStatus, OutputType, RuntimeStatus } from "@trestle/proto";
+import type { CapabilityHandlers, CodeExecutionReplyInit } from "@trestle/wanaku";
 import {
   bashRuntime,
   findPython,

@@ -1,8 +1,9 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { createFileProvisioner } from "@trestle/capability";
-import { type CapabilityHandlers, Code, TrestleError } from "@trestle/core";
+import { Code, TrestleError } from "@trestle/core";
 import { RuntimeStatus } from "@trestle/proto";
+import type { CapabilityHandlers } from "@trestle/wanaku";
 import { isTextMimeType, mimeTypeFor } from "./mime-types.js";
 import { createRootGuard } from "./root-guard.js";
 

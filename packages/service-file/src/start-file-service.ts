@@ -5,7 +5,8 @@ import {
   type RunningCapabilityService,
   startCapabilityService,
 } from "@trestle/capability";
-import type { CapabilityHandlers } from "@trestle/core";
+import type { CapabilityHandlers } from "@trestle/wanaku";
+
 import { createFileService, type FileServiceOptions } from "./file-service.js";
 
 /** Trestle's state directory, relative to the working directory: never served by {@link startFileService}. */

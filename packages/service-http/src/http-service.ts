@@ -1,7 +1,8 @@
 import { validateHeaderName, validateHeaderValue } from "node:http";
 import { createFileProvisioner, readProvisionedConfiguration } from "@trestle/capability";
-import { type CapabilityHandlers, Code, TrestleError } from "@trestle/core";
+import { Code, TrestleError } from "@trestle/core";
 import { RuntimeStatus, type ToolInvokeRequest } from "@trestle/proto";
+import type { CapabilityHandlers } from "@trestle/wanaku";
 import { type AddressPolicyOptions, createAddressPolicy } from "./address-policy.js";
 import { describeUrl, exchange } from "./http-exchange.js";
 import { responseText } from "./response-text.js";

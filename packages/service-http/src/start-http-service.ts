@@ -4,7 +4,8 @@ import {
   type RunningCapabilityService,
   startCapabilityService,
 } from "@trestle/capability";
-import type { CapabilityHandlers } from "@trestle/core";
+import type { CapabilityHandlers } from "@trestle/wanaku";
+
 import { createHttpService, type HttpServiceOptions } from "./http-service.js";
 
 /** Options for {@link startHttpService}: the service's own options plus where to listen and register. */

@@ -1,13 +1,13 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { type CapabilityHandlers, Code, TrestleError } from "@trestle/core";
+import { Code, TrestleError } from "@trestle/core";
 import {
   CodeExecutionRequestSchema,
   ExecutionStatus,
   OutputType,
   ToolInvokeRequestSchema,
 } from "@trestle/proto";
-import type { WanakuTransport } from "@trestle/wanaku";
+import type { CapabilityHandlers, WanakuTransport } from "@trestle/wanaku";
 import { afterEach, describe, expect, it } from "vitest";
 import { createGrpcWanakuTransport, type GrpcTransportOptions } from "../src/index.js";
 import { deadTarget } from "./support/dead-target.js";

@@ -6,6 +6,14 @@
  *
  * @packageDocumentation
  */
+export type {
+  CapabilityHandlers,
+  CodeExecutionReplyInit,
+  HealthProbeReplyInit,
+  ProvisionReplyInit,
+  ResourceReplyInit,
+  ToolInvokeReplyInit,
+} from "./capability-handlers.js";
 export {
   buildCodeExecutionRequest,
   codeArguments,

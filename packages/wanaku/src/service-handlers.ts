@@ -2,9 +2,7 @@ import { create, type DescMessage, fromBinary, type MessageShape, toBinary } fro
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import {
   BODY_ARGUMENT,
-  type CapabilityHandlers,
   Code,
-  type CodeExecutionReplyInit,
   type CodeOutput,
   type CodeRun,
   type ContentBlock,
@@ -31,6 +29,7 @@ import {
   type ToolInvokeRequest,
   ToolInvokeRequestSchema,
 } from "@trestle/proto";
+import type { CapabilityHandlers, CodeExecutionReplyInit } from "./capability-handlers.js";
 import { buildCodeExecutionRequest } from "./code-execution-request.js";
 import { healthFromRuntimeStatus, runtimeStatusFromHealth } from "./health.js";
 import { buildProvisionRequest, provisioningReferenceFromReply } from "./provisioning.js";

@@ -1,12 +1,8 @@
-import {
-  type CapabilityHandlers,
-  createInMemoryNetwork,
-  createInMemoryTransport,
-  type ToolReference,
-} from "@trestle/core";
+import { createInMemoryNetwork, createInMemoryTransport, type ToolReference } from "@trestle/core";
 import { describeTransportContract } from "@trestle/core/testing";
 import { ExecutionStatus, OutputType, PayloadType, type ProvisionRequest } from "@trestle/proto";
 import { describe, expect, it } from "vitest";
+import type { CapabilityHandlers } from "../src/index.js";
 import { fromCapabilityHandlers, wanakuHandlers } from "../src/index.js";
 
 const network = createInMemoryNetwork();

@@ -5,13 +5,14 @@
  * with `{ type: "stats", connections }`, and registers with a router when asked
  * (`{ type: "register", routerUrl, target }` → `{ type: "registered", id }`).
  */
+
 import {
   createCapabilityServer,
   createRegistrationClient,
   type RegistrationClient,
 } from "@trestle/capability";
-import type { CodeExecutionReplyInit } from "@trestle/core";
 import { ExecutionStatus, OutputType, RuntimeStatus } from "@trestle/proto";
+import type { CodeExecutionReplyInit } from "@trestle/wanaku";
 import type { CapabilityCommand, CapabilityEvent } from "./capability-protocol.js";
 
 function send(event: CapabilityEvent): void {

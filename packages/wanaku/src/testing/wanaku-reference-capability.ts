@@ -1,5 +1,5 @@
-import type { CapabilityHandlers } from "@trestle/core";
 import { createReferenceCapability, type ReferenceCapability } from "@trestle/core/testing";
+import type { CapabilityHandlers } from "../capability-handlers.js";
 import { wanakuHandlers } from "../service-handlers.js";
 
 /** The reference capability as a Wanaku service. */

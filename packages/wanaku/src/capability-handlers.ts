@@ -1,4 +1,5 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { HandlerContext } from "@trestle/core";
 import type {
   CodeExecutionReplySchema,
   CodeExecutionRequest,
@@ -11,7 +12,6 @@ import type {
   ToolInvokeReplySchema,
   ToolInvokeRequest,
 } from "@trestle/proto";
-import type { HandlerContext } from "./service-handlers.js";
 
 /** A reply a handler returns: a plain object with the reply's fields. */
 export type ToolInvokeReplyInit = MessageInitShape<typeof ToolInvokeReplySchema>;
@@ -29,8 +29,8 @@ export type HealthProbeReplyInit = MessageInitShape<typeof HealthProbeReplySchem
  * handler answers `UNIMPLEMENTED`. Throw a `TrestleError` to answer with its code; anything else thrown
  * answers `INTERNAL` with its message.
  *
- * `@trestle/capability` serves these over gRPC, gRPC-Web and Connect; the in-memory transport calls them
- * directly.
+ * `@trestle/capability` serves these over gRPC, gRPC-Web and Connect; `fromCapabilityHandlers` turns them
+ * into neutral `ServiceHandlers` (for the in-memory transport, say).
  */
 export interface CapabilityHandlers {
   /** `ToolInvoker.InvokeTool`. */
