@@ -1,7 +1,7 @@
 import {
   type CodeOutput,
   type CodeRun,
-  categorizeError,
+  createContextValues,
   isSecretArgumentKey,
   isSecretHeaderKey,
   REDACTED_CODE,
@@ -10,8 +10,14 @@ import {
 } from "@trestle/core";
 import type { BridgeDependencies, CallContext } from "./call-context.js";
 import { callOptionsFor } from "./call-context.js";
-import { type CallEnd, createCallRecorder } from "./call-recorder.js";
 import { describeFailure, safeError } from "./failure.js";
+import {
+  type CallEventsOptions,
+  type CallRecord,
+  callRecordKey,
+  recordUndispatched,
+} from "./interceptors/call-events.js";
+import { callSecretsKey } from "./interceptors/scrub-secrets.js";
 import { addSecretMetadata, createSecretValues } from "./secret-values.js";
 import { resolveEngine } from "./service-resolution.js";
 
@@ -27,7 +33,8 @@ export interface CodeExecutionBridge {
    * Runs `input` on an engine of `engineType` for `language` and yields each output as the engine produces it.
    * Nothing happens until the iteration starts.
    *
-   * The call is recorded as a STARTED event (code as `[CODE]`, arguments as a count) and exactly one terminal
+   * The call is recorded (by the `callEvents` interceptor the composition root installs, by the bridge itself
+   * when no engine runs them) as a STARTED event (code as `[CODE]`, arguments as a count) and exactly one terminal
    * event: COMPLETED when the stream ends with a successful status and exit code 0; FAILED with
    * `execution_error` when the engine exits failed, timeout or cancelled or with a non-zero exit code; FAILED with
    * the error's category when the stream fails; FAILED with category `none` and "cancelled by the client" when
@@ -54,15 +61,6 @@ export interface CodeExecutionBridgeOptions {
   deadlineGraceMs?: number;
 }
 
-/** How a run ended, as its last `exit` output said. */
-type ExitStatus = Extract<CodeOutput, { type: "exit" }>["status"];
-
-function isUnsuccessful(status: ExitStatus | undefined): boolean {
-  return status === "failed" || status === "timeout" || status === "cancelled";
-}
-
-const CANCELLED_BY_CLIENT = "The code execution was cancelled by the client";
-
 function countArguments(args: CodeExecutionRequestInput["arguments"]): number {
   if (!args) return 0;
   return Array.isArray(args) ? args.length : Object.keys(args).length;
@@ -83,7 +81,8 @@ export function createCodeExecutionBridge(
   deps: BridgeDependencies,
   options: CodeExecutionBridgeOptions = {},
 ): CodeExecutionBridge {
-  const record = createCallRecorder(deps);
+  const eventOptions: CallEventsOptions = { sink: deps.events, clock: deps.clock, newId: deps.newId };
+  const clock = deps.clock ?? Date.now;
   const deadlineGraceMs = options.deadlineGraceMs ?? 5_000;
 
   async function* run(
@@ -97,93 +96,50 @@ export function createCodeExecutionBridge(
     for (const [name, value] of Object.entries(input.environment ?? {})) {
       if (isSecretArgumentKey(name) || isSecretHeaderKey(name)) secrets.add(value);
     }
-    const recording = record({
+    const what = `code execution on '${engineType}/${language}'`;
+    const record: CallRecord = {
       toolName: context?.toolName ?? `${engineType}/${language}`,
       toolType: engineType,
       kind: "code-execution",
-      context,
-      secrets,
-    });
-    let started = false;
-    const startOnce = () => {
-      if (started) return;
-      started = true;
-      recording.started({
+      namespace: context?.namespace,
+      connectionId: context?.connectionId,
+      requestId: context?.requestId,
+      started: {
         arguments: {},
         headers: {},
         configurationURI: "",
         secretsURI: "",
         code: REDACTED_CODE,
         argumentCount: countArguments(input.arguments),
-      });
+      },
+      what,
+      operation: "code execution",
+      startedAt: clock(),
     };
-    const cancelled: CallEnd = {
-      ok: false,
-      content: [CANCELLED_BY_CLIENT],
-      errorCategory: "none",
-      errorMessage: CANCELLED_BY_CLIENT,
-    };
-    // An abort while the consumer is not reading still ends the call now, not at its next read.
-    const onAbort = () => recording.end(cancelled);
-
-    let target: ServiceTarget | undefined;
-    let failure: TrestleError | undefined;
-    let failureMessage = "";
-    let completed = false;
-    let lastStatus: ExitStatus | undefined;
-    let exitCode: number | undefined;
+    let target: ServiceTarget;
     try {
-      const run: CodeRun = { ...input, engineType, language };
       target = await resolveEngine(deps.resolver, engineType, language);
-      recording.setTarget(target);
-      const transport = deps.transports.transportFor(target);
-      startOnce();
-      context?.signal?.addEventListener("abort", onAbort, { once: true });
-      const timeoutMs =
-        input.timeoutMs === undefined ? undefined : Math.max(0, input.timeoutMs) + deadlineGraceMs;
-      for await (const output of transport.executeCode(run, target, callOptionsFor(context, timeoutMs))) {
-        if (output.type === "exit") {
-          lastStatus = output.status;
-          if (output.exitCode !== undefined) exitCode = output.exitCode;
-        }
-        yield output;
-      }
-      completed = true;
     } catch (thrown) {
-      failure = TrestleError.from(thrown);
-      failureMessage = secrets.scrub(
-        describeFailure(failure, {
-          ...(target ? { target } : {}),
-          what: `code execution on '${engineType}/${language}'`,
-          operation: "code execution",
-        }),
+      // Never dispatched: no transport (and so no interceptor) saw the call, the bridge records it.
+      const error = TrestleError.from(thrown);
+      recordUndispatched(record, error, eventOptions, secrets);
+      throw safeError(error, describeFailure(error, { what, operation: "code execution" }), secrets.scrub);
+    }
+    const timeoutMs =
+      input.timeoutMs === undefined ? undefined : Math.max(0, input.timeoutMs) + deadlineGraceMs;
+    const callOptions = callOptionsFor(context, timeoutMs);
+    // One bag per call: the call events and the scrubbing interceptors read what only the bridge knows.
+    callOptions.contextValues = createContextValues().set(callRecordKey, record).set(callSecretsKey, secrets);
+    const run: CodeRun = { ...input, engineType, language };
+    try {
+      yield* deps.transports.transportFor(target).executeCode(run, target, callOptions);
+    } catch (thrown) {
+      const error = TrestleError.from(thrown);
+      throw safeError(
+        error,
+        describeFailure(error, { target, what, operation: "code execution" }),
+        secrets.scrub,
       );
-      throw safeError(failure, failureMessage, secrets.scrub);
-    } finally {
-      context?.signal?.removeEventListener("abort", onAbort);
-      startOnce();
-      if (failure) {
-        recording.end({
-          ok: false,
-          content: [failureMessage],
-          errorCategory: categorizeError(failure),
-          errorMessage: failureMessage,
-        });
-      } else if (!completed) {
-        recording.end(cancelled);
-      } else if (isUnsuccessful(lastStatus) || (exitCode !== undefined && exitCode !== 0)) {
-        const message = isUnsuccessful(lastStatus)
-          ? `The code execution ended with status ${lastStatus?.toUpperCase()}${exitCode === undefined ? "" : ` (exit code ${exitCode})`}`
-          : `The code exited with code ${exitCode}`;
-        recording.end({
-          ok: false,
-          content: [message],
-          errorCategory: "execution_error",
-          errorMessage: message,
-        });
-      } else {
-        recording.end({ ok: true, content: [] });
-      }
     }
   }
 

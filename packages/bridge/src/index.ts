@@ -29,11 +29,21 @@ export {
   type Subscription,
 } from "./event-hub.js";
 export { boundEventSize, DEFAULT_EVENT_MAX_BYTES, truncationMarker } from "./event-size.js";
+export {
+  type CallEventsOptions,
+  type CallRecord,
+  callEvents,
+  callRecordKey,
+  recordUndispatched,
+  type StartedDetails,
+} from "./interceptors/call-events.js";
 export { type ConcurrencyLimit, concurrencyLimit } from "./interceptors/concurrency-limit.js";
 export { interceptTransports } from "./interceptors/intercept-transports.js";
 export { outcomeFeedback } from "./interceptors/outcome-feedback.js";
+export { callSecretsKey, scrubSecrets } from "./interceptors/scrub-secrets.js";
 export { createInvokerBridge, type InvokerBridge } from "./invoker-bridge.js";
 export { applyResourceProvisioning, applyToolProvisioning } from "./provisioning.js";
 export { createResourceBridge, type ResourceBridge, resourceRead } from "./resource-bridge.js";
+export { addSecretMetadata, createSecretValues, type SecretValues } from "./secret-values.js";
 export type { ExplainingResolver } from "./service-resolution.js";
 export { expandUriTemplate, isUriTemplate, matchUriTemplate, uriTemplateVariables } from "./uri-template.js";

@@ -1,7 +1,6 @@
 import {
   Code,
-  type ContentBlock,
-  categorizeError,
+  createContextValues,
   type JsonObject,
   REDACTED,
   redactArguments,
@@ -19,8 +18,14 @@ import {
 } from "@trestle/core";
 import type { BridgeDependencies, CallContext } from "./call-context.js";
 import { callOptionsFor } from "./call-context.js";
-import { type CallRecording, createCallRecorder } from "./call-recorder.js";
 import { describeFailure } from "./failure.js";
+import {
+  type CallEventsOptions,
+  type CallRecord,
+  callRecordKey,
+  recordUndispatched,
+} from "./interceptors/call-events.js";
+import { callSecretsKey } from "./interceptors/scrub-secrets.js";
 import { applyToolProvisioning, provisionOnService } from "./provisioning.js";
 import { addSecretMetadata, createSecretValues, type SecretValues } from "./secret-values.js";
 import { resolveToolService } from "./service-resolution.js";
@@ -28,8 +33,10 @@ import { resolveToolService } from "./service-resolution.js";
 /** Routes `tools/call` to capability services and provisions tools on them. */
 export interface InvokerBridge {
   /**
-   * Calls `tool` with `args` on the service that executes tools of its type, and records the call as a
-   * STARTED event followed by one COMPLETED or FAILED event.
+   * Calls `tool` with `args` on the service that executes tools of its type. The call's redacted record and
+   * secret values travel in its context values, so the `callEvents` interceptor records it as a STARTED event
+   * followed by one COMPLETED or FAILED event, and `scrubSecrets` scrubs what comes back; a call that fails
+   * before it reaches a transport (missing arguments, no service) the bridge records itself.
    *
    * Never rejects: every failure (missing arguments, no service, service down, an error the service reported,
    * cancellation) comes back as an `isError: true` result whose text a user can act on. Secret values sent in
@@ -51,11 +58,6 @@ function textResult(texts: string[], isError: boolean): ToolResult {
   const result: ToolResult = { content: texts.map((text) => ({ type: "text", text })) };
   if (isError) result.isError = true;
   return result;
-}
-
-/** A block as an event records it: text with secret-named JSON fields redacted, any other block as JSON. */
-function eventText(block: ContentBlock): string {
-  return block.type === "text" ? redactBody(block.text).text : JSON.stringify(block);
 }
 
 /** Redacted arguments, or none when a value cannot be turned into text (the call then fails on that). */
@@ -83,72 +85,69 @@ function redactedHeaders(parts: ToolCallParts): Record<string, string> {
  * ```
  */
 export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
-  const record = createCallRecorder(deps);
+  const eventOptions: CallEventsOptions = { sink: deps.events, clock: deps.clock, newId: deps.newId };
+  const clock = deps.clock ?? Date.now;
 
   async function invoke(
     args: Record<string, unknown>,
     tool: ToolReference,
     context: CallContext | undefined,
-    recording: CallRecording,
     secrets: SecretValues,
   ): Promise<ToolResult> {
-    let target: ServiceTarget | undefined;
-    let started = false;
-    const startOnce = (parts?: ToolCallParts) => {
-      if (started) return;
-      started = true;
-      recording.started({
+    const startedAt = clock();
+    const what = `tool '${tool.name}'`;
+    const record = (parts?: ToolCallParts): CallRecord => ({
+      toolName: tool.name,
+      toolType: tool.type,
+      kind: "tool",
+      namespace: context?.namespace ?? tool.namespace,
+      connectionId: context?.connectionId,
+      requestId: context?.requestId,
+      started: {
         arguments: safeRedactArguments(args),
         headers: parts ? redactedHeaders(parts) : {},
         body: redactBody(parts?.body ?? "").text,
         configurationURI: tool.configurationURI ?? "",
         secretsURI: redactSecretsUri(tool.secretsURI),
-      });
-    };
+      },
+      what,
+      operation: "tool invocation",
+      startedAt,
+    });
+    let target: ServiceTarget;
+    let parts: ToolCallParts;
     try {
       // Split for every protocol: it checks that the arguments can be sent and finds the secret values to scrub.
-      const parts = toolCallParts(args, tool);
+      parts = toolCallParts(args, tool);
       for (const value of parts.secretValues) secrets.add(value);
       validateRequiredArguments(args, tool);
       target = await resolveToolService(deps.resolver, tool.type);
-      recording.setTarget(target);
-      const transport = deps.transports.transportFor(target);
-      startOnce(parts);
-      const result = secrets.scrubDeep(
-        await transport.callTool({ tool, arguments: args as JsonObject }, target, callOptionsFor(context)),
-      );
-      // The client gets the result as it is; the event keeps no secret-named field of it (a login tool's
-      // `{"access_token": …}`), as it keeps none of the request's body.
-      const recorded = result.content.map(eventText);
-      if (result.isError) {
-        const message = recorded.join("\n");
-        recording.end({
-          ok: false,
-          content: recorded,
-          errorCategory: "execution_error",
-          errorMessage: message,
-        });
-      } else {
-        recording.end({ ok: true, content: recorded });
-      }
-      return result;
     } catch (thrown) {
-      startOnce();
+      // Never dispatched: no transport (and so no interceptor) saw the call, the bridge records it.
       const error = TrestleError.from(thrown);
-      const message = secrets.scrub(
-        describeFailure(error, {
-          ...(target ? { target } : {}),
-          what: `tool '${tool.name}'`,
-          operation: "tool invocation",
-        }),
+      recordUndispatched(record(), error, eventOptions, secrets);
+      return textResult(
+        [secrets.scrub(describeFailure(error, { what, operation: "tool invocation" }))],
+        true,
       );
-      recording.end({
-        ok: false,
-        content: [message],
-        errorCategory: categorizeError(error),
-        errorMessage: message,
-      });
-      return textResult([message], true);
+    }
+    const options = callOptionsFor(context);
+    // One bag per call: the call events and the scrubbing interceptors read what only the bridge knows.
+    options.contextValues = createContextValues()
+      .set(callRecordKey, record(parts))
+      .set(callSecretsKey, secrets);
+    try {
+      return await deps.transports
+        .transportFor(target)
+        .callTool({ tool, arguments: args as JsonObject }, target, options);
+    } catch (thrown) {
+      // The bridge words this message around the error's text (already scrubbed by the `scrubSecrets` interceptor
+      // where the composition root installed it); a failure path, so one more scrub is cheap insurance.
+      const error = TrestleError.from(thrown);
+      return textResult(
+        [secrets.scrub(describeFailure(error, { target, what, operation: "tool invocation" }))],
+        true,
+      );
     }
   }
 
@@ -156,16 +155,8 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
     async execute(args, tool, context) {
       const secrets = createSecretValues();
       addSecretMetadata(secrets, context?.metadata);
-      const recording = record({
-        toolName: tool.name,
-        toolType: tool.type,
-        kind: "tool",
-        namespace: tool.namespace,
-        context,
-        secrets,
-      });
       try {
-        return await invoke(args ?? {}, tool, context, recording, secrets);
+        return await invoke(args ?? {}, tool, context, secrets);
       } catch (thrown) {
         // Only a defect can get here (invoke catches everything it awaits); keep the promise of never rejecting.
         const message = secrets.scrub(TrestleError.from(thrown, Code.Internal).rawMessage);

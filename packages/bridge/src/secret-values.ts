@@ -14,6 +14,8 @@ export interface SecretValues {
   scrub(text: string): string;
   /** `value` with every string inside it scrubbed: a copy when a secret is known, else `value` itself. */
   scrubDeep<T>(value: T): T;
+  /** How many secret values are known: 0 means there is nothing to scrub. */
+  readonly size: number;
 }
 
 const schemeAndCredential = /^\s*\S+\s+(\S+)\s*$/;
@@ -73,6 +75,9 @@ export function createSecretValues(): SecretValues {
     },
     scrub,
     scrubDeep,
+    get size() {
+      return values.size;
+    },
   };
 }
 

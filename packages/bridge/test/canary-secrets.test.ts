@@ -110,15 +110,14 @@ const args = { city: "Oslo", password: PASSWORD, "wanaku_auth_X-Api-Token": AUTH
 
 describe("canary secrets never leave the bridge", () => {
   it("not in results, events or errors of tool calls, whatever the capability echoes", async () => {
-    const bridge = createInvokerBridge({
-      ...harness.deps,
-      events: {
+    const bridge = createInvokerBridge(
+      harness.depsWithEvents({
         emit(e) {
           harness.events.push(e);
           hub.emit(e);
         },
-      },
-    });
+      }),
+    );
     for (const uri of [
       "echo://ok",
       "leak://Internal",
@@ -191,7 +190,7 @@ describe("forwarded credentials", () => {
     const local = createHarness();
     local.serve(echoMetadata, { serviceName: "meta", serviceType: "tool-invoker" });
     const events = createEventHub();
-    const bridge = createInvokerBridge({ ...local.deps, events });
+    const bridge = createInvokerBridge(local.depsWithEvents(events));
     const tool: ToolReference = { name: "echo-meta", uri: "echo://meta", type: "meta" };
     const ok = await bridge.execute({}, tool, { metadata: { authorization: forwarded } });
     const failed = await bridge.execute({}, tool, {

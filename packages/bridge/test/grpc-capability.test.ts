@@ -21,10 +21,13 @@ import { createGrpcTransport } from "@trestle/transport-grpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type BridgeDependencies,
+  callEvents,
   createCodeExecutionBridge,
   createEventHub,
   createInvokerBridge,
   type EventHub,
+  interceptTransports,
+  scrubSecrets,
 } from "../src/index.js";
 import { createListResolver, textOf } from "./harness.js";
 
@@ -100,7 +103,9 @@ beforeAll(async () => {
   transports = createTransportSelector({ byProtocol: { grpc: createGrpcTransport() } });
   hub = createEventHub();
   const resolver = createListResolver([target, { ...target, serviceType: "code-execution-engine" }]);
-  deps = { resolver, transports, events: hub };
+  // As the router composes them: events outermost, then the scrubbing.
+  const intercepted = interceptTransports(transports, [callEvents({ sink: hub }), scrubSecrets()]);
+  deps = { resolver, transports: intercepted, events: hub };
 });
 
 afterAll(async () => {

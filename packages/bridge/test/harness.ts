@@ -10,9 +10,17 @@ import {
   type ServiceTarget,
   type ServiceType,
   type ToolCallEvent,
+  type ToolCallEventSink,
+  type TransportSelector,
 } from "@trestle/core";
 import { type CapabilityHandlers, fromCapabilityHandlers } from "@trestle/wanaku";
-import { type BridgeDependencies, interceptTransports, outcomeFeedback } from "../src/index.js";
+import {
+  type BridgeDependencies,
+  callEvents,
+  interceptTransports,
+  outcomeFeedback,
+  scrubSecrets,
+} from "../src/index.js";
 
 /** The text of a text block; undefined for any other block. */
 export function textOf(block: ContentBlock | undefined): string | undefined {
@@ -72,6 +80,11 @@ export interface Harness {
   resolver: ListResolver;
   outcomes: ReturnType<typeof createOutcomeLog>;
   transport: BridgeTransport;
+  /**
+   * The dependencies with events going to `sink` instead of {@link events}: both the bridge's own (calls never
+   * dispatched) and the `callEvents` interceptor's.
+   */
+  depsWithEvents(sink: ToolCallEventSink): BridgeDependencies;
   /** Advances the fake clock. */
   advance(ms: number): void;
   /** Serves Wanaku `handlers` (over the Wanaku contract) and registers the target with the resolver. */
@@ -97,26 +110,30 @@ export function createHarness(): Harness {
   const transport = createInMemoryTransport({ network });
   const resolver = createListResolver();
   const outcomes = createOutcomeLog();
-  // As the router composes them: the resolver hears of each call's outcome from the interceptor.
-  const transports = interceptTransports(createTransportSelector({ byProtocol: { grpc: transport } }), [
-    outcomeFeedback(outcomes),
-  ]);
+  const selector = createTransportSelector({ byProtocol: { grpc: transport } });
   const events: ToolCallEvent[] = [];
   const closers: (() => Promise<void>)[] = [];
   let now = 1_000_000;
   let nextId = 0;
+  const clock = () => now;
+  const newId = () => `event-${++nextId}`;
+  const depsWithEvents = (sink: ToolCallEventSink): BridgeDependencies => {
+    // As the router composes them: events outermost, then the scrubbing, then the resolver's outcome feedback.
+    const transports: TransportSelector = interceptTransports(selector, [
+      callEvents({ sink, clock, newId }),
+      scrubSecrets(),
+      outcomeFeedback(outcomes),
+    ]);
+    return { resolver, transports, events: sink, clock, newId };
+  };
+  const deps = depsWithEvents({ emit: (event) => events.push(event) });
   return {
     events,
     resolver,
     outcomes,
     transport,
-    deps: {
-      resolver,
-      transports,
-      events: { emit: (event) => events.push(event) },
-      clock: () => now,
-      newId: () => `event-${++nextId}`,
-    },
+    deps,
+    depsWithEvents,
     advance(ms) {
       now += ms;
     },
@@ -146,7 +163,7 @@ export function createHarness(): Harness {
     },
     async close() {
       await Promise.all(closers.map((c) => c()));
-      await transports.close();
+      await selector.close();
     },
   };
 }

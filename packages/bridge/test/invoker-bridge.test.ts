@@ -8,10 +8,12 @@ import {
 import { createWanakuReferenceCapability, type WanakuReferenceCapability } from "@trestle/wanaku/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
+  callEvents,
   createInvokerBridge,
   type InvokerBridge,
   interceptTransports,
   outcomeFeedback,
+  scrubSecrets,
 } from "../src/index.js";
 import { createHarness, echoed, type Harness, textOf } from "./harness.js";
 
@@ -332,14 +334,17 @@ describe("execute: events and outcomes", () => {
 
   it("still answers when the event sink and the outcome listener throw", async () => {
     harness.serve(capability.handlers, { serviceName: "weather", serviceType: "tool-invoker" });
+    const sink = {
+      emit() {
+        throw new Error("sink down");
+      },
+    };
     const throwing = createInvokerBridge({
       ...harness.deps,
-      events: {
-        emit() {
-          throw new Error("sink down");
-        },
-      },
+      events: sink,
       transports: interceptTransports(createTransportSelector({ byProtocol: { grpc: harness.transport } }), [
+        callEvents({ sink }),
+        scrubSecrets(),
         outcomeFeedback({
           callStarted() {
             throw new Error("listener down");

@@ -3,6 +3,7 @@ import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
   type ConcurrencyLimit,
+  callEvents,
   concurrencyLimit,
   createCodeExecutionBridge,
   createEventHub,
@@ -11,6 +12,7 @@ import {
   type EventHub,
   interceptTransports,
   outcomeFeedback,
+  scrubSecrets,
 } from "@trestle/bridge";
 import {
   type BridgeTransport,
@@ -250,9 +252,13 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   });
   // Forwards answer their own service names; the registry resolves the rest and says why one is unavailable.
   const resolver = resolveForwardsFirst(forwardDirectory, registry.resolver);
-  // Cross-cutting work on every call the bridges make, outermost first: a call waits for a slot of its service,
-  // then counts as load on the instance and feeds its circuit breaker until it settles.
+  // Cross-cutting work on every call the bridges make, outermost first: the call is recorded (STARTED, then one
+  // terminal event; a call a limit refuses too), what comes back is scrubbed of the call's secret values before
+  // the events see it, the call waits for a slot of its service, then counts as load on the instance and feeds
+  // its circuit breaker until it settles. The capability call secret is added innermost, per transport (above).
   const transports = interceptTransports(probing, [
+    callEvents({ sink: events }),
+    scrubSecrets(),
     concurrencyLimit((target) => limits.get(target.serviceName)),
     outcomeFeedback(registry.resolver),
   ]);

@@ -1,11 +1,14 @@
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
+  callEvents,
   createCodeExecutionBridge,
   createEventHub,
   createInvokerBridge,
   createResourceBridge,
   type EventHub,
+  interceptTransports,
+  scrubSecrets,
 } from "@trestle/bridge";
 import {
   createInMemoryNetwork,
@@ -71,7 +74,12 @@ export async function startMcpFixture(
   };
   const transports = createTransportSelector({ byProtocol: { grpc: createInMemoryTransport({ network }) } });
   const events = createEventHub();
-  const deps = { resolver, transports, events };
+  // As the router composes them: call events outermost, then the scrubbing of the call's secret values.
+  const deps = {
+    resolver,
+    transports: interceptTransports(transports, [callEvents({ sink: events }), scrubSecrets()]),
+    events,
+  };
   const catalog = options.catalog ?? new FixtureCatalog();
   const engines: EngineLanguage[] = [];
   const endpoint = createMcpEndpoint(

@@ -1,4 +1,4 @@
-import { createInvokerBridge } from "@trestle/bridge";
+import { callEvents, createInvokerBridge, interceptTransports, scrubSecrets } from "@trestle/bridge";
 import {
   createTransportSelector,
   type ServiceTarget,
@@ -26,13 +26,18 @@ describe("forwarded calls through the stock InvokerBridge", () => {
   };
   const mcp = createMcpTransport({ upstreamFor: (target) => upstreams[target.serviceName] });
   const events: ToolCallEvent[] = [];
+  const sink = { emit: (event: ToolCallEvent) => void events.push(event) };
   const bridge = createInvokerBridge({
     resolver: {
       resolve: async (serviceName) => targets[serviceName],
       resolveCodeExecution: async () => undefined,
     },
-    transports: createTransportSelector({ byProtocol: { mcp } }),
-    events: { emit: (event) => events.push(event) },
+    // As the router composes them: call events outermost, then the scrubbing of the call's secret values.
+    transports: interceptTransports(createTransportSelector({ byProtocol: { mcp } }), [
+      callEvents({ sink }),
+      scrubSecrets(),
+    ]),
+    events: sink,
   });
   const tool = (forward: string, name: string): ToolReference => ({
     name: `${forward}_${name}`,
