@@ -96,6 +96,7 @@ export {
   type ToolCallKind,
   type ToolCallStartedEvent,
 } from "./events.js";
+export { describeForwardUpstream, forwardProgramName } from "./forward-upstream.js";
 export { healthFromProbeError } from "./health.js";
 export {
   createInMemoryNetwork,

@@ -26,7 +26,7 @@ import {
 import { createRegistry, openStore, type Registry } from "@trestle/registry";
 import { createConnectTransport } from "@trestle/transport-connect";
 import { createGrpcTransport } from "@trestle/transport-grpc";
-import { createMcpTransport } from "@trestle/transport-mcp";
+import { createMcpTransport, mcpToolUri, watchUpstreamCatalog } from "@trestle/transport-mcp";
 import { type Logger, pino } from "pino";
 import { capabilitySecretResolver, withCapabilitySecrets } from "./capability-secrets.js";
 import { BUILTIN_PRINCIPAL, DEFAULT_MAX_QUEUED_CALLS, type RouterConfig } from "./config.js";
@@ -236,6 +236,8 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     directory: forwardDirectory,
     logger: logger.child({ component: "forwards" }),
     catalogTimeoutMs: 30_000,
+    // The forwards module names no transport: the MCP transport's watch and tool addressing are handed in here.
+    upstreams: { watch: watchUpstreamCatalog, toolUri: mcpToolUri },
     onReleased: (target) => byProtocol[MCP_PROTOCOL]?.release?.(target),
   });
   const forwards = createForwardService({

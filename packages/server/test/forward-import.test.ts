@@ -1,9 +1,16 @@
 import type { ForwardReference, PromptReference, ResourceReference, ToolReference } from "@trestle/core";
-import type { UpstreamCatalog } from "@trestle/transport-mcp";
+import { mcpToolUri, type UpstreamCatalog } from "@trestle/transport-mcp";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../src/forwards/canonical-json.js";
 import { importedName, planImport } from "../src/forwards/catalog-import.js";
 import { forwardServiceName, publicUpstream } from "../src/forwards/forward-identity.js";
+
+/** The import as the router plans it: tools addressed with the MCP transport's URIs. */
+const planMcpImport = (
+  forward: ForwardReference,
+  upstream: UpstreamCatalog,
+  existing: Parameters<typeof planImport>[2],
+) => planImport(forward, upstream, existing, mcpToolUri);
 
 const forward: ForwardReference = {
   name: "gh",
@@ -46,7 +53,7 @@ describe("planning a forward's import", () => {
       required: ["q"],
       additionalProperties: false,
     };
-    const plan = planImport(
+    const plan = planMcpImport(
       forward,
       upstream({
         tools: [
@@ -78,7 +85,7 @@ describe("planning a forward's import", () => {
   });
 
   it("imports resources, templates and prompts (expanded upstream) with their own URIs", () => {
-    const plan = planImport(
+    const plan = planMcpImport(
       forward,
       upstream({
         resources: [{ uri: "file:///a.txt", name: "a", mimeType: "text/plain" }],
@@ -107,7 +114,7 @@ describe("planning a forward's import", () => {
       resources: [{ location: "file:///a.txt", type: "file", name: "other", namespace: "dev" }],
       prompts: [{ name: "gh_review", messages: [], namespace: "dev" }],
     };
-    const plan = planImport(
+    const plan = planMcpImport(
       forward,
       upstream({
         tools: [
@@ -156,7 +163,7 @@ describe("planning a forward's import", () => {
       type: forwardServiceName("dev", "gh"),
       namespace: "dev",
     };
-    const plan = planImport(
+    const plan = planMcpImport(
       forward,
       upstream({ tools: [{ name: "search", inputSchema: { type: "object" } }] }),
       {
@@ -172,7 +179,7 @@ describe("planning a forward's import", () => {
     const properties = Object.fromEntries(
       Array.from({ length: 600 }, (_, i) => [`p${i}`, { type: "string" }]),
     );
-    const plan = planImport(
+    const plan = planMcpImport(
       forward,
       upstream({ tools: [{ name: "huge", inputSchema: { type: "object", properties } }] }),
       none,

@@ -1,5 +1,9 @@
 import type { Catalog } from "@trestle/registry";
-import type { UpstreamCatalogWatch, WatchUpstreamCatalogOptions } from "@trestle/transport-mcp";
+import {
+  mcpToolUri,
+  type UpstreamCatalogWatch,
+  type WatchUpstreamCatalogOptions,
+} from "@trestle/transport-mcp";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { createForwardDirectory } from "../src/forwards/forward-directory.js";
@@ -35,7 +39,7 @@ describe("the forward supervisor", () => {
       directory,
       logger: pino({ level: "silent" }),
       catalogTimeoutMs: 5_000,
-      watch: recordingWatch(seen) as never,
+      upstreams: { watch: recordingWatch(seen) as never, toolUri: mcpToolUri },
     });
     const upstream = { kind: "stdio" as const, command: "npx", args: ["-y", "some-server"] };
     await supervisor.connect(supervisor.entryFor({ name: "plain", upstream }, "connecting"));

@@ -1,5 +1,9 @@
-import { basename } from "node:path";
-import type { ForwardHttpUpstream, ForwardStdioUpstream } from "@trestle/core";
+import {
+  describeForwardUpstream,
+  type ForwardHttpUpstream,
+  type ForwardStdioUpstream,
+  forwardProgramName,
+} from "@trestle/core";
 
 /**
  * An MCP server spawned on this machine and spoken to over its stdin and stdout: core's `ForwardStdioUpstream`,
@@ -22,7 +26,8 @@ export type McpUpstream = McpStdioUpstream | McpHttpUpstream;
 
 /**
  * The name of an upstream that is safe to show: the program's name for stdio (never its arguments or
- * environment), the URL's origin for HTTP (never its path, query, credentials or headers).
+ * environment), the URL's origin for HTTP (never its path, query, credentials or headers). Core's
+ * `describeForwardUpstream`, which the router's forwards use too.
  *
  * @example
  * ```ts
@@ -30,24 +35,13 @@ export type McpUpstream = McpStdioUpstream | McpHttpUpstream;
  * describeUpstream({ kind: "http", url: "https://mcp.example/mcp?key=s3cret" }); // "at https://mcp.example"
  * ```
  */
-export function describeUpstream(upstream: McpUpstream): string {
-  if (upstream.kind === "stdio") return `'${programName(upstream.command)}'`;
-  return `at ${safeOrigin(upstream.url)}`;
-}
+export const describeUpstream: (upstream: McpUpstream) => string = describeForwardUpstream;
 
-/** The last path segment of a command: the one word of an argv that identifies a server without its secrets. */
-export function programName(command: string): string {
-  return basename(command.trim()) || "(no program)";
-}
-
-function safeOrigin(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return parsed.origin === "null" ? `${parsed.protocol}//…` : parsed.origin;
-  } catch {
-    return "(an invalid URL)";
-  }
-}
+/**
+ * The last path segment of a command: the one word of an argv that identifies a server without its secrets
+ * (core's `forwardProgramName`).
+ */
+export const programName: (command: string) => string = forwardProgramName;
 
 /**
  * Every value of an upstream that must never be shown: each argument (and the value part of `--name=value`),

@@ -1,7 +1,7 @@
 import type { ForwardReference, PromptReference, ResourceReference, ToolReference } from "@trestle/core";
 import { CATALOG_LIMITS, parsePrompt, parseResource, parseTool } from "@trestle/registry";
-import { mcpToolUri, type UpstreamCatalog } from "@trestle/transport-mcp";
 import { FORWARD_LABEL, forwardServiceName } from "./forward-identity.js";
+import type { UpstreamCatalog, UpstreamConnector } from "./upstream-connector.js";
 
 /** The kinds of entry a forward imports. */
 export type ImportedKind = "tool" | "resource" | "resource template" | "prompt";
@@ -90,6 +90,7 @@ export function planImport(
   forward: ForwardReference,
   upstream: UpstreamCatalog,
   existing: NamespaceEntries,
+  toolUri: UpstreamConnector["toolUri"],
 ): ImportPlan {
   const namespace = forward.namespace ?? "";
   const service = forwardServiceName(namespace, forward.name);
@@ -122,7 +123,7 @@ export function planImport(
           name,
           ...(tool.title ? { title: tool.title } : {}),
           ...(tool.description ? { description: clip(tool.description) } : {}),
-          uri: mcpToolUri(forward.name, tool.name),
+          uri: toolUri(forward.name, tool.name),
           type: service,
           inputSchema: tool.inputSchema,
           ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),

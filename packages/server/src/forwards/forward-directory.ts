@@ -1,21 +1,18 @@
 import type { GetPromptResult, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import {
   Code,
+  describeForwardUpstream,
   type ForwardReference,
+  type ForwardUpstream,
   type PromptReference,
   type ServiceTarget,
   TrestleError,
 } from "@trestle/core";
 import { normalizeNamespace } from "@trestle/registry";
-import {
-  describeUpstream,
-  type McpUpstream,
-  type McpUpstreamDirectory,
-  type UpstreamCatalogWatch,
-} from "@trestle/transport-mcp";
 import { importedName } from "./catalog-import.js";
 import { forwardTarget } from "./forward-identity.js";
 import type { ForwardStatus } from "./forward-view.js";
+import type { UpstreamCatalogWatch } from "./upstream-connector.js";
 
 /**
  * A forward the router follows. The supervisor alone changes it; everyone else reads it through the
@@ -47,10 +44,17 @@ export interface ForwardTimeouts {
 
 /**
  * The forwards the router follows, by namespace and name and by service name: what the MCP transport asks for
- * the upstream behind a target, what the resolver asks for a forward's target, what the MCP front asks about
- * upstreams' capabilities and prompts. It holds no connection and starts nothing: the supervisor fills it.
+ * the upstream behind a target (the directory fits `@trestle/transport-mcp`'s `McpUpstreamDirectory`, which
+ * the composition root hands it as), what the resolver asks for a forward's target, what the MCP front asks
+ * about upstreams' capabilities and prompts. It holds no connection and starts nothing: the supervisor fills it.
  */
-export interface ForwardDirectory extends McpUpstreamDirectory {
+export interface ForwardDirectory {
+  /** The upstream behind `target`, or `undefined` when it is no forward's. */
+  upstreamFor(target: ServiceTarget): ForwardUpstream | undefined;
+  /** The handshake timeout of the forward behind `target`, or `undefined` when it is no forward's. */
+  handshakeTimeoutFor(target: ServiceTarget): number | undefined;
+  /** The upstream's own name of the prompt the forward behind `target` imported as `name`. */
+  upstreamPromptName(target: ServiceTarget, name: string): string | undefined;
   /** The forward named `name` in `namespace`. */
   get(namespace: string, name: string): LiveForward | undefined;
   /** Every forward followed, in no particular order. */
@@ -106,7 +110,7 @@ export function createForwardDirectory(defaults: ForwardTimeouts): ForwardDirect
     },
     timeoutsOf,
 
-    upstreamFor(target): McpUpstream | undefined {
+    upstreamFor(target): ForwardUpstream | undefined {
       return byService.get(target.serviceName)?.forward.upstream;
     },
     handshakeTimeoutFor(target) {
@@ -136,7 +140,7 @@ export function createForwardDirectory(defaults: ForwardTimeouts): ForwardDirect
       const opened = entry.watch;
       if (!opened) {
         throw new TrestleError(
-          `The MCP server ${describeUpstream(entry.forward.upstream)} behind forward '${entry.forward.name}' is not connected${entry.status.error ? `: ${entry.status.error}` : ""}`,
+          `The MCP server ${describeForwardUpstream(entry.forward.upstream)} behind forward '${entry.forward.name}' is not connected${entry.status.error ? `: ${entry.status.error}` : ""}`,
           Code.Unavailable,
         );
       }

@@ -1,5 +1,10 @@
-import type { ForwardReference, ForwardUpstream, ServiceTarget } from "@trestle/core";
-import { describeUpstream, programName } from "@trestle/transport-mcp";
+import {
+  describeForwardUpstream,
+  type ForwardReference,
+  type ForwardUpstream,
+  forwardProgramName,
+  type ServiceTarget,
+} from "@trestle/core";
 
 /** The label every entry imported from a forward carries, valued with the forward's name. */
 export const FORWARD_LABEL = "trestle.forward";
@@ -44,7 +49,7 @@ export function publicUpstream(upstream: ForwardUpstream): PublicUpstream {
   if (upstream.kind === "stdio") {
     return {
       kind: "stdio",
-      program: programName(upstream.command),
+      program: forwardProgramName(upstream.command),
       argumentCount: upstream.args?.length ?? 0,
       environment: Object.keys(upstream.env ?? {}).sort(),
       mode: upstream.mode ?? "pooled",
@@ -52,7 +57,7 @@ export function publicUpstream(upstream: ForwardUpstream): PublicUpstream {
   }
   return {
     kind: "http",
-    server: describeUpstream(upstream).replace(/^at /, ""),
+    server: describeForwardUpstream(upstream).replace(/^at /, ""),
     headers: Object.keys(upstream.headers ?? {}).sort(),
   };
 }

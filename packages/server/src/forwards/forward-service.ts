@@ -1,11 +1,11 @@
 import { Code, type ForwardReference, TrestleError } from "@trestle/core";
 import { type Catalog, normalizeNamespace, parseForward } from "@trestle/registry";
-import type { UpstreamCatalogWatch } from "@trestle/transport-mcp";
 import { removeImported } from "./catalog-sync.js";
 import type { ForwardDirectory, LiveForward } from "./forward-directory.js";
 import { forwardServiceName, publicUpstream } from "./forward-identity.js";
 import type { ForwardSupervisor } from "./forward-supervisor.js";
 import { emptyStatus, type ForwardView } from "./forward-view.js";
+import type { UpstreamCatalogWatch } from "./upstream-connector.js";
 
 /** Collaborators of {@link createForwardService}. */
 export interface ForwardServiceOptions {

@@ -1,12 +1,12 @@
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
-import { Code, type ForwardReference, type ServiceTarget, TrestleError } from "@trestle/core";
-import { type Catalog, type CatalogChange, normalizeNamespace } from "@trestle/registry";
 import {
-  describeUpstream,
-  type UpstreamCatalog,
-  type UpstreamCatalogWatch,
-  watchUpstreamCatalog,
-} from "@trestle/transport-mcp";
+  Code,
+  describeForwardUpstream,
+  type ForwardReference,
+  type ServiceTarget,
+  TrestleError,
+} from "@trestle/core";
+import { type Catalog, type CatalogChange, normalizeNamespace } from "@trestle/registry";
 import type { Logger } from "pino";
 import { canonicalJson } from "./canonical-json.js";
 import { planImport } from "./catalog-import.js";
@@ -14,6 +14,7 @@ import { type SyncResult, syncImport } from "./catalog-sync.js";
 import type { ForwardDirectory, LiveForward } from "./forward-directory.js";
 import { forwardServiceName, forwardTarget } from "./forward-identity.js";
 import { emptyStatus, type ForwardState } from "./forward-view.js";
+import type { UpstreamCatalog, UpstreamCatalogWatch, UpstreamConnector } from "./upstream-connector.js";
 
 /** Options for {@link createForwardSupervisor}. */
 export interface ForwardSupervisorOptions {
@@ -24,8 +25,8 @@ export interface ForwardSupervisorOptions {
   catalogTimeoutMs: number;
   /** Called when a forward goes away or changes upstream, so the transport ends what it runs for it. */
   onReleased?(target: ServiceTarget): void;
-  /** For tests: how an upstream is watched. */
-  watch?: typeof watchUpstreamCatalog;
+  /** How upstreams are watched and their tools addressed: the MCP transport's, given by the composition root. */
+  upstreams: UpstreamConnector;
 }
 
 /**
@@ -82,7 +83,7 @@ function advertised(capabilities: ServerCapabilities): string[] {
 /** Creates the {@link ForwardSupervisor}. */
 export function createForwardSupervisor(options: ForwardSupervisorOptions): ForwardSupervisor {
   const { catalog, directory, logger } = options;
-  const watch = options.watch ?? watchUpstreamCatalog;
+  const { upstreams } = options;
   let unsubscribe: (() => void) | undefined;
   let closed = false;
 
@@ -90,7 +91,7 @@ export function createForwardSupervisor(options: ForwardSupervisorOptions): Forw
     return {
       namespace: entry.namespace,
       forward: entry.forward.name,
-      upstream: describeUpstream(entry.forward.upstream),
+      upstream: describeForwardUpstream(entry.forward.upstream),
     };
   }
 
@@ -105,11 +106,16 @@ export function createForwardSupervisor(options: ForwardSupervisorOptions): Forw
     upstream: UpstreamCatalog,
   ): Promise<SyncResult | undefined> {
     if (entry.stopped) return undefined;
-    const plan = planImport(entry.forward, upstream, {
-      tools: catalog.listTools(entry.namespace),
-      resources: catalog.listResources(entry.namespace),
-      prompts: catalog.listPrompts(entry.namespace),
-    });
+    const plan = planImport(
+      entry.forward,
+      upstream,
+      {
+        tools: catalog.listTools(entry.namespace),
+        resources: catalog.listResources(entry.namespace),
+        prompts: catalog.listPrompts(entry.namespace),
+      },
+      upstreams.toolUri,
+    );
     const result = await syncImport(catalog, entry.namespace, entry.service, plan);
     const templates = plan.resources.filter((r) => r.location.includes("{")).length;
     entry.status = {
@@ -172,7 +178,7 @@ export function createForwardSupervisor(options: ForwardSupervisorOptions): Forw
   }
 
   async function connect(entry: LiveForward): Promise<UpstreamCatalogWatch> {
-    const opened = await watch(entry.forward.upstream, {
+    const opened = await upstreams.watch(entry.forward.upstream, {
       ...directory.timeoutsOf(entry.forward),
       timeoutMs: options.catalogTimeoutMs,
       onChange(upstream) {
