@@ -1,12 +1,13 @@
 /**
  * Resolves with the first event that `predicate` accepts, or rejects after `timeoutMs` naming `what`:
- * tests await events, never sleep.
+ * tests await events, never sleep. The bound is generous because a loaded CI machine has delayed a change
+ * feed's notification past 5 s; an event that never comes still fails.
  */
 export function nextEvent<E>(
   subscribe: (listener: (event: E) => void) => () => void,
   predicate: (event: E) => boolean,
   what: string,
-  timeoutMs = 5000,
+  timeoutMs = 15_000,
 ): Promise<E> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
