@@ -12,6 +12,8 @@ export interface ToolCall {
   arguments: JsonObject;
   /** Metadata that belongs to the call itself rather than to its transport (sent besides `CallOptions.metadata`). */
   metadata?: CallMetadata;
+  /** The client's answers when this call repeats one that ended in {@link ToolResult.inputRequired}. */
+  input?: InputAnswers;
 }
 
 /** A tool's result, in MCP's shape. */
@@ -20,6 +22,11 @@ export interface ToolResult {
   structuredContent?: JsonObject;
   /** True when the tool itself reports a failure (the call reached it and it answered). */
   isError?: boolean;
+  /**
+   * Set when the backend cannot finish without input from the client (MCP 2026-07-28 `input_required`, A2A
+   * `INPUT_REQUIRED`): `content` is then empty, and the caller repeats the call with {@link ToolCall.input}.
+   */
+  inputRequired?: InputRequired;
   _meta?: JsonObject;
 }
 
@@ -44,6 +51,8 @@ export interface PromptGet {
   prompt: PromptReference;
   arguments: Record<string, string>;
   metadata?: CallMetadata;
+  /** The client's answers when this get repeats one that ended in {@link PromptResult.inputRequired}. */
+  input?: InputAnswers;
 }
 
 /** One message of a prompt's result. */
@@ -56,6 +65,8 @@ export interface PromptResultMessage {
 export interface PromptResult {
   description?: string;
   messages: PromptResultMessage[];
+  /** Set when the backend needs input first (see {@link ToolResult.inputRequired}); `messages` is then empty. */
+  inputRequired?: InputRequired;
   _meta?: JsonObject;
 }
 
@@ -148,6 +159,26 @@ export type InputRequest =
   | { kind: "elicitation"; params: JsonObject }
   | { kind: "sampling"; params: JsonObject }
   | { kind: "roots"; params: JsonObject };
+
+/**
+ * A backend's answer that it needs input before it can finish, without holding the call open (MCP 2026-07-28
+ * multi round-trip requests, A2A's `INPUT_REQUIRED`). The caller asks its client and repeats the call with
+ * {@link InputAnswers}; nothing waits in between, so the repeat may reach any replica.
+ */
+export interface InputRequired {
+  /** What the backend asks for, keyed by the backend's own names (the keys of the answers). */
+  requests: Record<string, InputRequest>;
+  /** Opaque state the backend wants back with the answers; the router never reads it, only seals it. */
+  state?: string;
+}
+
+/** The client's answers to an {@link InputRequired}, carried on the repeated call. */
+export interface InputAnswers {
+  /** One answer per key of {@link InputRequired.requests}, in the shape of the request's method result. */
+  responses: Record<string, JsonObject>;
+  /** The {@link InputRequired.state} given with the requests, unchanged. */
+  state?: string;
+}
 
 /** The caller's answer to an {@link InputRequest}. */
 export interface InputResponse {
