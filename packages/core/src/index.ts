@@ -97,6 +97,9 @@ export {
   type ToolCallFailedEvent,
   type ToolCallKind,
   type ToolCallStartedEvent,
+  type TranslationLeg,
+  type TranslationNote,
+  type TranslationReport,
 } from "./events.js";
 export { describeForwardUpstream, forwardProgramName } from "./forward-upstream.js";
 export { healthFromProbeError } from "./health.js";

@@ -7,11 +7,14 @@ import {
   type Interceptor,
   redactBody,
   type ServiceTarget,
+  type ToolCallCompletedEvent,
   type ToolCallEvent,
   type ToolCallEventSink,
+  type ToolCallFailedEvent,
   type ToolCallKind,
   type ToolCallStartedEvent,
   type ToolResult,
+  type TranslationReport,
   type TransportRequest,
   type TransportResponse,
   TrestleError,
@@ -45,6 +48,12 @@ export interface CallRecord {
   operation: string;
   /** When the call began (the bridge's clock): durations count from here, resolution included. */
   startedAt?: number;
+  /**
+   * What translating the call between protocols or revisions kept and lost. The front that receives the call
+   * sets the legs; interceptors and transports that translate add notes while the call runs; the terminal
+   * event carries it.
+   */
+  translation?: TranslationReport;
 }
 
 /** The {@link CallRecord} of a call; calls without one (probes, provisioning, resource reads) are not recorded. */
@@ -123,9 +132,17 @@ function startRecording(
       ended = true;
       const duration = Math.max(0, clock() - startedAt);
       if (outcome.ok) {
-        emit({ ...base(), type: "completed", isError: false, content: outcome.content, duration });
+        const event: ToolCallCompletedEvent = {
+          ...base(),
+          type: "completed",
+          isError: false,
+          content: outcome.content,
+          duration,
+        };
+        if (record.translation) event.translation = record.translation;
+        emit(event);
       } else {
-        emit({
+        const event: ToolCallFailedEvent = {
           ...base(),
           type: "failed",
           isError: true,
@@ -133,7 +150,9 @@ function startRecording(
           duration,
           errorCategory: outcome.errorCategory,
           errorMessage: outcome.errorMessage,
-        });
+        };
+        if (record.translation) event.translation = record.translation;
+        emit(event);
       }
     },
   };

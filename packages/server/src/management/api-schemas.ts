@@ -84,6 +84,28 @@ const eventBase = {
 };
 
 /** A tool-call event (redacted at its source), as the history and the notification stream carry it. */
+
+const translationLegSchema = z.object({
+  protocol: z.string(),
+  version: z.string().optional(),
+  method: z.string(),
+});
+
+/** What a call's translation between protocols or revisions kept and lost (terminal events only). */
+const translationReportSchema = z
+  .object({
+    client: translationLegSchema,
+    backend: translationLegSchema,
+    notes: z.array(
+      z.object({
+        action: z.enum(["dropped", "rewritten", "approximated"]),
+        what: z.string(),
+        detail: z.string(),
+      }),
+    ),
+  })
+  .meta({ id: "TranslationReport" });
+
 export const toolCallEventSchema = z
   .discriminatedUnion("type", [
     z.object({
@@ -106,6 +128,7 @@ export const toolCallEventSchema = z
       isError: z.literal(false),
       content: z.array(z.string()),
       duration: z.number(),
+      translation: translationReportSchema.optional(),
     }),
     z.object({
       ...eventBase,
@@ -122,6 +145,7 @@ export const toolCallEventSchema = z
         "unknown",
       ]),
       errorMessage: z.string(),
+      translation: translationReportSchema.optional(),
     }),
   ])
   .meta({ id: "ToolCallEvent" }) satisfies z.ZodType<ToolCallEvent>;
