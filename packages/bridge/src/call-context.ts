@@ -1,9 +1,11 @@
 import type {
   CallOptions,
   ContentBlock,
+  InputAnswers,
   ServiceResolver,
   ToolCallEventSink,
   ToolResult,
+  TranslationLeg,
   TransportSelector,
 } from "@trestle/core";
 
@@ -32,6 +34,13 @@ export interface CallContext {
   onLog?: CallOptions["onLog"];
   /** Asked when the backend needs input from the user (elicitation, sampling, roots); absent: the front cannot relay it. */
   onInputRequest?: CallOptions["onInputRequest"];
+  /** The client's answers when this call repeats one that ended in `inputRequired`. */
+  input?: InputAnswers;
+  /**
+   * The client's side of the call (protocol, revision, method): given, the call gets a translation report
+   * (`translationKey`) that its terminal event carries.
+   */
+  clientLeg?: TranslationLeg;
 }
 
 /** One block of a tool result: core's {@link ContentBlock} (the name the server knew it by). */

@@ -1,6 +1,7 @@
 import {
   Code,
   createContextValues,
+  DEFAULT_PROTOCOL,
   type JsonObject,
   REDACTED,
   redactArguments,
@@ -8,12 +9,15 @@ import {
   redactHeaders,
   redactSecretsUri,
   type ServiceTarget,
+  type ToolCall,
   type ToolCallParts,
   type ToolPayload,
   type ToolReference,
   type ToolResult,
+  type TranslationReport,
   TrestleError,
   toolCallParts,
+  translationKey,
   validateRequiredArguments,
 } from "@trestle/core";
 import type { BridgeDependencies, CallContext } from "./call-context.js";
@@ -132,14 +136,23 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
       );
     }
     const options = callOptionsFor(context);
+    const callRecord = record(parts);
     // One bag per call: the call events and the scrubbing interceptors read what only the bridge knows.
-    options.contextValues = createContextValues()
-      .set(callRecordKey, record(parts))
-      .set(callSecretsKey, secrets);
+    options.contextValues = createContextValues().set(callRecordKey, callRecord).set(callSecretsKey, secrets);
+    if (context?.clientLeg) {
+      // The backend's leg as the router knows it; a translating transport names its own method over it.
+      const translation: TranslationReport = {
+        client: context.clientLeg,
+        backend: { protocol: target.protocol ?? DEFAULT_PROTOCOL, method: "callTool" },
+        notes: [],
+      };
+      callRecord.translation = translation;
+      options.contextValues.set(translationKey, translation);
+    }
+    const call: ToolCall = { tool, arguments: args as JsonObject };
+    if (context?.input) call.input = context.input;
     try {
-      return await deps.transports
-        .transportFor(target)
-        .callTool({ tool, arguments: args as JsonObject }, target, options);
+      return await deps.transports.transportFor(target).callTool(call, target, options);
     } catch (thrown) {
       // The bridge words this message around the error's text (already scrubbed by the `scrubSecrets` interceptor
       // where the composition root installed it); a failure path, so one more scrub is cheap insurance.

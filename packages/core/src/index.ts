@@ -153,6 +153,7 @@ export {
   toolCallParts,
   validateRequiredArguments,
 } from "./tool-call-parts.js";
+export { noteTranslation, setBackendLeg, translationKey } from "./translation.js";
 export {
   createTransportSelector,
   type TransportSelector,
