@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { Code, TrestleError } from "@trestle/core";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { MCP_REVISIONS } from "./mcp/protocol-era.js";
 
 const rateLimitSchema = z.strictObject({
   requestsPerSecond: z.number().positive().describe("Requests per second, on average"),
@@ -169,6 +170,21 @@ export const routerConfigSchema = z.object({
     .describe("Request headers forwarded to capabilities as call metadata (e.g. authorization)"),
   codeExecutionToolName: z.string().default("execute_code").describe("Name of the MCP tool that runs code"),
   pageSize: z.number().int().min(1).max(100_000).default(1000).describe("Items per page of MCP list results"),
+  mcpRevisions: z
+    .array(z.enum(MCP_REVISIONS))
+    .min(1, "at least one MCP revision must be accepted")
+    .default([...MCP_REVISIONS])
+    .describe(
+      `MCP revisions the router accepts (default: all it speaks, ${MCP_REVISIONS.join(", ")}); a client offering another is walked back to the newest accepted one (initialize) or refused with the list (stateless requests)`,
+    ),
+  listCacheTtlMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(60_000)
+    .describe(
+      "Caching hint (ttlMs) on stateless list and discover results: how long a client may keep them; changes reach subscriptions/listen streams at once",
+    ),
   probeIntervalMs: z
     .number()
     .int()
@@ -336,6 +352,8 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   forwardHeaders: { env: "TRESTLE_FORWARD_HEADERS", flag: "--forward-header" },
   codeExecutionToolName: { env: "TRESTLE_CODE_EXECUTION_TOOL" },
   pageSize: { env: "TRESTLE_PAGE_SIZE" },
+  mcpRevisions: { env: "TRESTLE_MCP_REVISIONS", flag: "--mcp-revision" },
+  listCacheTtlMs: { env: "TRESTLE_LIST_CACHE_TTL_MS" },
   probeIntervalMs: { env: "TRESTLE_PROBE_INTERVAL_MS" },
   registrationGraceMs: { env: "TRESTLE_REGISTRATION_GRACE_MS" },
   heartbeatTimeoutMs: { env: "TRESTLE_HEARTBEAT_TIMEOUT_MS" },

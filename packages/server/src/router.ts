@@ -52,7 +52,8 @@ import { registerEventRoutes } from "./management/event-routes.js";
 import { registerForwardRoutes } from "./management/forward-routes.js";
 import type { EngineLanguage } from "./mcp/catalog-view.js";
 import { createMcpEndpoint, type ListKind, type McpEndpoint } from "./mcp/mcp-endpoint.js";
-import type { McpBackend } from "./mcp/namespace-server.js";
+import type { McpBackend, McpSettings } from "./mcp/namespace-server.js";
+import { parseAcceptedRevisions } from "./mcp/protocol-era.js";
 import { SERVER_VERSION } from "./version.js";
 
 /** A running router. */
@@ -67,6 +68,8 @@ export interface Router {
   readonly forwards: ForwardService;
   /** The MCP backend, for serving MCP over stdio. */
   readonly backend: McpBackend;
+  /** The MCP settings the HTTP endpoint serves with (the stdio front serves with the same). */
+  readonly mcpSettings: Omit<McpSettings, "listChangedDelivered">;
   readonly logger: Logger;
   /**
    * Refuses new requests (`/readyz` answers 503, the listener closes) and waits for in-flight MCP requests to
@@ -309,6 +312,19 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   const limiter = createRateLimiter({ defaultLimit: config.rateLimit });
   const onStreamDropped = (stream: string) => (bufferedBytes: number) =>
     logger.warn({ stream, bufferedBytes }, "dropped a slow SSE reader: it left too much unread");
+  const mcpSettings: Omit<McpSettings, "listChangedDelivered"> = {
+    maxResourceUriLength: config.maxResourceUriLength,
+    serverInfo: { name: "trestle", version: SERVER_VERSION },
+    codeExecutionToolName: config.codeExecutionToolName,
+    pageSize: config.pageSize,
+    forwardHeaders: config.forwardHeaders,
+    acceptedRevisions: parseAcceptedRevisions(config.mcpRevisions),
+    // With tokens, what one principal may see another may not: no shared cache may keep it.
+    caching: {
+      listTtlMs: config.listCacheTtlMs,
+      cacheScope: config.tokens.length > 0 ? "private" : "public",
+    },
+  };
   const mcp = createMcpEndpoint(backend, {
     stateless: config.stateless,
     maxBodyBytes: config.maxBodyBytes,
@@ -317,13 +333,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     sseMaxBufferedBytes: config.sseMaxBufferedBytes,
     limiter,
     onStreamDropped: onStreamDropped("mcp"),
-    settings: {
-      maxResourceUriLength: config.maxResourceUriLength,
-      serverInfo: { name: "trestle", version: SERVER_VERSION },
-      codeExecutionToolName: config.codeExecutionToolName,
-      pageSize: config.pageSize,
-      forwardHeaders: config.forwardHeaders,
-    },
+    settings: mcpSettings,
     sessions: {
       idleTimeoutMs: config.sessionIdleTimeoutMs,
       maxAgeMs: config.sessionMaxAgeMs,
@@ -438,6 +448,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     mcp,
     forwards,
     backend,
+    mcpSettings,
     logger,
     drain,
     close() {

@@ -23,6 +23,7 @@ import {
 } from "@trestle/core";
 import type { CatalogView, EngineLanguage } from "../src/mcp/catalog-view.js";
 import { createMcpEndpoint, type McpEndpoint, type McpEndpointOptions } from "../src/mcp/mcp-endpoint.js";
+import { MCP_REVISIONS } from "../src/mcp/protocol-era.js";
 
 /** A catalog in plain arrays, for tests of the MCP layer. */
 export class FixtureCatalog implements CatalogView {
@@ -100,6 +101,8 @@ export async function startMcpFixture(
         codeExecutionToolName: "execute_code",
         pageSize: 2,
         forwardHeaders: ["authorization"],
+        acceptedRevisions: MCP_REVISIONS,
+        caching: { listTtlMs: 60_000, cacheScope: "public" },
         ...options.settings,
       },
       sessions: {

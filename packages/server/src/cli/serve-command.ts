@@ -171,12 +171,8 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
     await serveStdio(
       values.namespace ?? "",
       router.backend,
-      {
-        serverInfo: { name: "trestle", version: SERVER_VERSION },
-        codeExecutionToolName: config.codeExecutionToolName,
-        pageSize: config.pageSize,
-        forwardHeaders: [],
-      },
+      // No HTTP request headers to forward over stdio.
+      { ...router.mcpSettings, forwardHeaders: [] },
       router.registry,
     );
     await stop(0);

@@ -1,6 +1,7 @@
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { type ClassifiedMessage, JsonRpcErrorCode } from "./json-rpc.js";
 import type { McpMethodTable, McpRequestExtra, RequestOrigin } from "./namespace-server.js";
+import { META, MODERN_ONLY, type ModernClient, REMOVED_IN_MODERN } from "./protocol-era.js";
 import type { SessionState } from "./session-registry.js";
 
 /**
@@ -21,6 +22,14 @@ export interface InboundContext {
   readonly session: SessionState | undefined;
   /** The HTTP request's headers (lower-cased), or empty for stdio. */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Set for a stateless (2026-07-28) request: what its `_meta` declared. Absent: a legacy session's request. */
+  readonly modern?: ModernClient | undefined;
+}
+
+/** Options for {@link McpDispatcher}. */
+export interface McpDispatcherOptions {
+  /** The router's identity, in every stateless result's `_meta`. */
+  serverInfo: { name: string; version: string };
 }
 
 /** One request being handled; it is the handler's {@link RequestOrigin} too, so a request costs one object. */
@@ -62,7 +71,10 @@ export class McpDispatcher {
   /** Per session: the client's request id → ours, so that `notifications/cancelled` can find the request. */
   private readonly bySession = new Map<string, Map<RequestId, number>>();
 
-  constructor(private readonly methods: McpMethodTable) {}
+  constructor(
+    private readonly methods: McpMethodTable,
+    private readonly options: McpDispatcherOptions = { serverInfo: { name: "trestle", version: "0" } },
+  ) {}
 
   /** Cancels every request in flight (the namespace is going away or the router is closing). */
   close(): void {
@@ -120,12 +132,22 @@ export class McpDispatcher {
   ): void {
     const originalId = message.id as RequestId;
     const method = message.method as string;
-    const handler = this.methods.get(method);
+    const modern = context.modern;
+    // Each era sees only its own methods: what the stateless era removed, and what it added, are unknown to the
+    // other (-32601, which a stateless request's HTTP answer carries with 404).
+    const handler = (modern ? REMOVED_IN_MODERN.has(method) : MODERN_ONLY.has(method))
+      ? undefined
+      : this.methods.get(method);
     if (!handler) {
       state.exchange.respond({
         jsonrpc: "2.0",
         id: originalId,
-        error: { code: JsonRpcErrorCode.MethodNotFound, message: `Method not found: ${method}` },
+        error: {
+          code: JsonRpcErrorCode.MethodNotFound,
+          message: modern
+            ? `Method not found: ${method} (protocol revision ${modern.revision})`
+            : `Method not found: ${method}`,
+        },
       } as JSONRPCMessage);
       return;
     }
@@ -135,6 +157,7 @@ export class McpDispatcher {
       namespace: context.namespace,
       session: context.session,
       headers: context.headers,
+      modern,
       originalId,
       exchange: state,
       abort,
@@ -159,9 +182,28 @@ export class McpDispatcher {
         return handler(message as { method: string; params?: unknown }, extra);
       })
       .then(
-        (result) => this.answer(id, { jsonrpc: "2.0", id: originalId, result } as JSONRPCMessage),
+        (result) =>
+          this.answer(id, {
+            jsonrpc: "2.0",
+            id: originalId,
+            result: modern ? this.modernResult(result) : result,
+          } as JSONRPCMessage),
         (error: unknown) => this.answer(id, errorResponse(originalId, error)),
       );
+  }
+
+  /**
+   * A result as the stateless era requires it: `resultType` (complete unless the handler said otherwise) and the
+   * router's identity in `_meta`.
+   */
+  private modernResult(result: unknown): Record<string, unknown> {
+    const r = (result ?? {}) as Record<string, unknown>;
+    const meta = r._meta as Record<string, unknown> | undefined;
+    return {
+      ...r,
+      resultType: r.resultType ?? "complete",
+      _meta: { ...meta, [META.serverInfo]: this.options.serverInfo },
+    };
   }
 
   /** Sends a request's answer, unless it was cancelled or abandoned meanwhile (then nothing is sent). */

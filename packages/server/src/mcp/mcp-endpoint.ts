@@ -14,17 +14,20 @@ import {
   type StreamableHttpDependencies,
   type StreamableHttpOptions,
 } from "./streamable-http.js";
+import type { ListKind } from "./subscriptions.js";
+import { createListenRegistry, type ListenRegistry } from "./subscriptions.js";
 
 /** Options for {@link createMcpEndpoint}. */
 export interface McpEndpointOptions
-  extends StreamableHttpOptions,
+  extends Omit<StreamableHttpOptions, "acceptedRevisions">,
     Pick<StreamableHttpDependencies, "limiter" | "onStreamDropped"> {
   settings: Omit<McpSettings, "listChangedDelivered">;
   sessions: SessionRegistryOptions;
+  /** Most `subscriptions/listen` streams open at once (default 10,000). */
+  maxListenStreams?: number;
 }
 
-/** The catalog lists that changed, to tell clients about. */
-export type ListKind = "tools" | "resources" | "prompts";
+export type { ListKind } from "./subscriptions.js";
 
 /**
  * MCP over Streamable HTTP for every namespace: one method table and dispatcher per namespace (created on first
@@ -40,6 +43,8 @@ export interface McpEndpoint {
   /** Requests being handled now, across namespaces. */
   inFlight(): number;
   readonly sessions: SessionRegistry;
+  /** The open `subscriptions/listen` streams. */
+  readonly listeners: ListenRegistry;
   close(): Promise<void>;
 }
 
@@ -54,26 +59,42 @@ export function createMcpEndpoint(backend: McpBackend, options: McpEndpointOptio
   function dispatcherFor(namespace: string): McpDispatcher {
     let dispatcher = namespaces.get(namespace);
     if (!dispatcher) {
-      dispatcher = new McpDispatcher(createNamespaceMethods(namespace, backend, settings));
+      dispatcher = new McpDispatcher(createNamespaceMethods(namespace, backend, settings), {
+        serverInfo: settings.serverInfo,
+      });
       namespaces.set(namespace, dispatcher);
     }
     return dispatcher;
   }
 
-  const http = createStreamableHttpHandler(options, {
-    sessions,
-    dispatcherFor,
-    ...(options.limiter ? { limiter: options.limiter } : {}),
-    ...(options.onStreamDropped ? { onStreamDropped: options.onStreamDropped } : {}),
-    onSessionEnded: (session: McpSession) => namespaces.get(session.namespace)?.forgetSession(session.id),
+  const listeners = createListenRegistry({
+    maxStreams: options.maxListenStreams ?? 10_000,
+    deliverable: (namespace) => ({
+      tools: true,
+      prompts: true,
+      resources: backend.catalog.listResources(namespace).length > 0 || backend.canServeResources(),
+    }),
   });
+
+  const http = createStreamableHttpHandler(
+    { ...options, acceptedRevisions: settings.acceptedRevisions },
+    {
+      sessions,
+      listeners,
+      dispatcherFor,
+      ...(options.limiter ? { limiter: options.limiter } : {}),
+      ...(options.onStreamDropped ? { onStreamDropped: options.onStreamDropped } : {}),
+      onSessionEnded: (session: McpSession) => namespaces.get(session.namespace)?.forgetSession(session.id),
+    },
+  );
 
   return {
     handle: http,
     sessions,
+    listeners,
     listChanged(namespace, kind) {
       const message = { jsonrpc: "2.0", method: `notifications/${kind}/list_changed` } as JSONRPCMessage;
-      let delivered = 0;
+      let delivered = listeners.listChanged(namespace, kind);
       for (const session of sessions.all()) {
         if (namespace !== undefined && session.namespace !== namespace) continue;
         if (notifySession(session, message)) delivered++;

@@ -5,7 +5,6 @@ import {
   GetPromptRequestSchema,
   type GetPromptResult,
   InitializeRequestSchema,
-  LATEST_PROTOCOL_VERSION,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
@@ -15,7 +14,6 @@ import {
   type RequestId,
   type ServerCapabilities,
   SetLevelRequestSchema,
-  SUPPORTED_PROTOCOL_VERSIONS,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
@@ -32,6 +30,12 @@ import type { CatalogView, EngineLanguage } from "./catalog-view.js";
 import { codeExecutionTool, runCodeExecutionTool } from "./code-execution-tool.js";
 import { JsonRpcErrorCode } from "./json-rpc.js";
 import { expandPrompt } from "./prompt-expansion.js";
+import {
+  type ModernClient,
+  ModernErrorCode,
+  negotiateLegacyRevision,
+  revisionAtLeast,
+} from "./protocol-era.js";
 import { ProtocolError, RESOURCE_NOT_FOUND } from "./protocol-error.js";
 import { LOG_LEVELS, type LogLevel, type SessionState } from "./session-registry.js";
 import { decodeCursor, encodeCursor, toMcpTool } from "./tool-listing.js";
@@ -44,6 +48,8 @@ export interface RequestOrigin {
   readonly session: SessionState | undefined;
   /** The HTTP request's headers (lower-cased), or empty for stdio. */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Set for a stateless (2026-07-28) request: the client's declarations from its `_meta`. */
+  readonly modern?: ModernClient | undefined;
 }
 
 /** What a method handler gets besides the request. */
@@ -135,6 +141,13 @@ export interface McpSettings {
   forwardHeaders: readonly string[];
   /** Longest URI `resources/read` accepts, in characters; {@link DEFAULT_MAX_RESOURCE_URI_LENGTH} when absent. */
   maxResourceUriLength?: number;
+  /** The MCP revisions accepted, oldest first. */
+  acceptedRevisions: readonly string[];
+  /**
+   * Caching hints on stateless list and discover results: how long a client may keep them (it hears of changes
+   * on `subscriptions/listen` sooner), and whether shared caches may (`public`: no token is needed here).
+   */
+  caching: { listTtlMs: number; cacheScope: "public" | "private" };
 }
 
 /**
@@ -169,13 +182,6 @@ function asMcpContents(
   return content;
 }
 
-/** Negotiates the protocol revision: the client's when supported, else the latest. */
-export function negotiateProtocolVersion(requested: unknown): string {
-  return typeof requested === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
-    ? requested
-    : LATEST_PROTOCOL_VERSION;
-}
-
 function page<T>(
   items: readonly T[],
   cursor: string | undefined,
@@ -194,6 +200,15 @@ function page<T>(
 }
 
 const isTemplate = (resource: ResourceReference): boolean => isUriTemplate(resource.location);
+
+/**
+ * The least level of log messages a request's client wants: a session's setting (info until it sets one), or a
+ * stateless request's `_meta` level (none at all when it names none, as 2026-07-28 says).
+ */
+function wantedLogLevel(origin: RequestOrigin): LogLevel | undefined {
+  if (origin.modern) return origin.modern.logLevel;
+  return origin.session?.logLevel ?? "info";
+}
 
 /**
  * The method table that serves one namespace: initialize, ping, tools (catalog tools and the code execution
@@ -225,16 +240,17 @@ export function createNamespaceMethods(
     );
   };
 
-  const capabilities = (): ServerCapabilities => {
-    const caps = unnarrowedCapabilities();
+  const capabilities = (modern = false): ServerCapabilities => {
+    const caps = unnarrowedCapabilities(modern);
     for (const capability of ["tools", "resources", "prompts", "logging", "completions"] as const) {
       if (caps[capability] !== undefined && lackingForward(capability) !== undefined) delete caps[capability];
     }
     return caps;
   };
 
-  const unnarrowedCapabilities = (): ServerCapabilities => {
-    const listChanged = settings.listChangedDelivered;
+  const unnarrowedCapabilities = (modern: boolean): ServerCapabilities => {
+    // A stateless client hears of changes on subscriptions/listen, which every replica serves.
+    const listChanged = modern || settings.listChangedDelivered;
     const caps: ServerCapabilities = { tools: { listChanged }, logging: {} };
     if (backend.catalog.listResources(namespace).length > 0 || backend.canServeResources()) {
       caps.resources = { listChanged };
@@ -252,13 +268,30 @@ export function createNamespaceMethods(
   };
 
   // The router advertises what it can serve for this namespace now, and names itself.
+  const instructions =
+    `Trestle MCP router${namespace ? `, namespace '${namespace}'` : ""}: tools, resources and prompts here are served by ` +
+    "capability services behind the router.";
+  /** Caching hints for a stateless client's list or discover result; nothing for a session's. */
+  const cacheHints = (origin: RequestOrigin) =>
+    origin.modern
+      ? { ttlMs: settings.caching.listTtlMs, cacheScope: settings.caching.cacheScope }
+      : undefined;
+
   onRequest(table, "initialize", InitializeRequestSchema, (request) => ({
-    protocolVersion: negotiateProtocolVersion(request.params.protocolVersion),
+    protocolVersion: negotiateLegacyRevision(request.params.protocolVersion, settings.acceptedRevisions),
     capabilities: capabilities(),
     serverInfo: settings.serverInfo,
-    instructions:
-      `Trestle MCP router${namespace ? `, namespace '${namespace}'` : ""}: tools, resources and prompts here are served by ` +
-      "capability services behind the router.",
+    instructions,
+  }));
+
+  // The stateless era's handshake-free discovery: the revisions, what this namespace serves now, who serves it.
+  table.set("server/discover", () => ({
+    supportedVersions: [...settings.acceptedRevisions].reverse(),
+    capabilities: capabilities(true),
+    serverInfo: settings.serverInfo,
+    instructions,
+    ttlMs: settings.caching.listTtlMs,
+    cacheScope: settings.caching.cacheScope,
   }));
 
   onRequest(table, "logging/setLevel", SetLevelRequestSchema, (request, extra) => {
@@ -281,10 +314,10 @@ export function createNamespaceMethods(
     return list;
   };
 
-  onRequest(table, "tools/list", ListToolsRequestSchema, (request) => {
+  onRequest(table, "tools/list", ListToolsRequestSchema, (request, extra) => {
     requireCapability("tools", "tools/list");
     const { items, nextCursor } = page(listTools(), request.params?.cursor, settings.pageSize);
-    return nextCursor ? { tools: items, nextCursor } : { tools: items };
+    return { tools: items, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(extra.origin) };
   });
 
   const contextFor = (origin: RequestOrigin, signal: AbortSignal): CallContext => {
@@ -322,8 +355,8 @@ export function createNamespaceMethods(
             .catch(() => undefined);
       }
       context.onLog = (message) => {
-        const wanted = origin.session?.logLevel ?? "info";
-        if (LOG_LEVELS.indexOf(message.level) < LOG_LEVELS.indexOf(wanted)) return;
+        const wanted = wantedLogLevel(origin);
+        if (wanted === undefined || LOG_LEVELS.indexOf(message.level) < LOG_LEVELS.indexOf(wanted)) return;
         void extra
           .sendNotification({ method: "notifications/message", params: { ...message } })
           .catch(() => undefined);
@@ -345,8 +378,8 @@ export function createNamespaceMethods(
             });
           }
           const level: LoggingLevel = chunk.stream === "stderr" ? "warning" : "info";
-          const wanted = origin.session?.logLevel ?? "info";
-          if (LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(wanted)) {
+          const wanted = wantedLogLevel(origin);
+          if (wanted !== undefined && LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(wanted)) {
             await extra.sendNotification({
               method: "notifications/message",
               params: { level, logger: "code-execution", data: { stream: chunk.stream, text: chunk.text } },
@@ -358,7 +391,7 @@ export function createNamespaceMethods(
     throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`);
   });
 
-  onRequest(table, "resources/list", ListResourcesRequestSchema, (request) => {
+  onRequest(table, "resources/list", ListResourcesRequestSchema, (request, extra) => {
     requireCapability("resources", "resources/list");
     const resources = backend.catalog
       .listResources(namespace)
@@ -370,10 +403,10 @@ export function createNamespaceMethods(
         ...(r.mimeType ? { mimeType: r.mimeType } : {}),
       }));
     const { items, nextCursor } = page(resources, request.params?.cursor, settings.pageSize);
-    return nextCursor ? { resources: items, nextCursor } : { resources: items };
+    return { resources: items, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(extra.origin) };
   });
 
-  onRequest(table, "resources/templates/list", ListResourceTemplatesRequestSchema, (request) => {
+  onRequest(table, "resources/templates/list", ListResourceTemplatesRequestSchema, (request, extra) => {
     requireCapability("resources", "resources/templates/list");
     const templates = backend.catalog
       .listResources(namespace)
@@ -385,7 +418,7 @@ export function createNamespaceMethods(
         ...(r.mimeType ? { mimeType: r.mimeType } : {}),
       }));
     const { items, nextCursor } = page(templates, request.params?.cursor, settings.pageSize);
-    return nextCursor ? { resourceTemplates: items, nextCursor } : { resourceTemplates: items };
+    return { resourceTemplates: items, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(extra.origin) };
   });
 
   onRequest(table, "resources/read", ReadResourceRequestSchema, async (request, extra) => {
@@ -403,17 +436,23 @@ export function createNamespaceMethods(
       backend.catalog
         .listResources(namespace)
         .find((r) => isTemplate(r) && matchUriTemplate(r.location, uri) !== undefined);
-    if (!resource) throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    if (!resource) {
+      // 2026-07-28 answers an unknown resource with Invalid params; the legacy revisions with -32002.
+      const code = extra.origin.modern ? JsonRpcErrorCode.InvalidParams : RESOURCE_NOT_FOUND;
+      throw new ProtocolError(code, `Resource not found: ${uri}`, { uri });
+    }
     try {
       const contents = await backend.resources.read(resource, uri, contextFor(extra.origin, extra.signal));
-      return { contents: contents.map(asMcpContents) };
+      // Content comes from a capability at read time: a client may not assume it stays the same.
+      const hints = extra.origin.modern ? { ttlMs: 0, cacheScope: "private" as const } : undefined;
+      return { contents: contents.map(asMcpContents), ...hints };
     } catch (error) {
       const message = (error as { rawMessage?: string }).rawMessage ?? (error as Error).message;
       throw new ProtocolError(JsonRpcErrorCode.InternalError, `Reading ${uri} failed: ${message}`, { uri });
     }
   });
 
-  onRequest(table, "prompts/list", ListPromptsRequestSchema, (request) => {
+  onRequest(table, "prompts/list", ListPromptsRequestSchema, (request, extra) => {
     requireCapability("prompts", "prompts/list");
     const prompts = backend.catalog.listPrompts(namespace).map((p) => ({
       name: p.name,
@@ -421,7 +460,7 @@ export function createNamespaceMethods(
       ...(p.arguments ? { arguments: p.arguments } : {}),
     }));
     const { items, nextCursor } = page(prompts, request.params?.cursor, settings.pageSize);
-    return nextCursor ? { prompts: items, nextCursor } : { prompts: items };
+    return { prompts: items, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(extra.origin) };
   });
 
   // Argument values are not known to the catalog: completion answers with the values already seen in the

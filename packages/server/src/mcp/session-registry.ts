@@ -30,6 +30,11 @@ export interface McpSession extends SessionState {
   readonly principal: string;
   /** When it was created (sealed in its id): it expires `maxAgeMs` later, however active. */
   readonly createdAt: number;
+  /**
+   * What the client declared it can answer (`sampling`, `elicitation`, `roots`) at `initialize`: the router asks
+   * a session's client only for what it declared.
+   */
+  readonly clientCapabilities: Readonly<Record<string, unknown>>;
   /** The GET stream for messages not tied to a request (list_changed), if the client opened one. */
   stream: SseStream | undefined;
   lastSeen: number;
@@ -53,8 +58,16 @@ export interface SessionRegistryOptions {
 
 /** The sessions of one router process. */
 export interface SessionRegistry {
-  /** Creates a session for `principal` (default `anonymous`) and its sealed id. */
-  create(namespace: string, protocolVersion: string, principal?: string): McpSession;
+  /**
+   * Creates a session for `principal` (default `anonymous`) and its sealed id, keeping what the client declared
+   * it can answer (see {@link McpSession.clientCapabilities}).
+   */
+  create(
+    namespace: string,
+    protocolVersion: string,
+    principal?: string,
+    clientCapabilities?: unknown,
+  ): McpSession;
   /**
    * The session with this id: known here, or restored from its sealed id (it was created by another replica or
    * before a restart). `undefined` when the id is unknown, forged, expired, for another namespace, or created
@@ -83,6 +96,23 @@ interface SealedClaims {
   p: string;
   /** when it was created (epoch ms) */
   t: number;
+  /** the client capabilities the router may ask for (sampling, elicitation, roots), when declared */
+  c?: Record<string, unknown>;
+}
+
+/** The client capabilities a session keeps: those the router may ask a client for, each a small object. */
+const ASKABLE = ["sampling", "elicitation", "roots"] as const;
+
+function askableCapabilities(declared: unknown): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  if (typeof declared !== "object" || declared === null) return kept;
+  for (const name of ASKABLE) {
+    const value = (declared as Record<string, unknown>)[name];
+    if (typeof value !== "object" || value === null) continue;
+    // Sealed into the session id: keep it small whatever the client sent.
+    kept[name] = JSON.stringify(value).length <= 256 ? value : {};
+  }
+  return kept;
 }
 
 const ANONYMOUS = "anonymous";
@@ -140,15 +170,25 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
   }
 
   const registry: SessionRegistry = {
-    create(namespace, protocolVersion, principal = ANONYMOUS) {
+    create(namespace, protocolVersion, principal = ANONYMOUS, declared) {
       const createdAt = clock();
-      const id = seal({ n: namespace, v: protocolVersion, r: randomUUID(), p: principal, t: createdAt });
+      const clientCapabilities = askableCapabilities(declared);
+      const claims: SealedClaims = {
+        n: namespace,
+        v: protocolVersion,
+        r: randomUUID(),
+        p: principal,
+        t: createdAt,
+      };
+      if (Object.keys(clientCapabilities).length > 0) claims.c = clientCapabilities;
+      const id = seal(claims);
       return remember({
         id,
         namespace,
         protocolVersion,
         principal,
         createdAt,
+        clientCapabilities,
         logLevel: undefined,
         stream: undefined,
         lastSeen: clock(),
@@ -166,6 +206,7 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
           protocolVersion: claims.v,
           principal: claims.p,
           createdAt: claims.t,
+          clientCapabilities: askableCapabilities(claims.c),
           logLevel: undefined,
           stream: undefined,
           lastSeen: clock(),

@@ -1,14 +1,25 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { isJsonContentType, readBody } from "../http/body.js";
 import type { RateLimiter } from "../http/rate-limit.js";
 import { principalName, requestPrincipal } from "../http/security.js";
 import { openSseStream, type SseStream, type SseStreamOptions } from "../http/sse.js";
 import { type ClassifiedMessage, classifyMessage, JsonRpcErrorCode, jsonRpcError } from "./json-rpc.js";
 import type { Exchange, McpDispatcher } from "./mcp-dispatcher.js";
-import { negotiateProtocolVersion } from "./namespace-server.js";
+import {
+  checkMirroredHeaders,
+  type EraRefusal,
+  isModernRevision,
+  META,
+  type ModernClient,
+  ModernErrorCode,
+  metaProtocolVersion,
+  negotiateLegacyRevision,
+  REMOVED_IN_MODERN,
+  readModernClient,
+} from "./protocol-era.js";
 import type { McpSession, SessionRegistry } from "./session-registry.js";
+import type { ListenRegistry } from "./subscriptions.js";
 
 /** Settings of the Streamable HTTP endpoint. */
 export interface StreamableHttpOptions {
@@ -25,6 +36,8 @@ export interface StreamableHttpOptions {
   maxStreamsPerSession?: number;
   /** Bytes a slow reader may leave buffered on an SSE stream before it is dropped (see `openSseStream`). */
   sseMaxBufferedBytes?: number;
+  /** The MCP revisions accepted, oldest first (see `parseAcceptedRevisions`). */
+  acceptedRevisions: readonly string[];
 }
 
 /** Messages one JSON-RPC batch may hold by default. */
@@ -43,6 +56,8 @@ export interface StreamableHttpDependencies {
   limiter?: Pick<RateLimiter, "admitMore">;
   /** Told when an SSE reader is dropped for reading too slowly. */
   onStreamDropped?(bufferedBytes: number): void;
+  /** Where `subscriptions/listen` streams register for the namespace's change notifications. */
+  listeners: ListenRegistry;
 }
 
 const SESSION_HEADER = "mcp-session-id";
@@ -73,6 +88,36 @@ function refuse(
   sendJson(res, status, jsonRpcError(code, message), headers);
 }
 
+/** Sends a stateless request's refusal: its status, and its error under the request's own id. */
+function refuseModern(res: ServerResponse, refusal: EraRefusal, id: RequestId | null): void {
+  sendJson(res, refusal.status, {
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: refusal.code,
+      message: refusal.message,
+      ...(refusal.data !== undefined ? { data: refusal.data } : {}),
+    },
+  });
+}
+
+/**
+ * The HTTP status a stateless request's error answer carries (2026-07-28): 404 for a method the router does not
+ * serve, 400 for a refused header, capability or version; 200 otherwise (the error is in the body).
+ */
+function modernErrorStatus(message: JSONRPCMessage): number {
+  const code = (message as { error?: { code?: number } }).error?.code;
+  if (code === JsonRpcErrorCode.MethodNotFound) return 404;
+  if (
+    code === ModernErrorCode.HeaderMismatch ||
+    code === ModernErrorCode.MissingRequiredClientCapability ||
+    code === ModernErrorCode.UnsupportedProtocolVersion
+  ) {
+    return 400;
+  }
+  return 200;
+}
+
 function accepts(req: IncomingMessage, type: string): boolean {
   const accept = req.headers.accept ?? "";
   return accept.includes(type) || accept.includes("*/*");
@@ -93,6 +138,8 @@ class HttpExchange implements Exchange {
     private readonly batch: boolean,
     private readonly headers: Record<string, string>,
     private readonly sseOptions: SseStreamOptions = {},
+    /** A stateless (2026-07-28) request: its error answers carry the status the revision gives them. */
+    private readonly modern = false,
   ) {}
 
   respond(message: JSONRPCMessage): void {
@@ -121,7 +168,8 @@ class HttpExchange implements Exchange {
       this.res.writeHead(202, this.headers).end();
       return;
     }
-    sendJson(this.res, 200, this.batch ? this.responses : this.responses[0], this.headers);
+    const status = this.modern ? modernErrorStatus(this.responses[0] as JSONRPCMessage) : 200;
+    sendJson(this.res, status, this.batch ? this.responses : this.responses[0], this.headers);
   }
 }
 
@@ -187,18 +235,113 @@ export function createStreamableHttpHandler(
     return session;
   }
 
+  const legacyRevisions = options.acceptedRevisions.filter((r) => !isModernRevision(r));
   function checkVersionHeader(req: IncomingMessage, res: ServerResponse): boolean {
     const version = req.headers[VERSION_HEADER];
-    if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    if (typeof version === "string" && !legacyRevisions.includes(version)) {
       refuse(
         res,
         400,
         JsonRpcErrorCode.ServerError,
-        `Bad Request: unsupported protocol version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
+        `Bad Request: unsupported protocol version ${version} for a session (supported: ${legacyRevisions.join(", ")})`,
       );
       return false;
     }
     return true;
+  }
+
+  /**
+   * Serves one stateless (2026-07-28) message: checks its `_meta` and mirrored headers, refuses removed methods,
+   * then dispatches it with no session at all (any replica answers it). `subscriptions/listen` opens the
+   * namespace's change stream on this response instead.
+   */
+  function postModern(
+    req: IncomingMessage,
+    res: ServerResponse,
+    namespace: string,
+    message: ClassifiedMessage,
+  ): void {
+    if (message.kind === "notification") {
+      // No client notification is defined over HTTP in this era (closing the stream cancels): accepted, ignored.
+      res.writeHead(202).end();
+      return;
+    }
+    const id = (message.message.id ?? null) as RequestId | null;
+    if (message.kind === "response") {
+      refuseModern(
+        res,
+        {
+          status: 400,
+          code: JsonRpcErrorCode.InvalidRequest,
+          message: "Invalid Request: a client sends no responses in this protocol revision",
+        },
+        id,
+      );
+      return;
+    }
+    const method = message.message.method as string;
+    const params = message.message.params;
+    const client = readModernClient(params, options.acceptedRevisions);
+    if ("status" in client) return refuseModern(res, client, id);
+    const mismatch = checkMirroredHeaders(req.headers, method, params, client.revision);
+    if (mismatch) return refuseModern(res, mismatch, id);
+    if (REMOVED_IN_MODERN.has(method)) {
+      refuseModern(
+        res,
+        {
+          status: 404,
+          code: JsonRpcErrorCode.MethodNotFound,
+          message: `Method not found: ${method} does not exist in protocol revision ${client.revision}`,
+        },
+        id,
+      );
+      return;
+    }
+    if (method === "subscriptions/listen") return listen(res, namespace, id as RequestId, params, client);
+    const exchange = new HttpExchange(res, false, {}, sseOptions, true);
+    const dispatcher = deps.dispatcherFor(namespace);
+    const state = dispatcher.dispatch(
+      [message],
+      { namespace, session: undefined, headers: req.headers, modern: client },
+      exchange,
+    );
+    res.on("close", () => {
+      if (!exchange.finished) dispatcher.abandon(state);
+    });
+  }
+
+  /** Opens a `subscriptions/listen` stream: acknowledged first, then the change notifications asked for. */
+  function listen(
+    res: ServerResponse,
+    namespace: string,
+    id: RequestId,
+    params: unknown,
+    client: ModernClient,
+  ): void {
+    const accepted = deps.listeners.accept(namespace, params);
+    if ("status" in accepted) return refuseModern(res, accepted, id);
+    const stream = openSseStream(res, sseOptions);
+    const meta = { [META.subscriptionId]: id };
+    stream.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "notifications/subscriptions/acknowledged",
+        params: { notifications: accepted.filter, _meta: meta },
+      }),
+      { event: "message" },
+    );
+    const remove = deps.listeners.add(namespace, accepted.filter, (notification) =>
+      stream.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          method: notification.method,
+          params: { ...notification.params, _meta: meta },
+        }),
+        { event: "message" },
+      ),
+    );
+    void client;
+    void stream.done.then(remove);
   }
 
   async function post(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void> {
@@ -276,6 +419,20 @@ export function createStreamableHttpHandler(
       messages.push({ kind: c.kind, message: value as ClassifiedMessage["message"] });
     }
 
+    // A single message naming its revision in `_meta` (or under a stateless revision's header) is served in the
+    // stateless era; everything else is a legacy session's.
+    const first = messages[0] as ClassifiedMessage;
+    if (!batch && first.kind !== "response") {
+      const headerVersion = req.headers[VERSION_HEADER];
+      if (
+        metaProtocolVersion(first.message.params) !== undefined ||
+        (typeof headerVersion === "string" && isModernRevision(headerVersion))
+      ) {
+        postModern(req, res, namespace, first);
+        return;
+      }
+    }
+
     const initialize = messages.find((m) => m.kind === "request" && m.message.method === "initialize");
     let session: McpSession | undefined;
     const headers: Record<string, string> = {};
@@ -285,11 +442,15 @@ export function createStreamableHttpHandler(
         return;
       }
       if (!options.stateless) {
-        const params = (initialize.message.params ?? {}) as { protocolVersion?: unknown };
+        const params = (initialize.message.params ?? {}) as {
+          protocolVersion?: unknown;
+          capabilities?: unknown;
+        };
         session = deps.sessions.create(
           namespace,
-          negotiateProtocolVersion(params.protocolVersion),
+          negotiateLegacyRevision(params.protocolVersion, options.acceptedRevisions),
           principalName(requestPrincipal(req)),
+          params.capabilities,
         );
         headers[SESSION_HEADER] = session.id;
       }
@@ -326,8 +487,14 @@ export function createStreamableHttpHandler(
     });
   }
 
+  /** No session header: nothing a legacy client does; answered as a stateless-era endpoint answers (405). */
+  function sessionless(req: IncomingMessage): boolean {
+    const id = req.headers[SESSION_HEADER];
+    return typeof id !== "string" || id.length === 0;
+  }
+
   function get(req: IncomingMessage, res: ServerResponse, namespace: string): void {
-    if (options.stateless) {
+    if (options.stateless || sessionless(req)) {
       refuse(res, 405, JsonRpcErrorCode.ServerError, "Method Not Allowed: this endpoint is stateless", {
         allow: "POST",
       });
@@ -353,7 +520,7 @@ export function createStreamableHttpHandler(
   }
 
   function remove(req: IncomingMessage, res: ServerResponse, namespace: string): void {
-    if (options.stateless) {
+    if (options.stateless || sessionless(req)) {
       refuse(res, 405, JsonRpcErrorCode.ServerError, "Method Not Allowed: this endpoint is stateless", {
         allow: "POST",
       });
