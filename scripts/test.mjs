@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
-import { ensureNode24, NODE24_VERSION, node24Unsupported } from "./node24.mjs";
+import { ensureNode24, NODE24_VERSION, node24Unsupported } from "./node-binary.mjs";
 
 const root = join(import.meta.dirname, "..");
 // Every workspace package: the packages and the examples (the guide's transport runs the test kit too).

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -324,6 +325,14 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       listTtlMs: config.listCacheTtlMs,
       cacheScope: config.tokens.length > 0 ? "private" : "public",
     },
+    // Replicas that share the session secret accept each other's request states too (a key of its own).
+    ...(config.sessionSecret
+      ? {
+          requestStateKey: createHmac("sha256", config.sessionSecret)
+            .update("trestle request state")
+            .digest(),
+        }
+      : {}),
   };
   const mcp = createMcpEndpoint(backend, {
     stateless: config.stateless,

@@ -24,6 +24,8 @@ export interface InboundContext {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Set for a stateless (2026-07-28) request: what its `_meta` declared. Absent: a legacy session's request. */
   readonly modern?: ModernClient | undefined;
+  /** The principal the request was admitted as (token name, or `anonymous`). */
+  readonly principal?: string | undefined;
 }
 
 /** Options for {@link McpDispatcher}. */
@@ -70,6 +72,12 @@ export class McpDispatcher {
   private readonly inFlight = new Map<number, InFlight>();
   /** Per session: the client's request id → ours, so that `notifications/cancelled` can find the request. */
   private readonly bySession = new Map<string, Map<RequestId, number>>();
+  /** Requests the router sent to session clients (sampling, elicitation, roots), by session and id. */
+  private readonly serverRequests = new Map<
+    string,
+    { resolve(result: unknown): void; reject(error: unknown): void }
+  >();
+  private nextServerRequestId = 1;
 
   constructor(
     private readonly methods: McpMethodTable,
@@ -91,8 +99,8 @@ export class McpDispatcher {
 
   /**
    * Handles a batch of classified messages. Requests are answered through `exchange`; when the batch holds no
-   * request, `exchange.finish()` is called at once. Responses from the client (to server-initiated requests) are
-   * dropped: the router sends none.
+   * request, `exchange.finish()` is called at once. Responses from the client answer the requests the router
+   * sent its session (see `McpRequestExtra.sendRequest`); others are dropped.
    */
   dispatch(
     messages: readonly ClassifiedMessage[],
@@ -102,6 +110,7 @@ export class McpDispatcher {
     const state: ExchangeState = { exchange, pending: new Set() };
     for (const { kind, message } of messages) {
       if (kind === "request") this.request(message, context, state);
+      else if (kind === "response") this.answerFromClient(message, context.session);
       else if (kind === "notification" && message.method === "notifications/cancelled")
         this.cancelFromClient(message, context.session);
       // Other notifications (initialized, roots/list_changed, progress) ask nothing of the router.
@@ -173,6 +182,10 @@ export class McpDispatcher {
         state.exchange.notify({ jsonrpc: "2.0", ...notification } as JSONRPCMessage);
       },
     };
+    const session = context.session;
+    if (session) {
+      extra.sendRequest = (request) => this.requestFromClient(session.id, request, state, abort.signal);
+    }
     // Started on a later tick, as the SDK's Protocol did: a batch's requests all get their ids (and can be
     // cancelled) before any handler runs, and a handler that throws synchronously answers like one that rejects.
     Promise.resolve()
@@ -234,6 +247,49 @@ export class McpDispatcher {
       // An idle session holds nothing here: sessions are forgotten by the registry without telling us.
       if (map?.size === 0) this.bySession.delete(flight.session.id);
     }
+  }
+
+  /**
+   * Sends a request to a session's client on the stream of the request being handled (the legacy revisions allow
+   * it there) and resolves with the client's result; rejects with its error, or when the request is cancelled.
+   */
+  private requestFromClient(
+    sessionId: string,
+    request: { method: string; params?: Record<string, unknown> },
+    state: ExchangeState,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    const requestId = `trestle-${this.nextServerRequestId++}`;
+    const key = `${sessionId}\u0000${requestId}`;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.serverRequests.delete(key);
+        reject(signal.reason);
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.serverRequests.set(key, {
+        resolve: (result) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(result);
+        },
+        reject: (error) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(error);
+        },
+      });
+      state.exchange.notify({ jsonrpc: "2.0", id: requestId, ...request } as JSONRPCMessage);
+    });
+  }
+
+  private answerFromClient(message: Record<string, unknown>, session: SessionState | undefined): void {
+    if (!session) return;
+    const key = `${session.id}\u0000${String(message.id)}`;
+    const pending = this.serverRequests.get(key);
+    if (!pending) return;
+    this.serverRequests.delete(key);
+    if ("error" in message) pending.reject(message.error);
+    else pending.resolve(message.result);
   }
 
   private cancelFromClient(message: Record<string, unknown>, session: SessionState | undefined): void {

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -24,19 +25,23 @@ import {
   matchUriTemplate,
   type ResourceBridge,
 } from "@trestle/bridge";
-import type { PromptReference, ResourceReference } from "@trestle/core";
+import type { InputAnswers, InputRequired, PromptReference, ResourceReference } from "@trestle/core";
 import type { z } from "zod";
 import type { CatalogView, EngineLanguage } from "./catalog-view.js";
 import { codeExecutionTool, runCodeExecutionTool } from "./code-execution-tool.js";
+import {
+  INPUT_METHOD,
+  inputRequiredResult,
+  inputResponseFrom,
+  readInputAnswers,
+  relayInputToSession,
+  requireInputCapabilities,
+} from "./input-relay.js";
 import { JsonRpcErrorCode } from "./json-rpc.js";
 import { expandPrompt } from "./prompt-expansion.js";
-import {
-  type ModernClient,
-  ModernErrorCode,
-  negotiateLegacyRevision,
-  revisionAtLeast,
-} from "./protocol-era.js";
+import { type ModernClient, negotiateLegacyRevision } from "./protocol-era.js";
 import { ProtocolError, RESOURCE_NOT_FOUND } from "./protocol-error.js";
+import { createRequestStateSealer } from "./request-state.js";
 import { LOG_LEVELS, type LogLevel, type SessionState } from "./session-registry.js";
 import { decodeCursor, encodeCursor, toMcpTool } from "./tool-listing.js";
 
@@ -50,6 +55,8 @@ export interface RequestOrigin {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Set for a stateless (2026-07-28) request: the client's declarations from its `_meta`. */
   readonly modern?: ModernClient | undefined;
+  /** The principal the request was admitted as (token name, or `anonymous`); `anonymous` when absent. */
+  readonly principal?: string | undefined;
 }
 
 /** What a method handler gets besides the request. */
@@ -59,6 +66,11 @@ export interface McpRequestExtra {
   readonly origin: RequestOrigin;
   /** Sends a notification tied to the request (progress, log message); does nothing once it was cancelled. */
   sendNotification(notification: { method: string; params?: Record<string, unknown> }): Promise<void>;
+  /**
+   * Asks a session's client (sampling, elicitation, roots) on the request's stream and resolves with its result;
+   * absent for a stateless request, which gets `input_required` instead.
+   */
+  sendRequest?(request: { method: string; params?: Record<string, unknown> }): Promise<unknown>;
 }
 
 /**
@@ -85,7 +97,7 @@ function onRequest<S extends z.ZodType<{ method: string }>>(
   table: Map<string, McpRequestHandler>,
   method: string,
   schema: S,
-  handler: (request: z.output<S>, extra: McpRequestExtra) => unknown,
+  handler: (request: z.output<S>, extra: McpRequestExtra, raw: { params?: unknown }) => unknown,
 ): void {
   table.set(method, (request, extra) => {
     const parsed = schema.safeParse(request);
@@ -95,7 +107,8 @@ function onRequest<S extends z.ZodType<{ method: string }>>(
         .join("; ");
       throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `Invalid params for ${method}: ${problems}`);
     }
-    return handler(parsed.data, extra);
+    // The raw request too: the SDK's schemas drop fields they do not know (2026-07-28 `inputResponses`).
+    return handler(parsed.data, extra, request);
   });
 }
 
@@ -121,8 +134,8 @@ export interface McpForwards {
   getPrompt(
     prompt: PromptReference,
     args: Record<string, string>,
-    options?: { signal?: AbortSignal },
-  ): Promise<GetPromptResult>;
+    options?: { signal?: AbortSignal; input?: InputAnswers },
+  ): Promise<GetPromptResult & { inputRequired?: InputRequired }>;
 }
 
 /** The capabilities a namespace may advertise, each narrowed away when a forward's upstream lacks it. */
@@ -148,6 +161,11 @@ export interface McpSettings {
    * on `subscriptions/listen` sooner), and whether shared caches may (`public`: no token is needed here).
    */
   caching: { listTtlMs: number; cacheScope: "public" | "private" };
+  /**
+   * Key that seals the `requestState` of `input_required` results. Replicas sharing it accept each other's
+   * states (any replica serves the repeated request); a random key (the default) limits them to this process.
+   */
+  requestStateKey?: Buffer;
 }
 
 /**
@@ -221,6 +239,7 @@ export function createNamespaceMethods(
   settings: McpSettings,
 ): McpMethodTable {
   const table = new Map<string, McpRequestHandler>();
+  const requestStates = createRequestStateSealer(settings.requestStateKey ?? randomBytes(32));
 
   /**
    * The first forward of this namespace whose upstream does not advertise `capability`: what the router serves
@@ -277,12 +296,19 @@ export function createNamespaceMethods(
       ? { ttlMs: settings.caching.listTtlMs, cacheScope: settings.caching.cacheScope }
       : undefined;
 
-  onRequest(table, "initialize", InitializeRequestSchema, (request) => ({
-    protocolVersion: negotiateLegacyRevision(request.params.protocolVersion, settings.acceptedRevisions),
-    capabilities: capabilities(),
-    serverInfo: settings.serverInfo,
-    instructions,
-  }));
+  onRequest(table, "initialize", InitializeRequestSchema, (request, extra) => {
+    const protocolVersion = negotiateLegacyRevision(
+      request.params.protocolVersion,
+      settings.acceptedRevisions,
+    );
+    const session = extra.origin.session;
+    // An HTTP session got both when it was created; a stdio connection's session gets them now.
+    if (session && session.protocolVersion === undefined) {
+      session.protocolVersion = protocolVersion;
+      session.clientCapabilities = { ...request.params.capabilities };
+    }
+    return { protocolVersion, capabilities: capabilities(), serverInfo: settings.serverInfo, instructions };
+  });
 
   // The stateless era's handshake-free discovery: the revisions, what this namespace serves now, who serves it.
   table.set("server/discover", () => ({
@@ -337,59 +363,105 @@ export function createNamespaceMethods(
     };
   };
 
-  onRequest(table, "tools/call", CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    requireCapability("tools", "tools/call");
-    const origin = extra.origin;
-    const { name } = request.params;
-    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    const tool = backend.catalog.getTool(namespace, name);
-    if (tool) {
-      const context = contextFor(origin, extra.signal);
-      // Whatever the backend reports during the call reaches this client: progress under the client's own
-      // token (when it asked for progress), log messages at the level the client set.
-      const progressToken = request.params._meta?.progressToken;
-      if (progressToken !== undefined) {
-        context.onProgress = (p) =>
-          void extra
-            .sendNotification({ method: "notifications/progress", params: { progressToken, ...p } })
-            .catch(() => undefined);
-      }
-      context.onLog = (message) => {
-        const wanted = wantedLogLevel(origin);
-        if (wanted === undefined || LOG_LEVELS.indexOf(message.level) < LOG_LEVELS.indexOf(wanted)) return;
-        void extra
-          .sendNotification({ method: "notifications/message", params: { ...message } })
-          .catch(() => undefined);
-      };
-      return (await backend.invoker.execute(args, tool, context)) as CallToolResult;
-    }
-    if (name === settings.codeExecutionToolName && backend.engines().length > 0) {
-      const progressToken = request.params._meta?.progressToken;
-      return runCodeExecutionTool(
-        args,
-        backend.engines(),
-        backend.codeExecution,
-        contextFor(origin, extra.signal),
-        async (chunk) => {
-          if (progressToken !== undefined) {
-            await extra.sendNotification({
-              method: "notifications/progress",
-              params: { progressToken, progress: chunk.sequence, message: chunk.text },
-            });
-          }
-          const level: LoggingLevel = chunk.stream === "stderr" ? "warning" : "info";
+  onRequest(
+    table,
+    "tools/call",
+    CallToolRequestSchema,
+    async (request, extra, raw): Promise<CallToolResult> => {
+      requireCapability("tools", "tools/call");
+      const origin = extra.origin;
+      const { name } = request.params;
+      const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+      const tool = backend.catalog.getTool(namespace, name);
+      if (tool) {
+        const context = contextFor(origin, extra.signal);
+        // Whatever the backend reports during the call reaches this client: progress under the client's own
+        // token (when it asked for progress), log messages at the level the client set.
+        const progressToken = request.params._meta?.progressToken;
+        if (progressToken !== undefined) {
+          context.onProgress = (p) =>
+            void extra
+              .sendNotification({ method: "notifications/progress", params: { progressToken, ...p } })
+              .catch(() => undefined);
+        }
+        context.onLog = (message) => {
           const wanted = wantedLogLevel(origin);
-          if (wanted !== undefined && LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(wanted)) {
-            await extra.sendNotification({
-              method: "notifications/message",
-              params: { level, logger: "code-execution", data: { stream: chunk.stream, text: chunk.text } },
-            });
-          }
-        },
-      );
-    }
-    throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`);
-  });
+          if (wanted === undefined || LOG_LEVELS.indexOf(message.level) < LOG_LEVELS.indexOf(wanted)) return;
+          void extra
+            .sendNotification({ method: "notifications/message", params: { ...message } })
+            .catch(() => undefined);
+        };
+        const claims = { method: "tools/call", name, namespace, principal: origin.principal ?? "anonymous" };
+        const answers = readInputAnswers(raw.params, requestStates, claims);
+        if (answers) context.input = answers;
+        context.clientLeg = {
+          protocol: "mcp",
+          version: origin.modern?.revision ?? origin.session?.protocolVersion ?? "",
+          method: "tools/call",
+        };
+        const ask = extra.sendRequest;
+        if (ask) {
+          // A legacy upstream's question during the call goes to a session's client at once, on this stream.
+          const declared = origin.session?.clientCapabilities ?? {};
+          context.onInputRequest = async (input) => {
+            requireInputCapabilities([input], declared);
+            return inputResponseFrom(
+              input.kind,
+              await ask({ method: INPUT_METHOD[input.kind], params: input.params }),
+            );
+          };
+        }
+        let result = await backend.invoker.execute(args, tool, context);
+        if (result.inputRequired && origin.modern) {
+          requireInputCapabilities(Object.values(result.inputRequired.requests), origin.modern.capabilities);
+          return inputRequiredResult(result.inputRequired, requestStates, claims) as CallToolResult;
+        }
+        // A session's client is asked each question itself, and the call repeated with its answers.
+        if (result.inputRequired && ask) {
+          result = await relayInputToSession(
+            result,
+            (answers) => backend.invoker.execute(args, tool, { ...context, input: answers }),
+            ask,
+            origin.session?.clientCapabilities ?? {},
+            `Tool '${name}'`,
+          );
+        }
+        if (result.inputRequired) {
+          throw new ProtocolError(
+            JsonRpcErrorCode.InternalError,
+            `Tool '${name}' needs input from the client, which this connection cannot relay`,
+          );
+        }
+        return result as CallToolResult;
+      }
+      if (name === settings.codeExecutionToolName && backend.engines().length > 0) {
+        const progressToken = request.params._meta?.progressToken;
+        return runCodeExecutionTool(
+          args,
+          backend.engines(),
+          backend.codeExecution,
+          contextFor(origin, extra.signal),
+          async (chunk) => {
+            if (progressToken !== undefined) {
+              await extra.sendNotification({
+                method: "notifications/progress",
+                params: { progressToken, progress: chunk.sequence, message: chunk.text },
+              });
+            }
+            const level: LoggingLevel = chunk.stream === "stderr" ? "warning" : "info";
+            const wanted = wantedLogLevel(origin);
+            if (wanted !== undefined && LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(wanted)) {
+              await extra.sendNotification({
+                method: "notifications/message",
+                params: { level, logger: "code-execution", data: { stream: chunk.stream, text: chunk.text } },
+              });
+            }
+          },
+        );
+      }
+      throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    },
+  );
 
   onRequest(table, "resources/list", ListResourcesRequestSchema, (request, extra) => {
     requireCapability("resources", "resources/list");
@@ -489,25 +561,52 @@ export function createNamespaceMethods(
     return { completion: { values, total: values.length, hasMore: false } };
   });
 
-  onRequest(table, "prompts/get", GetPromptRequestSchema, async (request, extra) => {
+  onRequest(table, "prompts/get", GetPromptRequestSchema, async (request, extra, raw) => {
     requireCapability("prompts", "prompts/get");
-    const prompt = backend.catalog.getPrompt(namespace, request.params.name);
-    if (!prompt)
-      throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+    const { name } = request.params;
+    const prompt = backend.catalog.getPrompt(namespace, name);
+    if (!prompt) throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `Unknown prompt: ${name}`);
     if (prompt.type === undefined || !backend.forwards) {
       return expandPrompt(prompt, request.params.arguments ?? {});
     }
-    try {
-      return await backend.forwards.getPrompt(prompt, request.params.arguments ?? {}, {
-        signal: extra.signal,
-      });
-    } catch (error) {
-      const message = (error as { rawMessage?: string }).rawMessage ?? (error as Error).message;
-      throw new ProtocolError(
-        JsonRpcErrorCode.InternalError,
-        `Getting prompt '${prompt.name}' failed: ${message}`,
+    const origin = extra.origin;
+    const claims = { method: "prompts/get", name, namespace, principal: origin.principal ?? "anonymous" };
+    const input = readInputAnswers(raw.params, requestStates, claims);
+    const get = (answers?: InputAnswers) =>
+      (backend.forwards as McpForwards)
+        .getPrompt(prompt, request.params.arguments ?? {}, {
+          signal: extra.signal,
+          ...(answers ? { input: answers } : {}),
+        })
+        .catch((error: unknown) => {
+          const message = (error as { rawMessage?: string }).rawMessage ?? (error as Error).message;
+          throw new ProtocolError(
+            JsonRpcErrorCode.InternalError,
+            `Getting prompt '${prompt.name}' failed: ${message}`,
+          );
+        });
+    let result = await get(input);
+    if (result.inputRequired && origin.modern) {
+      requireInputCapabilities(Object.values(result.inputRequired.requests), origin.modern.capabilities);
+      return inputRequiredResult(result.inputRequired, requestStates, claims);
+    }
+    if (result.inputRequired && extra.sendRequest) {
+      result = await relayInputToSession(
+        result,
+        get,
+        extra.sendRequest,
+        origin.session?.clientCapabilities ?? {},
+        `Prompt '${name}'`,
       );
     }
+    if (result.inputRequired) {
+      throw new ProtocolError(
+        JsonRpcErrorCode.InternalError,
+        `Prompt '${name}' needs input from the client, which this connection cannot relay`,
+      );
+    }
+    const { inputRequired: _, ...complete } = result;
+    return complete;
   });
 
   table.set("ping", () => ({}));

@@ -20,6 +20,10 @@ export interface SessionState {
   readonly id: string;
   /** The minimum level of log messages the client asked for; undefined until it sets one. */
   logLevel: LogLevel | undefined;
+  /** The revision negotiated at `initialize` (stdio: set then). */
+  protocolVersion?: string;
+  /** What the client declared it can answer at `initialize` (sampling, elicitation, roots). */
+  clientCapabilities?: Readonly<Record<string, unknown>>;
 }
 
 /** One MCP session: what a client negotiated, where its server-initiated messages go. */

@@ -281,10 +281,24 @@ export function createStreamableHttpHandler(
     }
     const method = message.message.method as string;
     const params = message.message.params;
+    // The header and the body must agree before the version they name is judged.
+    const metaVersion = metaProtocolVersion(params);
+    const headerVersion = req.headers[VERSION_HEADER];
+    if (metaVersion !== undefined && typeof headerVersion === "string" && headerVersion !== metaVersion) {
+      const message = `Header mismatch: MCP-Protocol-Version header value '${headerVersion}' does not match _meta protocol version '${metaVersion}'`;
+      refuseModern(res, { status: 400, code: ModernErrorCode.HeaderMismatch, message }, id);
+      return;
+    }
     const client = readModernClient(params, options.acceptedRevisions);
-    if ("status" in client) return refuseModern(res, client, id);
+    if ("status" in client) {
+      refuseModern(res, client, id);
+      return;
+    }
     const mismatch = checkMirroredHeaders(req.headers, method, params, client.revision);
-    if (mismatch) return refuseModern(res, mismatch, id);
+    if (mismatch) {
+      refuseModern(res, mismatch, id);
+      return;
+    }
     if (REMOVED_IN_MODERN.has(method)) {
       refuseModern(
         res,
@@ -297,12 +311,21 @@ export function createStreamableHttpHandler(
       );
       return;
     }
-    if (method === "subscriptions/listen") return listen(res, namespace, id as RequestId, params, client);
+    if (method === "subscriptions/listen") {
+      listen(res, namespace, id as RequestId, params);
+      return;
+    }
     const exchange = new HttpExchange(res, false, {}, sseOptions, true);
     const dispatcher = deps.dispatcherFor(namespace);
     const state = dispatcher.dispatch(
       [message],
-      { namespace, session: undefined, headers: req.headers, modern: client },
+      {
+        namespace,
+        session: undefined,
+        headers: req.headers,
+        modern: client,
+        principal: principalName(requestPrincipal(req)),
+      },
       exchange,
     );
     res.on("close", () => {
@@ -311,15 +334,12 @@ export function createStreamableHttpHandler(
   }
 
   /** Opens a `subscriptions/listen` stream: acknowledged first, then the change notifications asked for. */
-  function listen(
-    res: ServerResponse,
-    namespace: string,
-    id: RequestId,
-    params: unknown,
-    client: ModernClient,
-  ): void {
+  function listen(res: ServerResponse, namespace: string, id: RequestId, params: unknown): void {
     const accepted = deps.listeners.accept(namespace, params);
-    if ("status" in accepted) return refuseModern(res, accepted, id);
+    if ("status" in accepted) {
+      refuseModern(res, accepted, id);
+      return;
+    }
     const stream = openSseStream(res, sseOptions);
     const meta = { [META.subscriptionId]: id };
     stream.send(
@@ -340,7 +360,6 @@ export function createStreamableHttpHandler(
         { event: "message" },
       ),
     );
-    void client;
     void stream.done.then(remove);
   }
 
@@ -481,7 +500,11 @@ export function createStreamableHttpHandler(
     const exchange = new HttpExchange(res, batch, headers, sseOptions);
     const state = deps
       .dispatcherFor(namespace)
-      .dispatch(messages, { namespace, session, headers: req.headers }, exchange);
+      .dispatch(
+        messages,
+        { namespace, session, headers: req.headers, principal: principalName(requestPrincipal(req)) },
+        exchange,
+      );
     res.on("close", () => {
       if (!exchange.finished) deps.dispatcherFor(namespace).abandon(state);
     });
