@@ -48,7 +48,7 @@ export function inputRequiredResult(
   inputRequired: InputRequired,
   sealer: RequestStateSealer,
   claims: Omit<RequestStateClaims, "backendState">,
-): Record<string, unknown> {
+): Record<string, unknown> & { resultType: "input_required" } {
   const inputRequests: Record<string, { method: string; params: JsonObject }> = {};
   for (const [key, request] of Object.entries(inputRequired.requests)) {
     inputRequests[key] = { method: INPUT_METHOD[request.kind], params: request.params };
@@ -73,8 +73,8 @@ export function inputRequiredResult(
 export function readInputAnswers(
   params: unknown,
   sealer: RequestStateSealer,
-  expected: Omit<RequestStateClaims, "backendState">,
-): InputAnswers | undefined {
+  expected: Omit<RequestStateClaims, "backendState" | "parked">,
+): (InputAnswers & { parked?: string }) | undefined {
   const p = (params ?? {}) as { inputResponses?: unknown; requestState?: unknown };
   if (p.inputResponses === undefined && p.requestState === undefined) return undefined;
   const responses = p.inputResponses ?? {};
@@ -89,7 +89,7 @@ export function readInputAnswers(
       "Invalid params: inputResponses must be an object whose values are the input results",
     );
   }
-  const answers: InputAnswers = { responses: responses as Record<string, JsonObject> };
+  const answers: InputAnswers & { parked?: string } = { responses: responses as Record<string, JsonObject> };
   if (p.requestState === undefined) return answers;
   if (typeof p.requestState !== "string") {
     throw new ProtocolError(JsonRpcErrorCode.InvalidParams, "Invalid params: requestState must be a string");
@@ -110,6 +110,7 @@ export function readInputAnswers(
     );
   }
   if (opened.backendState !== undefined) answers.state = opened.backendState;
+  if (opened.parked !== undefined) answers.parked = opened.parked;
   return answers;
 }
 

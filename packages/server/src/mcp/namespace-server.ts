@@ -25,7 +25,13 @@ import {
   matchUriTemplate,
   type ResourceBridge,
 } from "@trestle/bridge";
-import type { InputAnswers, InputRequired, PromptReference, ResourceReference } from "@trestle/core";
+import type {
+  InputAnswers,
+  InputRequired,
+  PromptReference,
+  ResourceReference,
+  ToolResult,
+} from "@trestle/core";
 import type { z } from "zod";
 import type { CatalogView, EngineLanguage } from "./catalog-view.js";
 import { codeExecutionTool, runCodeExecutionTool } from "./code-execution-tool.js";
@@ -38,6 +44,7 @@ import {
   requireInputCapabilities,
 } from "./input-relay.js";
 import { JsonRpcErrorCode } from "./json-rpc.js";
+import { type CallTurn, createParkedCalls } from "./parked-calls.js";
 import { expandPrompt } from "./prompt-expansion.js";
 import { type ModernClient, negotiateLegacyRevision } from "./protocol-era.js";
 import { ProtocolError, RESOURCE_NOT_FOUND } from "./protocol-error.js";
@@ -240,6 +247,7 @@ export function createNamespaceMethods(
 ): McpMethodTable {
   const table = new Map<string, McpRequestHandler>();
   const requestStates = createRequestStateSealer(settings.requestStateKey ?? randomBytes(32));
+  const parkedCalls = createParkedCalls({ holdMs: 10 * 60_000, maxHeld: 1_000 });
 
   /**
    * The first forward of this namespace whose upstream does not advertise `capability`: what the router serves
@@ -393,7 +401,12 @@ export function createNamespaceMethods(
         };
         const claims = { method: "tools/call", name, namespace, principal: origin.principal ?? "anonymous" };
         const answers = readInputAnswers(raw.params, requestStates, claims);
-        if (answers) context.input = answers;
+        if (answers) {
+          context.input = {
+            responses: answers.responses,
+            ...(answers.state !== undefined ? { state: answers.state } : {}),
+          };
+        }
         context.clientLeg = {
           protocol: "mcp",
           version: origin.modern?.revision ?? origin.session?.protocolVersion ?? "",
@@ -411,11 +424,44 @@ export function createNamespaceMethods(
             );
           };
         }
-        let result = await backend.invoker.execute(args, tool, context);
-        if (result.inputRequired && origin.modern) {
-          requireInputCapabilities(Object.values(result.inputRequired.requests), origin.modern.capabilities);
-          return inputRequiredResult(result.inputRequired, requestStates, claims) as CallToolResult;
+        const modern = origin.modern;
+        if (modern) {
+          // A stateless client: the backend's questions come back as input_required, whether the backend asks
+          // without holding the call (a 2026-07-28 upstream) or while it runs (a legacy upstream: the call is held).
+          const finish = (turn: CallTurn<ToolResult>): CallToolResult => {
+            const asks = "asks" in turn ? turn.asks : turn.done.inputRequired;
+            const park = "park" in turn ? turn.park : undefined;
+            if (!asks) return (turn as { done: ToolResult }).done as CallToolResult;
+            try {
+              requireInputCapabilities(Object.values(asks.requests), modern.capabilities);
+            } catch (error) {
+              if (park) parkedCalls.cancel(park, "The client cannot give the input the backend asked for");
+              throw error;
+            }
+            return inputRequiredResult(asks, requestStates, {
+              ...claims,
+              ...(park ? { parked: park } : {}),
+            }) as unknown as CallToolResult;
+          };
+          if (answers?.parked) {
+            const turn = parkedCalls.resume<ToolResult>(answers.parked, answers);
+            if (!turn) {
+              throw new ProtocolError(
+                JsonRpcErrorCode.InvalidParams,
+                "Invalid requestState: the call waiting for these answers is no longer held here (it ended, waited too long, or another replica holds it); make the request again without requestState",
+              );
+            }
+            return finish(await turn);
+          }
+          return finish(
+            await parkedCalls.start<ToolResult>(
+              (onInputRequest, signal) =>
+                backend.invoker.execute(args, tool, { ...context, onInputRequest, signal }),
+              extra.signal,
+            ),
+          );
         }
+        let result = await backend.invoker.execute(args, tool, context);
         // A session's client is asked each question itself, and the call repeated with its answers.
         if (result.inputRequired && ask) {
           result = await relayInputToSession(

@@ -11,6 +11,8 @@ export interface RequestStateClaims {
   principal: string;
   /** The backend's own opaque state, passed back to it unchanged. */
   backendState?: string;
+  /** The call this router holds open for the answers (a legacy upstream's question), when there is one. */
+  parked?: string;
 }
 
 /** Seals and opens the `requestState` of `input_required` results (2026-07-28 multi round-trip requests). */
@@ -30,6 +32,8 @@ interface Sealed {
   ns: string;
   p: string;
   s?: string;
+  /** held call */
+  h?: string;
   /** expiry, epoch ms */
   e: number;
 }
@@ -59,6 +63,7 @@ export function createRequestStateSealer(
         e: clock() + lifetimeMs,
       };
       if (claims.backendState !== undefined) sealed.s = claims.backendState;
+      if (claims.parked !== undefined) sealed.h = claims.parked;
       const payload = Buffer.from(JSON.stringify(sealed)).toString("base64url");
       return `${payload}.${mac(payload)}`;
     },
@@ -86,6 +91,7 @@ export function createRequestStateSealer(
         namespace: sealed.ns,
         principal: sealed.p,
         ...(sealed.s !== undefined ? { backendState: sealed.s } : {}),
+        ...(sealed.h !== undefined ? { parked: sealed.h } : {}),
       };
     },
   };

@@ -11,7 +11,6 @@ import {
   type EraRefusal,
   isModernRevision,
   META,
-  type ModernClient,
   ModernErrorCode,
   metaProtocolVersion,
   negotiateLegacyRevision,
