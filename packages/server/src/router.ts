@@ -358,6 +358,9 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     }
     const list = LIST_KIND[change.kind];
     if (list) mcp.listChanged(change.namespace, list);
+    // A resource's entry changed or went away: what its subscribers read may have too.
+    if (change.kind === "resource" && change.op !== "added")
+      mcp.resourceUpdated(change.namespace, change.key);
   });
   const unsubscribeServices = registry.services.onEvent(() => {
     if (refreshServices()) mcp.listChanged(undefined, "tools");

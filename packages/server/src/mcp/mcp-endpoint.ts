@@ -38,6 +38,8 @@ export interface McpEndpoint {
   handle(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void>;
   /** Tells every session of `namespace` (or every namespace, for `undefined`) that a list changed. */
   listChanged(namespace: string | undefined, kind: ListKind): number;
+  /** Tells the sessions and listeners subscribed to `uri` in `namespace` that the resource was updated. */
+  resourceUpdated(namespace: string, uri: string): number;
   /** Drops a namespace's dispatcher (the namespace was deleted): its sessions end, its requests are cancelled. */
   dropNamespace(namespace: string): void;
   /** Requests being handled now, across namespaces. */
@@ -97,6 +99,19 @@ export function createMcpEndpoint(backend: McpBackend, options: McpEndpointOptio
       let delivered = listeners.listChanged(namespace, kind);
       for (const session of sessions.all()) {
         if (namespace !== undefined && session.namespace !== namespace) continue;
+        if (notifySession(session, message)) delivered++;
+      }
+      return delivered;
+    },
+    resourceUpdated(namespace, uri) {
+      const message = {
+        jsonrpc: "2.0",
+        method: "notifications/resources/updated",
+        params: { uri },
+      } as JSONRPCMessage;
+      let delivered = listeners.resourceUpdated(namespace, uri);
+      for (const session of sessions.all()) {
+        if (session.namespace !== namespace || !session.resourceSubscriptions?.has(uri)) continue;
         if (notifySession(session, message)) delivered++;
       }
       return delivered;

@@ -15,7 +15,9 @@ import {
   type RequestId,
   type ServerCapabilities,
   SetLevelRequestSchema,
+  SubscribeRequestSchema,
   type Tool,
+  UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
   type CallContext,
@@ -50,6 +52,7 @@ import { type ModernClient, negotiateLegacyRevision } from "./protocol-era.js";
 import { ProtocolError, RESOURCE_NOT_FOUND } from "./protocol-error.js";
 import { createRequestStateSealer } from "./request-state.js";
 import { LOG_LEVELS, type LogLevel, type SessionState } from "./session-registry.js";
+import { MAX_RESOURCE_SUBSCRIPTIONS } from "./subscriptions.js";
 import { decodeCursor, encodeCursor, toMcpTool } from "./tool-listing.js";
 
 /** Who sent a request: what a method handler may know of the client behind it. */
@@ -280,7 +283,8 @@ export function createNamespaceMethods(
     const listChanged = modern || settings.listChangedDelivered;
     const caps: ServerCapabilities = { tools: { listChanged }, logging: {} };
     if (backend.catalog.listResources(namespace).length > 0 || backend.canServeResources()) {
-      caps.resources = { listChanged };
+      // Subscriptions: a session subscribes with resources/subscribe, a stateless client on subscriptions/listen.
+      caps.resources = { listChanged, subscribe: true };
     }
     const prompts = backend.catalog.listPrompts(namespace);
     if (prompts.length > 0) caps.prompts = { listChanged };
@@ -568,6 +572,36 @@ export function createNamespaceMethods(
       const message = (error as { rawMessage?: string }).rawMessage ?? (error as Error).message;
       throw new ProtocolError(JsonRpcErrorCode.InternalError, `Reading ${uri} failed: ${message}`, { uri });
     }
+  });
+
+  const subscribe = (uri: string, origin: RequestOrigin, method: string): Set<string> => {
+    requireCapability("resources", method);
+    const session = origin.session;
+    if (!session) throw new ProtocolError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${method}`);
+    const maxUriLength = settings.maxResourceUriLength ?? DEFAULT_MAX_RESOURCE_URI_LENGTH;
+    if (uri.length > maxUriLength) {
+      throw new ProtocolError(
+        JsonRpcErrorCode.InvalidParams,
+        `Invalid params: the resource URI has ${uri.length} characters; at most ${maxUriLength} are accepted`,
+      );
+    }
+    session.resourceSubscriptions ??= new Set();
+    return session.resourceSubscriptions;
+  };
+  onRequest(table, "resources/subscribe", SubscribeRequestSchema, (request, extra) => {
+    const subscriptions = subscribe(request.params.uri, extra.origin, "resources/subscribe");
+    if (!subscriptions.has(request.params.uri) && subscriptions.size >= MAX_RESOURCE_SUBSCRIPTIONS) {
+      throw new ProtocolError(
+        JsonRpcErrorCode.InvalidParams,
+        `Invalid params: a session may subscribe to at most ${MAX_RESOURCE_SUBSCRIPTIONS} resources`,
+      );
+    }
+    subscriptions.add(request.params.uri);
+    return {};
+  });
+  onRequest(table, "resources/unsubscribe", UnsubscribeRequestSchema, (request, extra) => {
+    subscribe(request.params.uri, extra.origin, "resources/unsubscribe").delete(request.params.uri);
+    return {};
   });
 
   onRequest(table, "prompts/list", ListPromptsRequestSchema, (request, extra) => {

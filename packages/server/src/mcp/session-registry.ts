@@ -24,6 +24,8 @@ export interface SessionState {
   protocolVersion?: string;
   /** What the client declared it can answer at `initialize` (sampling, elicitation, roots). */
   clientCapabilities?: Readonly<Record<string, unknown>>;
+  /** The resource URIs the client subscribed to (`resources/subscribe`), when it did. */
+  resourceSubscriptions?: Set<string>;
 }
 
 /** One MCP session: what a client negotiated, where its server-initiated messages go. */

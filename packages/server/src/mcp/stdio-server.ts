@@ -110,7 +110,16 @@ export async function serveStdio(
   const unsubscribe = registry.catalog.onChange((change) => {
     if (change.namespace !== namespace) return;
     if (change.kind === "tool") notify("notifications/tools/list_changed", "toolsListChanged");
-    if (change.kind === "resource") notify("notifications/resources/list_changed", "resourcesListChanged");
+    if (change.kind === "resource") {
+      notify("notifications/resources/list_changed", "resourcesListChanged");
+      if (change.op !== "added" && session.resourceSubscriptions?.has(change.key)) {
+        send({
+          jsonrpc: "2.0",
+          method: "notifications/resources/updated",
+          params: { uri: change.key },
+        } as JSONRPCMessage);
+      }
+    }
     if (change.kind === "prompt") notify("notifications/prompts/list_changed", "promptsListChanged");
   });
   const closed = new Promise<void>((resolve) => {

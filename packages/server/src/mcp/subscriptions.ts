@@ -15,6 +15,9 @@ export interface ChangeNotification {
   params?: Record<string, unknown>;
 }
 
+/** Most resources one listen stream (or one session) may subscribe to. */
+export const MAX_RESOURCE_SUBSCRIPTIONS = 1_000;
+
 /** The catalog lists whose changes listeners hear about. */
 export type ListKind = "tools" | "resources" | "prompts";
 
@@ -39,6 +42,8 @@ export interface ListenRegistry {
   add(namespace: string, filter: SubscriptionFilter, send: (n: ChangeNotification) => boolean): () => void;
   /** Tells the listeners of `namespace` (every namespace for `undefined`) that a list changed; returns how many heard. */
   listChanged(namespace: string | undefined, kind: ListKind): number;
+  /** Tells the listeners of `namespace` subscribed to `uri` that the resource was updated. */
+  resourceUpdated(namespace: string, uri: string): number;
   /** Open streams. */
   readonly size: number;
 }
@@ -71,6 +76,21 @@ export function createListenRegistry(options: ListenRegistryOptions): ListenRegi
         };
       }
       const asked = raw as Record<string, unknown>;
+      const uris = asked.resourceSubscriptions;
+      if (
+        uris !== undefined &&
+        !(
+          Array.isArray(uris) &&
+          uris.length <= MAX_RESOURCE_SUBSCRIPTIONS &&
+          uris.every((u) => typeof u === "string")
+        )
+      ) {
+        return {
+          status: 400,
+          code: JsonRpcErrorCode.InvalidParams,
+          message: `Invalid params: notifications.resourceSubscriptions must be a list of at most ${MAX_RESOURCE_SUBSCRIPTIONS} URIs`,
+        };
+      }
       for (const key of ["toolsListChanged", "promptsListChanged", "resourcesListChanged"]) {
         if (asked[key] !== undefined && typeof asked[key] !== "boolean") {
           return {
@@ -92,7 +112,10 @@ export function createListenRegistry(options: ListenRegistryOptions): ListenRegi
       if (asked.toolsListChanged === true && can.tools) filter.toolsListChanged = true;
       if (asked.promptsListChanged === true && can.prompts) filter.promptsListChanged = true;
       if (asked.resourcesListChanged === true && can.resources) filter.resourcesListChanged = true;
-      // Resource updates: capabilities cannot report that a resource changed, so none are acknowledged.
+      // A resource counts as updated when its catalog entry changes or goes away (capabilities report no content
+      // changes of their own).
+      if (Array.isArray(uris) && uris.length > 0 && can.resources)
+        filter.resourceSubscriptions = [...(uris as string[])];
       return { filter };
     },
     add(namespace, filter, send) {
@@ -124,6 +147,18 @@ export function createListenRegistry(options: ListenRegistryOptions): ListenRegi
       else {
         const set = byNamespace.get(namespace);
         if (set) deliver(set);
+      }
+      return heard;
+    },
+    resourceUpdated(namespace, uri) {
+      let heard = 0;
+      for (const listener of byNamespace.get(namespace) ?? []) {
+        if (
+          listener.filter.resourceSubscriptions?.includes(uri) &&
+          listener.send({ method: "notifications/resources/updated", params: { uri } })
+        ) {
+          heard++;
+        }
       }
       return heard;
     },
