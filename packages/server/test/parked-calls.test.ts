@@ -40,7 +40,39 @@ function untilAborted(signal: AbortSignal): Promise<never> {
   });
 }
 
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    });
+  });
+
 describe("parked calls", () => {
+  it("lets a call that asks nothing run longer than the hold time", async () => {
+    const calls = parkedCalls({ holdMs: 50 });
+    const turn = await calls.start(async (_ask, signal) => {
+      await sleep(200, signal);
+      return "ok";
+    });
+    expect(turn).toEqual({ done: "ok" });
+  });
+
+  it("counts the hold time only while the client owes an answer, not after it answered", async () => {
+    const calls = parkedCalls({ holdMs: 150 });
+    const turn = asks(
+      await calls.start(async (ask: Ask, signal) => {
+        await ask(roots);
+        await sleep(400, signal);
+        return "finished";
+      }),
+    );
+    await sleep(20);
+    const next = await calls.resume(turn.park, { responses: { "input-1": { roots: [] } } });
+    expect(next).toEqual({ done: "finished" });
+  });
+
   it("resolves with the result of a call that asks nothing, and holds nothing", async () => {
     const calls = parkedCalls();
     const turn = await calls.start(async () => ({ text: "done" }));

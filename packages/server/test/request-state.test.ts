@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   createRequestStateSealer,
+  MAX_STATE_LENGTH,
   type RequestStateClaims,
   type RequestStateSealer,
 } from "../src/mcp/request-state.js";
@@ -138,15 +139,22 @@ describe("request state sealer", () => {
 
   it("refuses a state longer than any it issues, before computing a MAC", () => {
     const sealer = createRequestStateSealer(KEY);
-    const huge = `${"A".repeat(64 * 1024)}.${"B".repeat(43)}`;
+    const huge = `${"A".repeat(MAX_STATE_LENGTH)}.${"B".repeat(43)}`;
     expect(refused(sealer, huge)).toBe("it is longer than any state the router issues");
+  });
+
+  it("never issues a state it would refuse: a backend state too large to carry is refused at sealing", () => {
+    const sealer = createRequestStateSealer(KEY);
+    expect(() => sealer.seal({ ...claims, backendState: "x".repeat(MAX_STATE_LENGTH) })).toThrow(RangeError);
+    const fits = sealer.seal({ ...claims, backendState: "x".repeat(MAX_STATE_LENGTH / 2) });
+    expect(sealer.open(fits)).toEqual({ ...claims, backendState: "x".repeat(MAX_STATE_LENGTH / 2) });
   });
 
   it("opens a large backend state that fits the bound", () => {
     const sealer = createRequestStateSealer(KEY);
     const backendState = "x".repeat(40 * 1024);
     const state = sealer.seal({ ...claims, backendState });
-    expect(state.length).toBeLessThanOrEqual(64 * 1024);
+    expect(state.length).toBeLessThanOrEqual(MAX_STATE_LENGTH);
     expect(sealer.open(state)).toEqual({ ...claims, backendState });
   });
 

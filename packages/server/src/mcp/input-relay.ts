@@ -53,14 +53,19 @@ export function inputRequiredResult(
   for (const [key, request] of Object.entries(inputRequired.requests)) {
     inputRequests[key] = { method: INPUT_METHOD[request.kind], params: request.params };
   }
-  return {
-    resultType: "input_required",
-    inputRequests,
-    requestState: sealer.seal({
+  let requestState: string;
+  try {
+    requestState = sealer.seal({
       ...claims,
       ...(inputRequired.state !== undefined ? { backendState: inputRequired.state } : {}),
-    }),
-  };
+    });
+  } catch (error) {
+    throw new ProtocolError(
+      JsonRpcErrorCode.InternalError,
+      `Cannot ask for input: ${(error as Error).message}`,
+    );
+  }
+  return { resultType: "input_required", inputRequests, requestState };
 }
 
 /**
@@ -77,7 +82,7 @@ export function readInputAnswers(
 ): (InputAnswers & { parked?: string }) | undefined {
   const p = (params ?? {}) as { inputResponses?: unknown; requestState?: unknown };
   if (p.inputResponses === undefined && p.requestState === undefined) return undefined;
-  const responses = p.inputResponses ?? {};
+  const responses = p.inputResponses === undefined ? {} : p.inputResponses;
   if (
     typeof responses !== "object" ||
     responses === null ||

@@ -21,7 +21,8 @@ interface Parked<R> {
   /** The call, running. */
   call: Promise<R>;
   abort: AbortController;
-  expiry: NodeJS.Timeout;
+  /** Runs only while the call waits for its client's answers (from a turn with questions to the resume). */
+  expiry: NodeJS.Timeout | undefined;
 }
 
 /** Options for {@link createParkedCalls}. */
@@ -67,6 +68,7 @@ export function createParkedCalls(options: ParkedCallsOptions): ParkedCalls {
 
   function release(park: string, parked: Parked<unknown>): void {
     clearTimeout(parked.expiry);
+    parked.expiry = undefined;
     if (held.get(park) === parked) held.delete(park);
   }
 
@@ -86,7 +88,13 @@ export function createParkedCalls(options: ParkedCallsOptions): ParkedCalls {
       parked.waiting = undefined;
       const requests: Record<string, InputRequest> = {};
       for (const [key, question] of parked.open) requests[key] = question.input;
-      parked.expiry.refresh();
+      // From now on the call waits for the client: it may wait so long, no longer.
+      clearTimeout(parked.expiry);
+      parked.expiry = setTimeout(() => {
+        parked.abort.abort(new Error("The client did not answer the backend's question in time"));
+        release(park, parked as Parked<unknown>);
+      }, options.holdMs);
+      parked.expiry.unref();
       resolve({ asks: { requests }, park });
     });
   }
@@ -105,12 +113,8 @@ export function createParkedCalls(options: ParkedCallsOptions): ParkedCalls {
         waiting: undefined,
         call: Promise.resolve(undefined),
         abort,
-        expiry: setTimeout(() => {
-          abort.abort(new Error("The client did not answer the backend's question in time"));
-          release(park, parked as Parked<unknown>);
-        }, options.holdMs),
+        expiry: undefined,
       };
-      parked.expiry.unref();
       const onInputRequest = (input: InputRequest) =>
         new Promise<InputResponse>((answer) => {
           if (!held.has(park) && held.size >= options.maxHeld) {
@@ -138,6 +142,9 @@ export function createParkedCalls(options: ParkedCallsOptions): ParkedCalls {
     resume(park, answers) {
       const parked = held.get(park);
       if (!parked) return undefined;
+      // The client came back: the call runs on without a deadline of the router's until it asks again.
+      clearTimeout(parked.expiry);
+      parked.expiry = undefined;
       for (const [key, response] of Object.entries(answers.responses)) {
         const question = parked.open.get(key);
         if (!question) continue;

@@ -17,7 +17,12 @@ export interface RequestStateClaims {
 
 /** Seals and opens the `requestState` of `input_required` results (2026-07-28 multi round-trip requests). */
 export interface RequestStateSealer {
-  /** Seals `claims` into an opaque, tamper-evident string that expires after the sealer's lifetime. */
+  /**
+   * Seals `claims` into an opaque, tamper-evident string that expires after the sealer's lifetime.
+   *
+   * @throws RangeError when the state would be longer than {@link MAX_STATE_LENGTH} (a backend's state too large
+   * to carry): the router never issues a state it would refuse.
+   */
   seal(claims: RequestStateClaims): string;
   /**
    * Opens a state a client sent back: its claims, or why it is refused (tampered, expired, malformed). Only a
@@ -38,8 +43,8 @@ interface Sealed {
   e: number;
 }
 
-/** Largest request state accepted back, in characters: a backend's state plus the router's envelope. */
-const MAX_STATE_LENGTH = 64 * 1024;
+/** Largest request state issued and accepted back, in characters: a backend's state plus the router's envelope. */
+export const MAX_STATE_LENGTH = 256 * 1024;
 
 /**
  * Creates a sealer keyed by `key`: states are `payload.mac`, the payload the claims as base64url JSON, the MAC an
@@ -65,7 +70,13 @@ export function createRequestStateSealer(
       if (claims.backendState !== undefined) sealed.s = claims.backendState;
       if (claims.parked !== undefined) sealed.h = claims.parked;
       const payload = Buffer.from(JSON.stringify(sealed)).toString("base64url");
-      return `${payload}.${mac(payload)}`;
+      const state = `${payload}.${mac(payload)}`;
+      if (state.length > MAX_STATE_LENGTH) {
+        throw new RangeError(
+          `the backend's request state is too large to carry (${state.length} characters sealed; at most ${MAX_STATE_LENGTH})`,
+        );
+      }
+      return state;
     },
     open(state) {
       if (state.length > MAX_STATE_LENGTH)

@@ -6,7 +6,13 @@ import { type Exchange, McpDispatcher } from "./mcp-dispatcher.js";
 import { createNamespaceMethods, type McpBackend, type McpSettings } from "./namespace-server.js";
 import { META, metaProtocolVersion, readModernClient } from "./protocol-era.js";
 import type { SessionState } from "./session-registry.js";
-import type { SubscriptionFilter } from "./subscriptions.js";
+import { createListenRegistry, type ListKind } from "./subscriptions.js";
+
+const LIST_KIND: Partial<Record<string, ListKind>> = {
+  tool: "tools",
+  resource: "resources",
+  prompt: "prompts",
+};
 
 /**
  * Serves one namespace over stdio (for clients that spawn the router): the same method table and dispatcher as
@@ -23,8 +29,16 @@ export async function serveStdio(
     createNamespaceMethods(namespace, backend, { ...settings, listChangedDelivered: true }),
     { serverInfo: settings.serverInfo },
   );
-  /** Open `subscriptions/listen` subscriptions of this connection: their request id → what they asked for. */
-  const subscriptions = new Map<string | number, SubscriptionFilter>();
+  /** Open `subscriptions/listen` subscriptions of this connection, by the id of their listen request. */
+  const listeners = createListenRegistry({
+    maxStreams: 64,
+    deliverable: () => ({
+      tools: true,
+      prompts: true,
+      resources: backend.catalog.listResources(namespace).length > 0 || backend.canServeResources(),
+    }),
+  });
+  const subscriptions = new Map<string | number, () => void>();
   const session: SessionState = { id: "stdio", logLevel: undefined };
   // The SDK's stdio transport frames messages (one JSON text a line) and writes with back-pressure; it is its
   // public Transport interface that is used here, nothing of its Protocol.
@@ -53,7 +67,12 @@ export async function serveStdio(
     if (c.kind === "notification" && (message as { method?: string }).method === "notifications/cancelled") {
       // A stateless client ends a subscription by cancelling the listen request.
       const requestId = (params as { requestId?: string | number } | undefined)?.requestId;
-      if (requestId !== undefined && subscriptions.delete(requestId)) return;
+      const remove = requestId === undefined ? undefined : subscriptions.get(requestId);
+      if (remove && requestId !== undefined) {
+        remove();
+        subscriptions.delete(requestId);
+        return;
+      }
     }
     dispatcher.dispatch([classified], { namespace, session, headers: {} }, exchange);
   };
@@ -76,20 +95,29 @@ export async function serveStdio(
       return;
     }
     if (classified.message.method === "subscriptions/listen") {
-      const asked = ((params as { notifications?: SubscriptionFilter }).notifications ?? {}) as Record<
-        string,
-        unknown
-      >;
-      const filter: SubscriptionFilter = {};
-      if (asked.toolsListChanged === true) filter.toolsListChanged = true;
-      if (asked.promptsListChanged === true) filter.promptsListChanged = true;
-      if (asked.resourcesListChanged === true) filter.resourcesListChanged = true;
-      subscriptions.set(id, filter);
+      const accepted = listeners.accept(namespace, params);
+      if ("status" in accepted) {
+        send({
+          jsonrpc: "2.0",
+          id,
+          error: { code: accepted.code, message: accepted.message },
+        } as JSONRPCMessage);
+        return;
+      }
+      const meta = { [META.subscriptionId]: id };
       send({
         jsonrpc: "2.0",
         method: "notifications/subscriptions/acknowledged",
-        params: { notifications: filter, _meta: { [META.subscriptionId]: id } },
+        params: { notifications: accepted.filter, _meta: meta },
       } as JSONRPCMessage);
+      subscriptions.get(id)?.();
+      subscriptions.set(
+        id,
+        listeners.add(namespace, accepted.filter, (n) => {
+          send({ jsonrpc: "2.0", method: n.method, params: { ...n.params, _meta: meta } } as JSONRPCMessage);
+          return true;
+        }),
+      );
       return;
     }
     dispatcher.dispatch(
@@ -99,28 +127,23 @@ export async function serveStdio(
     );
   }
 
-  const notify = (method: string, key: keyof SubscriptionFilter) => {
-    // A legacy client hears every change on the connection; stateless ones on the subscriptions they opened.
-    send({ jsonrpc: "2.0", method } as JSONRPCMessage);
-    for (const [id, filter] of subscriptions) {
-      if (filter[key])
-        send({ jsonrpc: "2.0", method, params: { _meta: { [META.subscriptionId]: id } } } as JSONRPCMessage);
-    }
-  };
   const unsubscribe = registry.catalog.onChange((change) => {
     if (change.namespace !== namespace) return;
-    if (change.kind === "tool") notify("notifications/tools/list_changed", "toolsListChanged");
-    if (change.kind === "resource") {
-      notify("notifications/resources/list_changed", "resourcesListChanged");
-      if (change.op !== "added" && session.resourceSubscriptions?.has(change.key)) {
-        send({
-          jsonrpc: "2.0",
-          method: "notifications/resources/updated",
-          params: { uri: change.key },
-        } as JSONRPCMessage);
-      }
+    const kind = LIST_KIND[change.kind];
+    if (!kind) return;
+    // A legacy client (one that initialized) hears every change; stateless ones on the subscriptions they opened.
+    const legacy = session.protocolVersion !== undefined;
+    if (legacy) send({ jsonrpc: "2.0", method: `notifications/${kind}/list_changed` } as JSONRPCMessage);
+    listeners.listChanged(namespace, kind);
+    if (change.kind !== "resource" || change.op === "added") return;
+    listeners.resourceUpdated(namespace, change.key);
+    if (legacy && session.resourceSubscriptions?.has(change.key)) {
+      send({
+        jsonrpc: "2.0",
+        method: "notifications/resources/updated",
+        params: { uri: change.key },
+      } as JSONRPCMessage);
     }
-    if (change.kind === "prompt") notify("notifications/prompts/list_changed", "promptsListChanged");
   });
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

@@ -16,6 +16,7 @@ import {
   negotiateLegacyRevision,
   REMOVED_IN_MODERN,
   readModernClient,
+  unsupportedVersion,
 } from "./protocol-era.js";
 import type { McpSession, SessionRegistry } from "./session-registry.js";
 import type { ListenRegistry } from "./subscriptions.js";
@@ -457,6 +458,19 @@ export function createStreamableHttpHandler(
     if (initialize) {
       if (messages.length > 1) {
         refuse(res, 400, JsonRpcErrorCode.InvalidRequest, "Invalid Request: initialize must not be batched");
+        return;
+      }
+      if (legacyRevisions.length === 0) {
+        refuseModern(
+          res,
+          unsupportedVersion(
+            String(
+              (initialize.message.params as { protocolVersion?: unknown } | undefined)?.protocolVersion ?? "",
+            ),
+            options.acceptedRevisions,
+          ),
+          (initialize.message.id ?? null) as RequestId | null,
+        );
         return;
       }
       if (!options.stateless) {
