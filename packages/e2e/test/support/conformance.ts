@@ -29,6 +29,8 @@ const JSON_SCHEMA_2020_12_INPUT = {
   },
   allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
   if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+  // A JSON Schema keyword, not a thenable.
+  // biome-ignore lint/suspicious/noThenProperty: the 2020-12 conditional keyword the scenario checks
   then: { required: ["phone"] },
   else: { required: ["email"] },
   additionalProperties: false,
