@@ -56,12 +56,14 @@ export type { RegistryEvent } from "./service-view.js";
 export type {
   EntryKind,
   HealthRecord,
+  McpTaskRequests,
   RegisteredService,
   RegistrationActor,
   Store,
   StoreChange,
   StoredA2aTask,
   StoredEntry,
+  StoredMcpTask,
   StoredNamespace,
   StoreSnapshot,
 } from "./store.js";

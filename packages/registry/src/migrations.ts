@@ -112,6 +112,26 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX trestle_a2a_tasks_namespace ON trestle_a2a_tasks (namespace, updated_at DESC);
     `,
   },
+  {
+    version: 5,
+    name: "MCP tasks (the io.modelcontextprotocol/tasks extension) the router's MCP front started",
+    // Any replica answers tasks/get from here; tasks/update and tasks/cancel on any replica leave their requests
+    // in \`requests\`, which the replica running the call takes.
+    sql: `
+      CREATE TABLE trestle_mcp_tasks (
+        id text PRIMARY KEY,
+        namespace text NOT NULL,
+        principal text NOT NULL,
+        status text NOT NULL,
+        document jsonb NOT NULL,
+        requests jsonb NOT NULL DEFAULT '{}'::jsonb,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        expires_at bigint NOT NULL
+      );
+      CREATE INDEX trestle_mcp_tasks_expires ON trestle_mcp_tasks (expires_at);
+    `,
+  },
 ];
 
 /**

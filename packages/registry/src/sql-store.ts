@@ -10,6 +10,7 @@ import {
 import type {
   EntryKind,
   HealthRecord,
+  McpTaskRequests,
   RegisteredService,
   RegistrationActor,
   RegistrationResult,
@@ -17,6 +18,7 @@ import type {
   StoreChange,
   StoredA2aTask,
   StoredEntry,
+  StoredMcpTask,
   StoredNamespace,
 } from "./store.js";
 
@@ -272,6 +274,31 @@ function a2aTaskFromRow(row: A2aTaskRow): StoredA2aTask {
     document:
       typeof row.document === "string" ? (JSON.parse(row.document) as Record<string, unknown>) : row.document,
     updatedAt: Number(row.updated_at),
+  };
+}
+
+interface McpTaskRow {
+  id: string;
+  namespace: string;
+  principal: string;
+  status: string;
+  document: Record<string, unknown> | string;
+  created_at: string | number;
+  expires_at: string | number;
+}
+
+const parsedJson = <T>(value: T | string): T =>
+  typeof value === "string" ? (JSON.parse(value) as T) : value;
+
+function mcpTaskFromRow(row: McpTaskRow): StoredMcpTask {
+  return {
+    id: row.id,
+    namespace: row.namespace,
+    principal: row.principal,
+    status: row.status,
+    document: parsedJson(row.document),
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
   };
 }
 
@@ -748,6 +775,69 @@ export function createSqlStore(client: SqlClient): Store {
             [namespace, options.limit],
           );
       return rows.map(a2aTaskFromRow);
+    },
+
+    async saveMcpTask(task, now) {
+      await client.query(
+        `INSERT INTO trestle_mcp_tasks (id, namespace, principal, status, document, created_at, updated_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, document = EXCLUDED.document,
+           updated_at = EXCLUDED.updated_at, expires_at = EXCLUDED.expires_at`,
+        [
+          task.id,
+          task.namespace,
+          task.principal,
+          task.status,
+          JSON.stringify(task.document),
+          task.createdAt,
+          now,
+          task.expiresAt,
+        ],
+      );
+    },
+
+    async loadMcpTask(id, now) {
+      const rows = await client.query<McpTaskRow>(
+        `SELECT id, namespace, principal, status, document, created_at, expires_at FROM trestle_mcp_tasks
+         WHERE id = $1 AND expires_at > $2`,
+        [id, now],
+      );
+      return rows[0] ? mcpTaskFromRow(rows[0]) : undefined;
+    },
+
+    async requestMcpTask(id, requests) {
+      const rows = await client.query<{ id: string }>(
+        `UPDATE trestle_mcp_tasks SET requests = jsonb_build_object(
+           'cancel', coalesce((requests ->> 'cancel')::boolean, false) OR $2::boolean,
+           'inputResponses', coalesce(requests -> 'inputResponses', '{}'::jsonb) || $3::jsonb)
+         WHERE id = $1 RETURNING id`,
+        [id, requests.cancel === true, JSON.stringify(requests.inputResponses ?? {})],
+      );
+      return rows.length > 0;
+    },
+
+    async takeMcpTaskRequests(id) {
+      const rows = await client.query<{ requests: McpTaskRequests | string }>(
+        `WITH taken AS (SELECT id, requests FROM trestle_mcp_tasks WHERE id = $1 FOR UPDATE)
+         UPDATE trestle_mcp_tasks AS t SET requests = '{}'::jsonb FROM taken WHERE t.id = taken.id
+         RETURNING taken.requests`,
+        [id],
+      );
+      const taken = rows[0] ? parsedJson(rows[0].requests) : {};
+      const out: McpTaskRequests = {};
+      if (taken.cancel) out.cancel = true;
+      if (taken.inputResponses && Object.keys(taken.inputResponses).length > 0) {
+        out.inputResponses = taken.inputResponses;
+      }
+      return out;
+    },
+
+    async removeExpiredMcpTasks(now) {
+      const rows = await client.query<{ id: string }>(
+        "DELETE FROM trestle_mcp_tasks WHERE expires_at <= $1 RETURNING id",
+        [now],
+      );
+      return rows.length;
     },
 
     async removeA2aTasks(updatedBefore) {

@@ -127,6 +127,28 @@ export interface RegistrationResult {
  *
  * Use it through {@link createRegistry}; its methods are public for tests and tools.
  */
+/** An MCP task (the `io.modelcontextprotocol/tasks` extension) as the store keeps it. */
+export interface StoredMcpTask {
+  id: string;
+  namespace: string;
+  /** The principal that started it: only it may read, update or cancel it. */
+  principal: string;
+  /** `working`, `input_required`, `completed`, `failed` or `cancelled`. */
+  status: string;
+  /** The task as `tasks/get` answers it (its result, error or input requests inlined). */
+  document: Record<string, unknown>;
+  createdAt: number;
+  /** When the task may be forgotten (epoch ms). */
+  expiresAt: number;
+}
+
+/** What clients asked of an MCP task, left for the replica running it. */
+export interface McpTaskRequests {
+  cancel?: boolean;
+  /** Answers to its input requests, by key. */
+  inputResponses?: Record<string, unknown>;
+}
+
 /** An A2A task as the store keeps it. */
 export interface StoredA2aTask {
   id: string;
@@ -243,6 +265,20 @@ export interface Store {
   listA2aTasks(namespace: string, options: { contextId?: string; limit: number }): Promise<StoredA2aTask[]>;
   /** Removes A2A tasks not updated since `updatedBefore`. @returns how many. */
   removeA2aTasks(updatedBefore: number): Promise<number>;
+
+  /** Creates or replaces an MCP task's state (its requests stay). */
+  saveMcpTask(task: StoredMcpTask, now: number): Promise<void>;
+  /** The MCP task with this id, or `undefined` (also once it expired). */
+  loadMcpTask(id: string, now: number): Promise<StoredMcpTask | undefined>;
+  /**
+   * Leaves a client's request for the replica running the task (answers merge with those not taken yet).
+   * @returns false when no such task exists.
+   */
+  requestMcpTask(id: string, requests: McpTaskRequests): Promise<boolean>;
+  /** Takes (and clears) what clients asked of an MCP task since the last take. */
+  takeMcpTaskRequests(id: string): Promise<McpTaskRequests>;
+  /** Removes MCP tasks that expired before `now`. @returns how many. */
+  removeExpiredMcpTasks(now: number): Promise<number>;
 
   /**
    * Subscribes to the change feed: `onChange` for every committed change (this process's and other
