@@ -51,6 +51,11 @@ export interface ToolReference {
   outputSchema?: { type: "object"; [keyword: string]: unknown };
   /** MCP tool annotations (`readOnlyHint`, `destructiveHint`…), as a forwarded server declares them. */
   annotations?: Record<string, unknown>;
+  /**
+   * Whether the router may run calls of this tool as MCP tasks for clients that declare the tasks extension
+   * (`forbidden` when absent).
+   */
+  taskSupport?: "forbidden" | "optional" | "required";
   /** Namespace name; "" or absent for the default namespace. */
   namespace?: string;
   configurationURI?: string;

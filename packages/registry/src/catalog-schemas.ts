@@ -162,6 +162,12 @@ export const toolSchema = z
       .optional(),
     outputSchema: z.looseObject({ type: z.literal("object", { message: 'must be "object"' }) }).optional(),
     annotations: z.record(z.string().max(CATALOG_LIMITS.nameLength), z.unknown()).optional(),
+    taskSupport: z
+      .enum(["forbidden", "optional", "required"])
+      .optional()
+      .describe(
+        "Whether calls may run as MCP tasks (the io.modelcontextprotocol/tasks extension) for clients that declare it: optional, required (clients without the extension are refused with -32021), forbidden (the default)",
+      ),
     namespace: namespaceSchema.optional(),
     configurationURI: optionalUriSchema,
     secretsURI: optionalUriSchema,

@@ -55,6 +55,7 @@ import type { EngineLanguage } from "./mcp/catalog-view.js";
 import { createMcpEndpoint, type ListKind, type McpEndpoint } from "./mcp/mcp-endpoint.js";
 import type { McpBackend, McpSettings } from "./mcp/namespace-server.js";
 import { parseAcceptedRevisions } from "./mcp/protocol-era.js";
+import { createTaskRunner } from "./mcp/tasks.js";
 import { SERVER_VERSION } from "./version.js";
 
 /** A running router. */
@@ -308,6 +309,8 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     engines: () => engines,
     canServeResources: () => canServeResources,
     forwards: forwardDirectory,
+    // MCP tasks live in the store: any replica answers tasks/get, and the one running a call takes updates.
+    tasks: createTaskRunner({ store }),
   };
   // One limiter for the front door and the MCP endpoint: each message of a batch counts in the same bucket.
   const limiter = createRateLimiter({ defaultLimit: config.rateLimit });
@@ -471,6 +474,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
         unsubscribeServices();
         unsubscribeEvents.unsubscribe();
         await mcp.close();
+        backend.tasks?.close();
         http?.closeAllConnections();
         await forwardSupervisor.close();
         await transports.close();

@@ -128,6 +128,8 @@ export function planImport(
           inputSchema: tool.inputSchema,
           ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
           ...(tool.annotations ? { annotations: tool.annotations } : {}),
+          // 2025-11-25 upstreams declare it per tool; the router then runs such calls as its own tasks.
+          ...(taskSupportOf(tool) ? { taskSupport: taskSupportOf(tool) } : {}),
           namespace,
           labels,
         }),
@@ -229,4 +231,12 @@ export function planImport(
   }
 
   return { tools, resources, prompts, skipped };
+}
+
+/** The task support an upstream tool declares (`execution.taskSupport`, 2025-11-25), if it declares one. */
+function taskSupportOf(tool: unknown): "forbidden" | "optional" | "required" | undefined {
+  const declared = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
+  return declared === "forbidden" || declared === "optional" || declared === "required"
+    ? declared
+    : undefined;
 }

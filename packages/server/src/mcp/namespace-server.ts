@@ -53,6 +53,7 @@ import { ProtocolError, RESOURCE_NOT_FOUND } from "./protocol-error.js";
 import { createRequestStateSealer } from "./request-state.js";
 import { LOG_LEVELS, type LogLevel, type SessionState } from "./session-registry.js";
 import { MAX_RESOURCE_SUBSCRIPTIONS } from "./subscriptions.js";
+import { declaresTasks, TASKS_EXTENSION, type TaskRunner, tasksRequired } from "./tasks.js";
 import { decodeCursor, encodeCursor, toMcpTool } from "./tool-listing.js";
 
 /** Who sent a request: what a method handler may know of the client behind it. */
@@ -134,6 +135,8 @@ export interface McpBackend {
   canServeResources(): boolean;
   /** Forwarded MCP servers: what their upstreams advertise, and their prompts. Absent: no forwards. */
   forwards?: McpForwards;
+  /** Runs calls as MCP tasks for stateless clients that declare the extension. Absent: no tasks. */
+  tasks?: TaskRunner;
 }
 
 /** What the MCP endpoint asks about forwarded MCP servers. */
@@ -325,7 +328,10 @@ export function createNamespaceMethods(
   // The stateless era's handshake-free discovery: the revisions, what this namespace serves now, who serves it.
   table.set("server/discover", () => ({
     supportedVersions: [...settings.acceptedRevisions].reverse(),
-    capabilities: capabilities(true),
+    capabilities: {
+      ...capabilities(true),
+      ...(backend.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+    },
     serverInfo: settings.serverInfo,
     instructions,
     ttlMs: settings.caching.listTtlMs,
@@ -429,6 +435,35 @@ export function createNamespaceMethods(
           };
         }
         const modern = origin.modern;
+        const taskSupport = tool.taskSupport ?? "forbidden";
+        if (modern && taskSupport === "required" && !declaresTasks(modern.capabilities))
+          throw tasksRequired(name);
+        if (
+          modern &&
+          backend.tasks &&
+          taskSupport !== "forbidden" &&
+          declaresTasks(modern.capabilities) &&
+          !answers?.parked
+        ) {
+          // A task: the client polls tasks/get (on any replica); questions while it runs show on the task.
+          const started = await backend.tasks.start(
+            { namespace, principal: claims.principal },
+            (hooks) =>
+              backend.invoker.execute(args, tool, {
+                ...context,
+                signal: hooks.signal,
+                onInputRequest: hooks.onInputRequest,
+                ...(hooks.input ? { input: hooks.input } : {}),
+              }) as Promise<ToolResult & Record<string, unknown>>,
+          );
+          if ("task" in started) return started.task as unknown as CallToolResult;
+          requireInputCapabilities(Object.values(started.inputRequired.requests), modern.capabilities);
+          return inputRequiredResult(
+            started.inputRequired,
+            requestStates,
+            claims,
+          ) as unknown as CallToolResult;
+        }
         if (modern) {
           // A stateless client: the backend's questions come back as input_required, whether the backend asks
           // without holding the call (a 2026-07-28 upstream) or while it runs (a legacy upstream: the call is held).
@@ -486,6 +521,24 @@ export function createNamespaceMethods(
       }
       if (name === settings.codeExecutionToolName && backend.engines().length > 0) {
         const progressToken = request.params._meta?.progressToken;
+        // Code runs long: a stateless client that declares the tasks extension gets a task to poll.
+        if (origin.modern && backend.tasks && declaresTasks(origin.modern.capabilities)) {
+          const started = await backend.tasks.start(
+            { namespace, principal: origin.principal ?? "anonymous" },
+            (hooks) =>
+              runCodeExecutionTool(
+                args,
+                backend.engines(),
+                backend.codeExecution,
+                contextFor(origin, hooks.signal),
+                async () => undefined,
+              ) as Promise<CallToolResult & Record<string, unknown>>,
+          );
+          if (!("task" in started)) {
+            throw new ProtocolError(JsonRpcErrorCode.InternalError, "A code execution asked for input");
+          }
+          return started.task as unknown as CallToolResult;
+        }
         return runCodeExecutionTool(
           args,
           backend.engines(),
@@ -688,6 +741,22 @@ export function createNamespaceMethods(
     const { inputRequired: _, ...complete } = result;
     return complete;
   });
+
+  // The tasks extension (stateless clients only): tasks of this namespace and of the asking principal.
+  if (backend.tasks) {
+    const tasks = backend.tasks;
+    const owner = (origin: RequestOrigin) => ({ namespace, principal: origin.principal ?? "anonymous" });
+    const params = (request: { params?: unknown }) => (request.params ?? {}) as Record<string, unknown>;
+    table.set("tasks/get", (request, extra) => tasks.get(owner(extra.origin), params(request).taskId));
+    table.set("tasks/update", async (request, extra) => {
+      await tasks.update(owner(extra.origin), params(request).taskId, params(request).inputResponses);
+      return {};
+    });
+    table.set("tasks/cancel", async (request, extra) => {
+      await tasks.cancel(owner(extra.origin), params(request).taskId);
+      return {};
+    });
+  }
 
   table.set("ping", () => ({}));
   return table;

@@ -74,7 +74,13 @@ export const REMOVED_IN_MODERN = new Set([
 ]);
 
 /** Methods that exist only in the stateless era: a legacy session gets -32601 for them. */
-export const MODERN_ONLY = new Set(["server/discover", "subscriptions/listen"]);
+export const MODERN_ONLY = new Set([
+  "server/discover",
+  "subscriptions/listen",
+  "tasks/get",
+  "tasks/update",
+  "tasks/cancel",
+]);
 
 /** The protocol version a request's `_meta` names, if it names one (the sign of a stateless request). */
 export function metaProtocolVersion(params: unknown): string | undefined {

@@ -1,0 +1,371 @@
+import { randomUUID } from "node:crypto";
+import type { InputAnswers, InputRequest, InputRequired, InputResponse, JsonObject } from "@trestle/core";
+import type { McpTaskRequests, StoredMcpTask } from "@trestle/registry";
+import { INPUT_METHOD, inputResponseFrom } from "./input-relay.js";
+import { JsonRpcErrorCode } from "./json-rpc.js";
+import { ModernErrorCode } from "./protocol-era.js";
+import { ProtocolError } from "./protocol-error.js";
+
+/** The extension identifier of MCP tasks. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/** The task methods the extension adds (stateless era only). */
+export const TASK_METHODS = ["tasks/get", "tasks/update", "tasks/cancel"] as const;
+
+/** Where task state lives: the router's store, so any replica answers for any task. */
+export type McpTaskStore = {
+  saveMcpTask(task: StoredMcpTask, now: number): Promise<void>;
+  loadMcpTask(id: string, now: number): Promise<StoredMcpTask | undefined>;
+  requestMcpTask(id: string, requests: McpTaskRequests): Promise<boolean>;
+  takeMcpTaskRequests(id: string): Promise<McpTaskRequests>;
+  removeExpiredMcpTasks(now: number): Promise<number>;
+};
+
+/** What a task's call gets: a listener for a backend's questions while it runs, its signal, and answers. */
+export interface TaskCallHooks {
+  onInputRequest(input: InputRequest): Promise<InputResponse>;
+  signal: AbortSignal;
+  /** The answers when the call repeats one that ended in `inputRequired`. */
+  input?: InputAnswers;
+}
+
+/** A tool call a task runs (called again with answers after an `inputRequired` result). */
+export type TaskCall = (
+  hooks: TaskCallHooks,
+) => Promise<{ inputRequired?: InputRequired } & Record<string, unknown>>;
+
+/** Options for {@link createTaskRunner}. */
+export interface TaskRunnerOptions {
+  store: McpTaskStore;
+  /** How long a task stays readable after it was created (ttlMs); default 1 hour. */
+  ttlMs?: number;
+  /** The polling interval suggested to clients; default 1 s. */
+  pollIntervalMs?: number;
+  /** How often the replica running a task looks for clients' updates and cancellations; default 200 ms. */
+  watchIntervalMs?: number;
+  /** Most tasks running on this replica at once. */
+  maxRunning?: number;
+  /** How long a call may run before its task is created (a call that ends sooner ends in its task at once). */
+  startWindowMs?: number;
+  clock?: () => number;
+}
+
+/** Who asks about a task: only the principal that started it, in its namespace, may see or change it. */
+export interface TaskOwner {
+  namespace: string;
+  principal: string;
+}
+
+/** Runs tool calls as MCP tasks and answers `tasks/get`, `tasks/update` and `tasks/cancel` for them. */
+export interface TaskRunner {
+  /**
+   * Starts `run` as a task: once the call asks a question while it runs, or has run for a moment, or ended, the
+   * task is created durably and the `CreateTaskResult` returned; the call's result (or error) becomes the
+   * task's, and its questions make it `input_required`. A call that at once answers that it needs input without
+   * holding the call (a 2026-07-28 upstream's `inputRequired`) is no task yet: that answer is returned as it is,
+   * for the client to repeat the request with its answers.
+   */
+  start(
+    owner: TaskOwner,
+    run: TaskCall,
+  ): Promise<{ task: Record<string, unknown> } | { inputRequired: InputRequired }>;
+  /** The task as `tasks/get` answers it. @throws ProtocolError -32602 for a task unknown to `owner`. */
+  get(owner: TaskOwner, taskId: unknown): Promise<Record<string, unknown>>;
+  /** Leaves answers for the task's open input requests. @throws ProtocolError -32602 for an unknown task. */
+  update(owner: TaskOwner, taskId: unknown, inputResponses: unknown): Promise<void>;
+  /** Asks the task to stop. @throws ProtocolError -32602 for an unknown task. */
+  cancel(owner: TaskOwner, taskId: unknown): Promise<void>;
+  /** Tasks running on this replica. */
+  readonly running: number;
+  /** Cancels the tasks running here and stops watching. */
+  close(): void;
+}
+
+interface Question {
+  input: InputRequest;
+  answer(response: JsonObject): void;
+}
+
+interface Running {
+  stored: StoredMcpTask;
+  abort: AbortController;
+  /** Open questions by key (unique over the task's life). */
+  open: Map<string, Question>;
+  cancelled: boolean;
+  /** Saves run one after another, so the store ends with the last state. */
+  saving: Promise<void>;
+  /** Resolves once the task was created in the store (questions are shown only after that). */
+  created: Promise<void>;
+  markCreated(): void;
+}
+
+const TERMINAL = new Set(["completed", "failed", "cancelled"]);
+
+/** Creates the task runner over `options.store`. */
+export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
+  const ttlMs = options.ttlMs ?? 60 * 60_000;
+  const pollIntervalMs = options.pollIntervalMs ?? 1_000;
+  const maxRunning = options.maxRunning ?? 1_000;
+  const clock = options.clock ?? Date.now;
+  const running = new Map<string, Running>();
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  function save(task: Running, status: string, fields: Record<string, unknown> = {}, message?: string): void {
+    if (TERMINAL.has(task.stored.status)) return;
+    const now = clock();
+    const document: Record<string, unknown> = {
+      taskId: task.stored.id,
+      status,
+      ...(message ? { statusMessage: message } : {}),
+      createdAt: iso(task.stored.createdAt),
+      lastUpdatedAt: iso(now),
+      ttlMs,
+      pollIntervalMs,
+      ...fields,
+    };
+    task.stored = { ...task.stored, status, document };
+    const stored = task.stored;
+    task.saving = task.saving.then(() => options.store.saveMcpTask(stored, now)).catch(() => undefined);
+  }
+
+  /** Shows the open questions (or none: working again). */
+  function showQuestions(task: Running): void {
+    if (task.open.size === 0) {
+      save(task, "working");
+      return;
+    }
+    const inputRequests: Record<string, { method: string; params: JsonObject }> = {};
+    for (const [key, q] of task.open)
+      inputRequests[key] = { method: INPUT_METHOD[q.input.kind], params: q.input.params };
+    save(task, "input_required", { inputRequests }, "The task waits for input from the client");
+  }
+
+  function ask(task: Running, key: string, input: InputRequest): Promise<JsonObject> {
+    return new Promise((resolve, reject) => {
+      if (task.abort.signal.aborted) return reject(task.abort.signal.reason);
+      task.open.set(key, { input, answer: resolve });
+      task.abort.signal.addEventListener("abort", () => reject(task.abort.signal.reason), { once: true });
+      void task.created.then(() => showQuestions(task));
+    });
+  }
+
+  async function drive(
+    task: Running,
+    first: Promise<{ inputRequired?: InputRequired } & Record<string, unknown>>,
+    run: TaskCall,
+    hooks: TaskCallHooks,
+  ): Promise<void> {
+    try {
+      let result = await first;
+      // A 2026-07-28 upstream that asks without holding the call: ask, then repeat the call with the answers.
+      for (let round = 1; result.inputRequired; round++) {
+        const { requests, state } = result.inputRequired;
+        const keys = Object.keys(requests);
+        const answers = await Promise.all(
+          keys.map((key) => ask(task, `round-${round}-${key}`, requests[key] as InputRequest)),
+        );
+        const responses: Record<string, JsonObject> = {};
+        keys.forEach((key, i) => {
+          responses[key] = answers[i] as JsonObject;
+        });
+        result = await run({ ...hooks, input: { responses, ...(state !== undefined ? { state } : {}) } });
+      }
+      if (task.cancelled) return;
+      const { inputRequired: _, ...complete } = result;
+      save(task, "completed", { result: complete });
+    } catch (error) {
+      if (task.cancelled) return;
+      const e = error as { code?: unknown; message?: unknown; data?: unknown };
+      save(task, "failed", {
+        error: {
+          code: Number.isSafeInteger(e.code) ? e.code : JsonRpcErrorCode.InternalError,
+          message: typeof e.message === "string" && e.message ? e.message : "The task failed",
+          ...(e.data !== undefined ? { data: e.data } : {}),
+        },
+      });
+    } finally {
+      await task.saving;
+      running.delete(task.stored.id);
+    }
+  }
+
+  /** Takes what clients asked of the running tasks (on any replica) and applies it. */
+  async function watch(): Promise<void> {
+    for (const task of [...running.values()]) {
+      let requests: McpTaskRequests;
+      try {
+        requests = await options.store.takeMcpTaskRequests(task.stored.id);
+      } catch {
+        continue;
+      }
+      if (requests.cancel) {
+        task.cancelled = true;
+        save(task, "cancelled", {}, "Cancelled by the client");
+        task.abort.abort(new Error("The task was cancelled by the client"));
+        continue;
+      }
+      let answered = false;
+      for (const [key, response] of Object.entries(requests.inputResponses ?? {})) {
+        const question = task.open.get(key);
+        // Answers to keys not open (never issued, or answered already) are ignored, as the extension says.
+        if (!question || typeof response !== "object" || response === null) continue;
+        task.open.delete(key);
+        question.answer(response as JsonObject);
+        answered = true;
+      }
+      if (answered) showQuestions(task);
+    }
+  }
+
+  let watching = false;
+  const watcher = setInterval(() => {
+    if (watching || running.size === 0) return;
+    watching = true;
+    void watch().finally(() => {
+      watching = false;
+    });
+  }, options.watchIntervalMs ?? 200);
+  watcher.unref();
+  const sweeper = setInterval(
+    () => void options.store.removeExpiredMcpTasks(clock()).catch(() => undefined),
+    60_000,
+  );
+  sweeper.unref();
+
+  async function find(owner: TaskOwner, taskId: unknown): Promise<StoredMcpTask> {
+    if (typeof taskId !== "string" || taskId.length === 0 || taskId.length > 200) {
+      throw new ProtocolError(
+        JsonRpcErrorCode.InvalidParams,
+        "Invalid params: taskId must be a task id string",
+      );
+    }
+    const stored = running.get(taskId)?.stored ?? (await options.store.loadMcpTask(taskId, clock()));
+    // Another principal's or namespace's task is answered exactly like one that does not exist.
+    if (!stored || stored.namespace !== owner.namespace || stored.principal !== owner.principal) {
+      throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `Invalid params: no task ${taskId}`);
+    }
+    return stored;
+  }
+
+  return {
+    async start(owner, run) {
+      if (running.size >= maxRunning) {
+        throw new ProtocolError(
+          JsonRpcErrorCode.InternalError,
+          `Too many tasks are running on this router (at most ${maxRunning}); try again later`,
+        );
+      }
+      const now = clock();
+      const id = randomUUID();
+      let markCreated: () => void = () => undefined;
+      const task: Running = {
+        stored: {
+          id,
+          namespace: owner.namespace,
+          principal: owner.principal,
+          status: "working",
+          document: {},
+          createdAt: now,
+          expiresAt: now + ttlMs,
+        },
+        abort: new AbortController(),
+        open: new Map(),
+        cancelled: false,
+        saving: Promise.resolve(),
+        created: new Promise((resolve) => {
+          markCreated = resolve;
+        }),
+        markCreated: () => markCreated(),
+      };
+      let counter = 0;
+      let asked: () => void = () => undefined;
+      const firstQuestion = new Promise<"asked">((resolve) => {
+        asked = () => resolve("asked");
+      });
+      const hooks: TaskCallHooks = {
+        signal: task.abort.signal,
+        // A legacy upstream's question while the call runs: its answer goes back into the running call.
+        onInputRequest: async (input) => {
+          asked();
+          return inputResponseFrom(input.kind, await ask(task, `input-${++counter}`, input));
+        },
+      };
+      const first = run(hooks);
+      let timer: NodeJS.Timeout | undefined;
+      const outcome = await Promise.race([
+        first.then(
+          (result) => result,
+          () => "failed" as const,
+        ),
+        firstQuestion,
+        new Promise<"slow">((resolve) => {
+          timer = setTimeout(() => resolve("slow"), options.startWindowMs ?? 100);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (typeof outcome === "object" && outcome.inputRequired)
+        return { inputRequired: outcome.inputRequired };
+      running.set(id, task);
+      save(task, "working", {}, "The task is running");
+      // Durable before the client hears of it: a tasks/get right after must find it, on any replica.
+      await task.saving;
+      if (!(await options.store.loadMcpTask(id, clock()))) {
+        running.delete(id);
+        task.abort.abort(new Error("The task could not be stored"));
+        throw new ProtocolError(JsonRpcErrorCode.InternalError, "The task could not be stored");
+      }
+      const created = { ...task.stored.document, resultType: "task" };
+      task.markCreated();
+      void drive(task, first, run, hooks);
+      return { task: created };
+    },
+    async get(owner, taskId) {
+      const stored = await find(owner, taskId);
+      return { ...stored.document, resultType: "complete" };
+    },
+    async update(owner, taskId, inputResponses) {
+      const stored = await find(owner, taskId);
+      if (typeof inputResponses !== "object" || inputResponses === null || Array.isArray(inputResponses)) {
+        throw new ProtocolError(
+          JsonRpcErrorCode.InvalidParams,
+          "Invalid params: inputResponses must be an object of answers by key",
+        );
+      }
+      if (TERMINAL.has(stored.status)) return;
+      await options.store.requestMcpTask(stored.id, {
+        inputResponses: inputResponses as Record<string, unknown>,
+      });
+    },
+    async cancel(owner, taskId) {
+      const stored = await find(owner, taskId);
+      if (TERMINAL.has(stored.status)) return;
+      await options.store.requestMcpTask(stored.id, { cancel: true });
+    },
+    get running() {
+      return running.size;
+    },
+    close() {
+      clearInterval(watcher);
+      clearInterval(sweeper);
+      for (const task of running.values()) {
+        task.cancelled = true;
+        task.abort.abort(new Error("The router is closing"));
+      }
+    },
+  };
+}
+
+/** True when a stateless client declared the tasks extension on this request. */
+export function declaresTasks(capabilities: Readonly<Record<string, unknown>> | undefined): boolean {
+  const extensions = capabilities?.extensions as Record<string, unknown> | undefined;
+  return typeof extensions === "object" && extensions !== null && TASKS_EXTENSION in extensions;
+}
+
+/** The refusal of a task-required tool to a client without the extension (-32021 naming it). */
+export function tasksRequired(tool: string): ProtocolError {
+  return new ProtocolError(
+    ModernErrorCode.MissingRequiredClientCapability,
+    `Missing required client capability: tool '${tool}' runs only as a task, and the client did not declare the ${TASKS_EXTENSION} extension`,
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+  );
+}
