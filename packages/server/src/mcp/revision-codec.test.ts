@@ -540,6 +540,11 @@ describe("the newest revision", () => {
     const kept = encodeReadResourceResult({ contents: [], ttlMs: 1000 }, LATEST_MCP_REVISION);
     expect(kept.value).toMatchObject({ ttlMs: 1000, cacheScope: "private" });
     expect(encodeResult({}, LATEST_MCP_REVISION).value).toEqual({ resultType: "complete" });
+    const explicitUndefined = encodeResourcesList(
+      { resources: [], resultType: undefined, ttlMs: undefined },
+      LATEST_MCP_REVISION,
+    );
+    expectValid(LATEST_MCP_REVISION, "ListResourcesResult", explicitUndefined.value);
   });
 
   it("keeps an input_required result for 2026-07-28 and refuses it for a session-era revision", () => {
