@@ -17,6 +17,7 @@ import {
   encodeResourcesList,
   encodeResourceTemplatesList,
   encodeResult,
+  encodeServerCapabilities,
   encodeTool,
   encodeToolsList,
   isAtLeast,
@@ -82,6 +83,7 @@ const CLOSED_DEFINITIONS = [
   "ListResourceTemplatesResult",
   "ListPromptsResult",
   "CompleteResult",
+  "ServerCapabilities",
   "ProgressNotification",
   "ProgressNotificationParams",
   "LoggingMessageNotification",
@@ -348,6 +350,18 @@ function richImplementation(): WireImplementation {
     description: "An MCP router",
     websiteUrl: "https://example.com/trestle",
     icons: [ICON],
+  };
+}
+
+function richCapabilities() {
+  return {
+    tools: { listChanged: true },
+    resources: { listChanged: true, subscribe: true },
+    prompts: { listChanged: true },
+    logging: {},
+    completions: {},
+    tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+    extensions: { "io.modelcontextprotocol/tasks": {} },
   };
 }
 
@@ -767,6 +781,24 @@ describe("downgrades of listings", () => {
     const encoded = encodeToolsList(input, "2024-11-05");
     expect(encoded.value).toBe(input);
     expect(encoded.notes).toEqual([]);
+  });
+
+  it("capabilities keep only what the revision defines, without notes", () => {
+    const keys = (revision: McpRevision) =>
+      Object.keys(encodeServerCapabilities(richCapabilities(), revision).value).sort();
+    expect(keys("2024-11-05")).toEqual(["logging", "prompts", "resources", "tools"]);
+    expect(keys("2025-06-18")).toEqual(["completions", "logging", "prompts", "resources", "tools"]);
+    expect(keys("2025-11-25")).toEqual(["completions", "logging", "prompts", "resources", "tasks", "tools"]);
+    expect(keys(LATEST_MCP_REVISION)).toEqual([
+      "completions",
+      "extensions",
+      "logging",
+      "prompts",
+      "resources",
+      "tools",
+    ]);
+    const plain = { tools: {} };
+    expect(encodeServerCapabilities(plain, "2024-11-05")).toEqual({ value: plain, notes: [] });
   });
 
   it("cuts a completion to 100 values, noted as approximated", () => {

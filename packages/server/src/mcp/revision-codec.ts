@@ -185,6 +185,8 @@ interface Features {
   readonly revision: McpRevision;
   /** `audio` content (2025-03-26). */
   readonly audio: boolean;
+  /** The `completions` server capability (2025-03-26). */
+  readonly completions: boolean;
   /** Tool `annotations` (2025-03-26). */
   readonly toolAnnotations: boolean;
   /** `message` on progress notifications (2025-03-26). */
@@ -219,6 +221,7 @@ function featuresOf(revision: McpRevision): Features {
   return Object.freeze({
     revision,
     audio: since("2025-03-26"),
+    completions: since("2025-03-26"),
     toolAnnotations: since("2025-03-26"),
     progressMessage: since("2025-03-26"),
     resourceLink: since("2025-06-18"),
@@ -997,6 +1000,31 @@ export function encodePromptsList(
   revision: McpRevision,
 ): Encoded<WireListResult<"prompts", WirePrompt>> {
   return encodeList(result, "prompts", revision, encodePromptWith);
+}
+
+/** What a server advertises (`initialize` result, `server/discover` result). */
+export interface WireServerCapabilities {
+  completions?: WireObject;
+  tasks?: WireObject;
+  extensions?: WireObject;
+  [key: string]: unknown;
+}
+
+/**
+ * Encodes the router's capabilities for `revision`: `completions` before 2025-03-26, `tasks` outside 2025-11-25
+ * (2026-07-28 declares the tasks extension under `extensions` instead) and `extensions` before 2026-07-28 are
+ * removed. No notes: a client cannot use a capability its revision lacks, so nothing it could see is lost.
+ */
+export function encodeServerCapabilities(
+  capabilities: WireServerCapabilities,
+  revision: McpRevision,
+): Encoded<WireServerCapabilities> {
+  const f = features(revision);
+  const absent: string[] = [];
+  if (!f.completions && capabilities.completions !== undefined) absent.push("completions");
+  if (!f.toolExecution && capabilities.tasks !== undefined) absent.push("tasks");
+  if (!f.modernEnvelope && capabilities.extensions !== undefined) absent.push("extensions");
+  return { value: absent.length === 0 ? capabilities : omit(capabilities, absent), notes: NO_NOTES };
 }
 
 /* ------------------------------------------------------------------------------------------------ notifications */
