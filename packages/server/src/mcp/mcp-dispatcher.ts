@@ -2,6 +2,7 @@ import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.
 import { type ClassifiedMessage, JsonRpcErrorCode } from "./json-rpc.js";
 import type { McpMethodTable, McpRequestExtra, RequestOrigin } from "./namespace-server.js";
 import { META, MODERN_ONLY, type ModernClient, REMOVED_IN_MODERN } from "./protocol-era.js";
+import { encodeNotificationFor, encodeResultFor } from "./result-encoding.js";
 import type { SessionState } from "./session-registry.js";
 
 /**
@@ -142,6 +143,8 @@ export class McpDispatcher {
     const originalId = message.id as RequestId;
     const method = message.method as string;
     const modern = context.modern;
+    /** The revision the request's client speaks (a session's until `initialize` names one). */
+    const revision = modern?.revision ?? context.session?.protocolVersion;
     // Each era sees only its own methods: what the stateless era removed, and what it added, are unknown to the
     // other (-32601, which a stateless request's HTTP answer carries with 404).
     const handler = (modern ? REMOVED_IN_MODERN.has(method) : MODERN_ONLY.has(method))
@@ -179,7 +182,9 @@ export class McpDispatcher {
       origin: flight,
       sendNotification: async (notification) => {
         if (abort.signal.aborted || !this.inFlight.has(id)) return;
-        state.exchange.notify({ jsonrpc: "2.0", ...notification } as JSONRPCMessage);
+        // In the client's revision; one it has no such notification in gets none.
+        const encoded = revision ? encodeNotificationFor(notification, revision) : notification;
+        if (encoded) state.exchange.notify({ jsonrpc: "2.0", ...encoded } as JSONRPCMessage);
       },
     };
     const session = context.session;
@@ -199,10 +204,28 @@ export class McpDispatcher {
           this.answer(id, {
             jsonrpc: "2.0",
             id: originalId,
-            result: modern ? this.modernResult(result) : result,
+            result: this.encoded(method, result, revision, modern !== undefined),
           } as JSONRPCMessage),
         (error: unknown) => this.answer(id, errorResponse(originalId, error)),
       );
+  }
+
+  /**
+   * A result in the shape of its client's revision: translated by the codec (an `initialize` result in the
+   * revision it negotiated), and for a stateless client with the router's identity in `_meta`.
+   */
+  private encoded(method: string, result: unknown, revision: string | undefined, modern: boolean): unknown {
+    const negotiated =
+      method === "initialize"
+        ? (result as { protocolVersion?: string } | undefined)?.protocolVersion
+        : revision;
+    let encoded = result;
+    try {
+      if (negotiated) encoded = encodeResultFor(method, result, negotiated);
+    } catch {
+      // The codec refuses only what the front never produces for the revision; the result goes as it is.
+    }
+    return modern ? this.modernResult(encoded) : encoded;
   }
 
   /**
