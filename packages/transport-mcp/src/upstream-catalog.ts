@@ -45,8 +45,11 @@ export interface UpstreamCatalog {
   serverInfo: Implementation;
   /** The capabilities the server advertised in `initialize` (legacy) or `server/discover` (modern). */
   capabilities: ServerCapabilities;
-  /** The era the server speaks: `modern` (2026-07-28, stateless) or `legacy` (`initialize` and a session). */
-  era: McpEra;
+  /**
+   * The era the server speaks: `modern` (2026-07-28, stateless) or `legacy` (`initialize` and a session).
+   * Always set on a listing; optional so that a catalog built by hand (a test's) need not name one.
+   */
+  era?: McpEra;
   /** The revision spoken with it: `2026-07-28`, or the one `initialize` negotiated (when known). */
   protocolVersion?: string;
   /** The server's `instructions`, when it gave any. */
