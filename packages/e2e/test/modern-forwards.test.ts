@@ -87,6 +87,20 @@ describe("forwards to MCP 2026-07-28 upstreams (the transport speaks the upstrea
     expect(rich.structuredContent).toEqual({ temperature: 21.5, unit: "celsius" });
   });
 
+  it("sends a modern HTTP upstream the Mcp-Param headers its tool's schema asks for, and does not offer a tool with invalid marks", async () => {
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).not.toContain("mh_test_invalid_header_mark");
+    expect(names).toContain("ms_test_invalid_header_mark");
+    // The fixture refuses (-32020) a call whose Mcp-Param-Region header does not match the argument.
+    const result = await client.callTool({
+      name: "mh_test_header_param",
+      arguments: { region: "eu-west-1" },
+    });
+    expect(result.isError, texts(result).join(" ")).toBeFalsy();
+    expect(texts(result)).toEqual(["region: eu-west-1; verbose: unset"]);
+  });
+
   it("reads a modern upstream's resource", async () => {
     const read = await client.readResource({ uri: "fixture://modern/readme" });
     expect(read.contents[0]).toMatchObject({ text: "The modern fixture's read-me." });

@@ -482,7 +482,11 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
           arguments: call.arguments,
           ...answersFor(connection, call.input, subject),
         };
-        const result = await connection.request("tools/call", params, requestOptions);
+        const result = await connection.request(
+          "tools/call",
+          params,
+          call.tool.inputSchema ? { ...requestOptions, inputSchema: call.tool.inputSchema } : requestOptions,
+        );
         const inputRequired = inputRequiredOf(result, subject);
         if (inputRequired) return withMeta<ToolResult>({ content: [], inputRequired }, result);
         return toolResult(result as CallToolResult, subject);

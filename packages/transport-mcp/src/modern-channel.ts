@@ -2,6 +2,7 @@ import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdi
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, type JSONRPCMessage, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonObject } from "@trestle/core";
+import { mcpHeaderValue } from "./mcp-param-headers.js";
 import { MODERN_PROTOCOL_VERSION, SUBSCRIPTION_ID_META_KEY } from "./modern-era.js";
 
 /** A notification a modern upstream sent while it served a request. */
@@ -16,6 +17,8 @@ export interface ModernRequestOptions {
   signal: AbortSignal;
   /** Each notification tied to this request (progress, log messages, a subscription's notifications). */
   onNotification?(notification: ModernNotification): void;
+  /** Extra HTTP headers of this request (`Mcp-Param-*`); ignored on stdio. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -44,13 +47,6 @@ function rpcError(
   );
   if (httpStatus !== undefined) failure.httpStatus = httpStatus;
   return failure;
-}
-
-/** The `Mcp-Name` header value: plain when it is printable ASCII, else the spec's Base64 sentinel. */
-function headerValue(value: string): string {
-  return /^[\x20-\x7e]*$/.test(value) && value.trim() === value
-    ? value
-    : `=?base64?${Buffer.from(value).toString("base64")}?=`;
 }
 
 /** Splits a Server-Sent Events body into the `data` of each event, as they arrive. */
@@ -108,7 +104,7 @@ export function createHttpModernChannel(url: URL, headers: Record<string, string
       };
       const name = method === "resources/read" ? params.uri : params.name;
       if (typeof name === "string" && ["tools/call", "prompts/get", "resources/read"].includes(method)) {
-        routing["mcp-name"] = headerValue(name);
+        routing["mcp-name"] = mcpHeaderValue(name);
       }
       const abort = new AbortController();
       const onAbort = () => abort.abort(options.signal.reason);
@@ -120,6 +116,7 @@ export function createHttpModernChannel(url: URL, headers: Record<string, string
           method: "POST",
           headers: {
             ...headers,
+            ...(options.headers ?? {}),
             ...routing,
             "content-type": "application/json",
             accept: "application/json, text/event-stream",

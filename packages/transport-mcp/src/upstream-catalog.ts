@@ -23,6 +23,7 @@ import {
   TrestleError,
 } from "@trestle/core";
 import { type FailureSubject, failureSubject, isSessionGone, requestFailure } from "./mcp-failure.js";
+import { invalidMcpHeaderReason } from "./mcp-param-headers.js";
 import type { McpUpstream } from "./mcp-upstream.js";
 import { inputRequiredOf, inputResponseParams, type McpEra, SERVER_INFO_META_KEY } from "./modern-era.js";
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS, DEFAULT_START_TIMEOUT_MS } from "./timeouts.js";
@@ -62,6 +63,11 @@ export interface UpstreamCatalog {
   resourceTemplates: ResourceTemplate[];
   /** Its prompts. Empty when it has no `prompts` capability. */
   prompts: Prompt[];
+  /**
+   * Tools left out of `tools` because their `x-mcp-header` marks break the rules of MCP 2026-07-28 over
+   * Streamable HTTP (a client must not offer them), each with why. Absent when none was.
+   */
+  rejectedTools?: { name: string; reason: string }[];
 }
 
 /** Options for {@link listUpstreamCatalog}. */
@@ -179,16 +185,26 @@ async function fetchCatalog(
           return { nextCursor: r.nextCursor, items: r.prompts as Prompt[] };
         })
       : [];
+    const rejectedTools: { name: string; reason: string }[] = [];
+    const offered =
+      connection.era === "modern" && subject.kind === "http"
+        ? tools.filter((tool) => {
+            const reason = invalidMcpHeaderReason(tool.inputSchema);
+            if (reason !== undefined) rejectedTools.push({ name: tool.name, reason });
+            return reason === undefined;
+          })
+        : tools;
     const catalog: UpstreamCatalog = {
       serverInfo: connection.serverInfo,
       capabilities,
       era: connection.era,
       ...(connection.protocolVersion !== undefined ? { protocolVersion: connection.protocolVersion } : {}),
-      tools,
+      tools: offered,
       resources,
       resourceTemplates,
       prompts,
     };
+    if (rejectedTools.length > 0) catalog.rejectedTools = rejectedTools;
     const { instructions } = connection;
     if (instructions !== undefined) catalog.instructions = instructions;
     return catalog;

@@ -40,6 +40,7 @@ import {
   TrestleError,
 } from "@trestle/core";
 import { type FailureSubject, handshakeFailure, scrubUpstreamValue } from "./mcp-failure.js";
+import { mcpParamHeaders } from "./mcp-param-headers.js";
 import type { McpUpstream } from "./mcp-upstream.js";
 import {
   createHttpModernChannel,
@@ -140,6 +141,11 @@ export interface UpstreamRequestOptions {
   onInputRequest?(request: InputRequest): Promise<InputResponse>;
   /** What this request tells a modern upstream the client can answer (default: nothing). */
   clientCapabilities?: ClientCapabilities;
+  /**
+   * The called tool's input schema (`tools/call`): a modern HTTP upstream gets the arguments it marks with
+   * `x-mcp-header` as `Mcp-Param-*` headers.
+   */
+  inputSchema?: unknown;
 }
 
 /** One MCP connection with one upstream, of either era: a legacy session, or a modern upstream's address. */
@@ -538,6 +544,16 @@ async function openModern(
           { ...params, _meta: { ...((params._meta as JsonObject | undefined) ?? {}), ...meta } },
           {
             signal: requestOptions.signal,
+            ...(method === "tools/call" &&
+            requestOptions.inputSchema !== undefined &&
+            upstream.kind === "http"
+              ? {
+                  headers: mcpParamHeaders(
+                    requestOptions.inputSchema,
+                    (params.arguments ?? {}) as JsonObject,
+                  ),
+                }
+              : {}),
             onNotification(notification) {
               if (notification.method === "notifications/message" && onLog) {
                 const message = logMessageOf(notification.params, subject);

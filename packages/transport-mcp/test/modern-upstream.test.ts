@@ -260,6 +260,33 @@ describe("MCP transport: a 2026-07-28 upstream over Streamable HTTP", () => {
     }
   });
 
+  it("mirrors arguments marked x-mcp-header as Mcp-Param headers, and does not offer a tool with invalid marks", async () => {
+    const catalog = await listUpstreamCatalog(fixture.upstream);
+    const tool = catalog.tools.find((t) => t.name === "test_header_param");
+    expect(tool?.inputSchema.properties?.region).toMatchObject({ "x-mcp-header": "Region" });
+    expect(catalog.tools.map((t) => t.name)).not.toContain("test_invalid_header_mark");
+    expect(catalog.rejectedTools).toEqual([
+      {
+        name: "test_invalid_header_mark",
+        reason: "the x-mcp-header of 'ratio' marks a parameter that is not a string, integer or boolean",
+      },
+    ]);
+    const call = {
+      tool: { ...toolCall("test_header_param").tool, inputSchema: tool?.inputSchema as never },
+      arguments: { region: "Zürich", options: { verbose: true } },
+    };
+    const result = await transport.callTool(call, mcpTarget());
+    expect(texts(result)).toEqual(["region: Zürich; verbose: true"]);
+    const sent = proxy.requests.at(-1);
+    expect(sent?.headers["mcp-param-region"]).toBe(`=?base64?${Buffer.from("Zürich").toString("base64")}?=`);
+    expect(sent?.headers["mcp-param-verbose"]).toBe("true");
+    // The upstream checks them: a call that does not know the schema sends none and is refused (-32020).
+    const refused = await rejection(
+      transport.callTool({ ...toolCall("test_header_param"), arguments: { region: "eu" } }, mcpTarget()),
+    );
+    expect(refused.metadata[MCP_ERROR_CODE_METADATA_KEY]).toBe("-32020");
+  });
+
   it("reads resources and probes health with server/discover (2026-07-28 has no ping)", async () => {
     const read = await transport.readResource(
       {
@@ -307,10 +334,12 @@ describe("MCP transport: a 2026-07-28 upstream over stdio", () => {
     expect(progress).toEqual([0, 50, 100]);
   });
 
-  it("imports the catalog as modern", async () => {
+  it("imports the catalog as modern (x-mcp-header marks are HTTP's business: stdio offers every tool)", async () => {
     const catalog = await listUpstreamCatalog(modernStdioUpstream());
     expect(catalog.era).toBe("modern");
     expect(catalog.tools.length).toBeGreaterThan(10);
+    expect(catalog.tools.map((t) => t.name)).toContain("test_invalid_header_mark");
+    expect(catalog.rejectedTools).toBeUndefined();
   });
 });
 
