@@ -82,8 +82,12 @@ export function codeForJsonRpcError(code: number): Code {
     case ErrorCode.InvalidParams:
     case ErrorCode.InvalidRequest:
       return Code.InvalidArgument;
-    case -32002: // MCP: resource not found
+    case -32002: // MCP before 2026-07-28: resource not found
       return Code.NotFound;
+    case -32021: // MCP 2026-07-28: a client capability the request needs was not declared
+      return Code.FailedPrecondition;
+    case -32022: // MCP 2026-07-28: unsupported protocol version
+      return Code.Unavailable;
     case ErrorCode.RequestTimeout:
       return Code.DeadlineExceeded;
     case ErrorCode.ConnectionClosed:
