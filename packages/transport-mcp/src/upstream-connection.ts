@@ -455,16 +455,21 @@ async function openModern(
         throw TrestleError.from(options.signal.reason, Code.Canceled);
       }
       const timedOut = probe.aborted;
-      if (stdio) await endProcess(stdio, true, timedOut);
-      if (timedOut && upstream.kind === "stdio" && probeTimeoutMs < options.handshakeTimeoutMs)
-        return undefined;
+      const fallsBack =
+        (timedOut && upstream.kind === "stdio" && probeTimeoutMs < options.handshakeTimeoutMs) ||
+        (!timedOut && probeVerdict(error) === "legacy");
+      if (stdio) {
+        // A silent server is killed at once; the failure need not wait to see it gone (the signal is sent).
+        const ending = endProcess(stdio, true, timedOut);
+        if (fallsBack || !timedOut) await ending;
+      }
+      if (fallsBack) return undefined;
       if (timedOut) {
         throw new TrestleError(
           `The MCP server ${subject.label} did not complete the MCP handshake within ${options.handshakeTimeoutMs} ms`,
           Code.Unavailable,
         );
       }
-      if (probeVerdict(error) === "legacy") return undefined;
       if (error instanceof McpError && MODERN_ERROR_CODES.has(error.code)) {
         throw new TrestleError(
           `The MCP server ${subject.label} speaks no MCP revision this router speaks (it answered error ${error.code})`,
