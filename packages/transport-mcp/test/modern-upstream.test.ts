@@ -81,6 +81,20 @@ describe("MCP transport: a 2026-07-28 upstream over Streamable HTTP", () => {
     expect(result.inputRequired).toBeUndefined();
   });
 
+  it("closes the call's stream on cancel and on its deadline", async () => {
+    const controller = new AbortController();
+    const slow = transport.callTool(toolCall("test_sleep", { ms: 30_000 }), mcpTarget(), {
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 200);
+    expect((await rejection(slow)).code).toBe(Code.Canceled);
+    const deadline = await rejection(
+      transport.callTool(toolCall("test_sleep", { ms: 30_000 }), mcpTarget(), { timeoutMs: 300 }),
+    );
+    expect(deadline.code).toBe(Code.DeadlineExceeded);
+    expect(texts(await transport.callTool(toolCall("test_simple_text"), mcpTarget()))).toHaveLength(1);
+  });
+
   it("hands progress and the request's log messages to the call", async () => {
     const progress: Progress[] = [];
     await transport.callTool(toolCall("test_tool_with_progress"), mcpTarget(), {
@@ -324,6 +338,23 @@ describe("MCP transport: a 2026-07-28 upstream over stdio", () => {
       mcpTarget(),
     );
     expect(texts(second)[0]).toContain("state-ok");
+  });
+
+  it("cancels a call with notifications/cancelled and keeps the process for the next one", async () => {
+    const controller = new AbortController();
+    const slow = transport.callTool(toolCall("test_sleep", { ms: 30_000 }), mcpTarget(), {
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 200);
+    const error = await rejection(slow);
+    expect(error.code).toBe(Code.Canceled);
+    const deadline = await rejection(
+      transport.callTool(toolCall("test_sleep", { ms: 30_000 }), mcpTarget(), { timeoutMs: 300 }),
+    );
+    expect(deadline.code).toBe(Code.DeadlineExceeded);
+    expect(deadline.rawMessage).toBe("The MCP server 'node' did not answer tools/call within 300 ms");
+    const after = await transport.callTool(toolCall("test_simple_text"), mcpTarget());
+    expect(texts(after)).toEqual(["This is a simple text response for testing."]);
   });
 
   it("routes progress by token on the shared pipe", async () => {
