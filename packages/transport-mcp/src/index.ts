@@ -7,7 +7,11 @@
  *
  * @packageDocumentation
  */
-export { codeForJsonRpcError, MCP_ERROR_CODE_METADATA_KEY } from "./mcp-failure.js";
+export {
+  codeForJsonRpcError,
+  MCP_ERROR_CODE_METADATA_KEY,
+  MCP_ERROR_DATA_METADATA_KEY,
+} from "./mcp-failure.js";
 export {
   createMcpTransport,
   type McpListChangedEvent,

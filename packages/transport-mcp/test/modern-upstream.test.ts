@@ -12,6 +12,7 @@ import {
   createMcpTransport,
   listUpstreamCatalog,
   MCP_ERROR_CODE_METADATA_KEY,
+  MCP_ERROR_DATA_METADATA_KEY,
   type McpUpstream,
   watchUpstreamCatalog,
 } from "../src/index.js";
@@ -209,6 +210,13 @@ describe("MCP transport: a 2026-07-28 upstream over Streamable HTTP", () => {
     } finally {
       await samplingOnly.close();
     }
+    // An upstream that needs a capability the call did not declare says so (-32021), with what it needs.
+    const missing = await rejection(transport.callTool(toolCall("test_missing_capability"), mcpTarget()));
+    expect(missing.code).toBe(Code.FailedPrecondition);
+    expect(missing.metadata[MCP_ERROR_CODE_METADATA_KEY]).toBe("-32021");
+    expect(JSON.parse(missing.metadata[MCP_ERROR_DATA_METADATA_KEY] ?? "null")).toEqual({
+      requiredCapabilities: { sampling: {} },
+    });
     const none = await transport.callTool(toolCall("test_input_required_result_capabilities"), mcpTarget());
     expect(texts(none)).toEqual(["The client declared no capability to answer requests"]);
     const all = await transport.callTool(toolCall("test_input_required_result_capabilities"), mcpTarget(), {
