@@ -220,33 +220,45 @@ function isEraRefused(error: unknown): boolean {
 
 /**
  * Creates a {@link BridgeTransport} that fronts existing MCP servers, reached over stdio (spawned) or Streamable
- * HTTP, with the MCP SDK client. Calls map to MCP one to one, nothing encoded on the way:
+ * HTTP, in the era each speaks: the first connection probes with `server/discover`; an upstream that speaks MCP
+ * 2026-07-28 is called statelessly (one POST per call over HTTP, `_meta` on every request), any other gets the
+ * legacy `initialize` handshake on the SDK v1 client. The verdict is kept per upstream. Calls map to MCP one to
+ * one, nothing encoded on the way:
  *
  * - `callTool` → `tools/call` of the tool the call's `tool.uri` names (`mcp://<forward>/tools/<name>`, see
- *   {@link mcpToolUri}), with the call's JSON `arguments` as they are; the result's content blocks (text, image,
- *   audio, embedded resource, resource link), `structuredContent`, `_meta` and `isError` come back as they are.
+ *   {@link mcpToolUri}), with the call's JSON `arguments` as they are (and, to a 2026-07-28 HTTP upstream, the
+ *   arguments `tool.inputSchema` marks with `x-mcp-header` as `Mcp-Param-*` headers); the result's content
+ *   blocks (text, image, audio, embedded resource, resource link), `structuredContent`, `_meta` (less the
+ *   upstream's `serverInfo`) and `isError` come back as they are. A 2026-07-28 `input_required` answer resolves
+ *   as `inputRequired` (requests under the upstream's keys, its `requestState` verbatim as `state`, `content`
+ *   empty); `call.input` is sent as `inputResponses` and `requestState`.
  * - `readResource` → `resources/read` of the call's `uri`: the contents (text or blob, each with its own URI and
  *   MIME type) and `_meta` as they are.
  * - `getPrompt` → `prompts/get` of the prompt's name on the upstream (the directory's
- *   `upstreamPromptName`, else the prompt's own name).
- * - `probeHealth` → `ping`: healthy when answered; `down` when the server cannot be started or reached.
+ *   `upstreamPromptName`, else the prompt's own name); `inputRequired` and `input` as for tools.
+ * - `probeHealth` → `ping` (2026-07-28: `server/discover`): healthy when answered; `down` when the server cannot
+ *   be started or reached.
  * - `executeCode`, `provision` → `Unimplemented`, naming the method: MCP has no counterpart.
  *
  * Per call: `CallOptions.onProgress` gets the upstream's progress (a `progressToken` is sent only then);
- * `onLog` gets the logging messages of a `per-call` process; `onInputRequest`, when present, answers a
- * `per-call` process's `elicitation/create`, `sampling/createMessage` and `roots/list` (only then does the
- * connection declare those capabilities; a pooled connection serves many calls and declares none, since MCP
- * does not tie such a request to one call). Cancelling `signal` sends `notifications/cancelled` upstream.
+ * `onLog` gets the call's own log messages from a 2026-07-28 upstream (it asks for them with a log level), and
+ * the logging messages of a legacy `per-call` process; `onInputRequest` answers a legacy upstream's
+ * `elicitation/create`, `sampling/createMessage` and `roots/list` made during the call (the call then uses a
+ * connection that declared those capabilities; on a shared HTTP session a request is tied to its call by the
+ * stream it arrives on, on a shared stdio pipe only when the call is the one such call in flight), and decides
+ * the default `clientCapabilities` a 2026-07-28 upstream is told. Cancelling `signal` sends
+ * `notifications/cancelled` upstream (2026-07-28 over HTTP: closes the call's stream).
  *
  * Failures reject with a `TrestleError` whose message is one sentence that names the server by its program
  * name or URL origin only; text from the server is scrubbed of the upstream's argument, environment and header
  * values.
  *
- * Stdio upstreams in `pooled` mode keep one process per target and upstream, serving concurrent calls at
- * once, closed after `idleTimeoutMs` without calls and started again by the next call after it dies; `per-call`
- * mode spawns a process for each call. HTTP upstreams keep one session, initialised again (and the call sent
- * again, once) when the server no longer knows it. `release(target)` and `close()` end the processes, and any
- * process they started.
+ * Stdio upstreams in `pooled` mode keep one process per target and upstream (two when calls that can answer
+ * input requests meet a legacy upstream), serving concurrent calls at once, closed after `idleTimeoutMs` without
+ * calls and started again by the next call after it dies; `per-call` mode spawns a process for each call. Legacy
+ * HTTP upstreams keep one session, initialised again (and the call sent again, once) when the server no longer
+ * knows it; 2026-07-28 HTTP upstreams keep nothing but idle TCP connections. `release(target)` and `close()` end
+ * the processes, and any process they started.
  *
  * @example
  * ```ts
