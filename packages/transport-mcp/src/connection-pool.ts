@@ -7,8 +7,15 @@ import type { UpstreamConnection } from "./upstream-connection.js";
 export type OpenPooled = (
   target: ServiceTarget,
   upstream: McpUpstream,
+  lane: PoolLane,
   onClosed: () => void,
 ) => Promise<UpstreamConnection>;
+
+/**
+ * Which of an upstream's connections a call uses: `interactive` ones told the upstream that the router can
+ * answer its requests for input (a legacy session's capabilities are fixed at `initialize`), `plain` ones did not.
+ */
+export type PoolLane = "plain" | "interactive";
 
 /** A connection lent to one call. */
 export interface Lease {
@@ -24,6 +31,8 @@ export interface Lease {
 
 interface Entry {
   readonly key: string;
+  /** The upstream's description, the same for both lanes. */
+  readonly upstreamKey: string;
   readonly targetId: string;
   ready: Promise<UpstreamConnection>;
   connection: UpstreamConnection | undefined;
@@ -41,7 +50,7 @@ export interface ConnectionPool {
    *
    * @throws TrestleError the handshake failure (to every call that waited for it), `Unavailable` once closed.
    */
-  acquire(target: ServiceTarget, upstream: McpUpstream, signal: AbortSignal): Promise<Lease>;
+  acquire(target: ServiceTarget, upstream: McpUpstream, signal: AbortSignal, lane?: PoolLane): Promise<Lease>;
   /** Closes the connections of `targetId`, now or, for one in use, when its calls end. */
   releaseTarget(targetId: string): void;
   /** Closes every connection and refuses new calls. */
@@ -89,9 +98,16 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
     if (entry.inFlight === 0) endEntry(entry);
   }
 
-  function newEntry(target: ServiceTarget, upstream: McpUpstream, key: string): Entry {
+  function newEntry(
+    target: ServiceTarget,
+    upstream: McpUpstream,
+    key: string,
+    described: string,
+    lane: PoolLane,
+  ): Entry {
     const entry: Entry = {
       key,
+      upstreamKey: described,
       targetId: target.id,
       // Set just below: the handshake's close hook needs the entry itself.
       ready: undefined as unknown as Promise<UpstreamConnection>,
@@ -107,7 +123,7 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
       clearTimeout(entry.idleTimer);
       entry.retired = true;
     };
-    entry.ready = options.open(target, upstream, onClosed).then(
+    entry.ready = options.open(target, upstream, lane, onClosed).then(
       (connection) => {
         entry.connection = connection;
         return connection;
@@ -139,14 +155,17 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
   }
 
   return {
-    async acquire(target, upstream, signal) {
+    async acquire(target, upstream, signal, lane = "plain") {
       if (closed) throw new TrestleError("The MCP transport is closed", Code.Unavailable);
-      const key = `${target.id}\u0000${upstreamKey(upstream)}`;
+      const described = upstreamKey(upstream);
+      const key = `${target.id}\u0000${described}\u0000${lane}`;
       for (const other of entries.values()) {
-        if (other.targetId === target.id && other.key !== key) retire(other);
+        if (other.targetId === target.id && other.upstreamKey !== described) retire(other);
       }
       let entry = entries.get(key);
-      if (!entry || entry.retired || entry.connection?.closed) entry = newEntry(target, upstream, key);
+      if (!entry || entry.retired || entry.connection?.closed) {
+        entry = newEntry(target, upstream, key, described, lane);
+      }
       entry.inFlight++;
       clearTimeout(entry.idleTimer);
       let connection: UpstreamConnection;

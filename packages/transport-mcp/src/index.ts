@@ -1,11 +1,17 @@
 /**
  * The MCP transport of Trestle: a `BridgeTransport` that fronts existing MCP servers, spawned over stdio or
- * reached over Streamable HTTP, with the MCP SDK client, mapping core's protocol-neutral calls to MCP one to
- * one; plus the helpers the router needs to import an upstream's catalog.
+ * reached over Streamable HTTP, mapping core's protocol-neutral calls to MCP one to one in the upstream's era:
+ * MCP 2026-07-28 (stateless, `input_required`) when `server/discover` says the upstream speaks it, the legacy
+ * revisions (`initialize`, SDK v1 client) otherwise; plus the helpers the router needs to import an upstream's
+ * catalog.
  *
  * @packageDocumentation
  */
-export { codeForJsonRpcError, MCP_ERROR_CODE_METADATA_KEY } from "./mcp-failure.js";
+export {
+  codeForJsonRpcError,
+  MCP_ERROR_CODE_METADATA_KEY,
+  MCP_ERROR_DATA_METADATA_KEY,
+} from "./mcp-failure.js";
 export {
   createMcpTransport,
   type McpListChangedEvent,
@@ -21,6 +27,10 @@ export {
   type McpUpstream,
   programName,
 } from "./mcp-upstream.js";
+export {
+  type McpEra,
+  MODERN_PROTOCOL_VERSION,
+} from "./modern-era.js";
 export { DEFAULT_HANDSHAKE_TIMEOUT_MS, DEFAULT_START_TIMEOUT_MS } from "./timeouts.js";
 export { MCP_TOOL_URI_SCHEME, type McpToolAddress, mcpToolUri, parseMcpToolUri } from "./tool-uri.js";
 export {
@@ -28,6 +38,7 @@ export {
   type UpstreamCatalog,
   type UpstreamCatalogOptions,
   type UpstreamCatalogWatch,
+  type WatchedPromptResult,
   type WatchUpstreamCatalogOptions,
   watchUpstreamCatalog,
 } from "./upstream-catalog.js";

@@ -9,6 +9,24 @@ const MAX_QUOTED_LENGTH = 1_000;
 /** Metadata key of a failure that carries the upstream's JSON-RPC error code, e.g. `"-32601"`. */
 export const MCP_ERROR_CODE_METADATA_KEY = "mcp-error-code";
 
+/**
+ * Metadata key of a failure that carries the `data` of a 2026-07-28 error (-32020 header mismatch, -32021 missing
+ * client capability with its `requiredCapabilities`, -32022 unsupported version with its `supported` list), as
+ * JSON scrubbed of the upstream's secrets: what a front needs to answer its own client with the same error.
+ */
+export const MCP_ERROR_DATA_METADATA_KEY = "mcp-error-data";
+
+/** The longest error data passed on. */
+const MAX_ERROR_DATA_LENGTH = 4_096;
+
+function modernErrorData(error: McpError, subject: FailureSubject): Record<string, string> {
+  if (![-32020, -32021, -32022].includes(error.code) || error.data === undefined) return {};
+  const json = JSON.stringify(scrubUpstreamValue(error.data, subject.secrets));
+  return json !== undefined && json.length <= MAX_ERROR_DATA_LENGTH
+    ? { [MCP_ERROR_DATA_METADATA_KEY]: json }
+    : {};
+}
+
 /** Who failed, and what may not be shown while saying so. */
 export interface FailureSubject {
   /** `'node'` or `at https://host`: the only name of the upstream a sentence may use. */
@@ -82,8 +100,12 @@ export function codeForJsonRpcError(code: number): Code {
     case ErrorCode.InvalidParams:
     case ErrorCode.InvalidRequest:
       return Code.InvalidArgument;
-    case -32002: // MCP: resource not found
+    case -32002: // MCP before 2026-07-28: resource not found
       return Code.NotFound;
+    case -32021: // MCP 2026-07-28: a client capability the request needs was not declared
+      return Code.FailedPrecondition;
+    case -32022: // MCP 2026-07-28: unsupported protocol version
+      return Code.Unavailable;
     case ErrorCode.RequestTimeout:
       return Code.DeadlineExceeded;
     case ErrorCode.ConnectionClosed:
@@ -204,7 +226,7 @@ export function requestFailure(
     return new TrestleError(
       `${who} answered ${method} with error ${error.code}: ${quoteUpstream(mcpErrorText(error), subject)}`,
       codeForJsonRpcError(error.code),
-      { metadata: { [MCP_ERROR_CODE_METADATA_KEY]: String(error.code) } },
+      { metadata: { [MCP_ERROR_CODE_METADATA_KEY]: String(error.code), ...modernErrorData(error, subject) } },
     );
   }
   if (error instanceof StreamableHTTPError) {

@@ -1,5 +1,10 @@
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { CallToolResult, Implementation } from "@modelcontextprotocol/sdk/types.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  Implementation,
+  Progress as McpProgress,
+} from "@modelcontextprotocol/sdk/types.js";
 import {
   type BridgeTransport,
   type CallOptions,
@@ -8,6 +13,7 @@ import {
   createCallScope,
   DEFAULT_UNARY_TIMEOUT_MS,
   healthFromProbeError,
+  type InputAnswers,
   type JsonObject,
   type LogMessage,
   type PromptResult,
@@ -25,15 +31,24 @@ import {
   requestFailure,
   scrubUpstreamValue,
 } from "./mcp-failure.js";
-import type { McpUpstream } from "./mcp-upstream.js";
+import { type McpUpstream, upstreamKey } from "./mcp-upstream.js";
+import {
+  ALL_INPUT_CAPABILITIES,
+  inputRequiredOf,
+  inputResponseParams,
+  SERVER_INFO_META_KEY,
+} from "./modern-era.js";
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from "./timeouts.js";
 import { parseMcpToolUri } from "./tool-uri.js";
 import {
   type ConnectionHooks,
+  type EraVerdict,
   type McpListKind,
   type McpLogMessage,
+  type OpenConnectionOptions,
   openUpstreamConnection,
   type UpstreamConnection,
+  type UpstreamRequestOptions,
 } from "./upstream-connection.js";
 
 /** A logging message from an upstream, with the target it came through. */
@@ -110,8 +125,16 @@ export interface McpTransportOptions {
   onLog?: (event: McpUpstreamLogEvent) => void;
   /** Each stderr line of a stdio upstream. Without it, stderr is discarded (never inherited). */
   onStderr?: (event: McpUpstreamStderrEvent) => void;
-  /** Each `list_changed` notification on a pooled connection. */
+  /** Each `list_changed` notification on a pooled connection (legacy sessions; a modern upstream sends none unasked). */
   onListChanged?: (event: McpListChangedEvent) => void;
+  /**
+   * What a call tells a 2026-07-28 upstream its client can answer (`_meta`
+   * `io.modelcontextprotocol/clientCapabilities`): the upstream asks, with `input_required`, only for what is
+   * declared. Return `undefined` for the default: every kind of input (elicitation, sampling, roots) when the
+   * call has `onInputRequest`, none otherwise. The router's front supplies its client's capabilities here
+   * (from the call's context values). Legacy sessions fix their capabilities at `initialize` instead.
+   */
+  clientCapabilities?: (callOptions: CallOptions | undefined) => ClientCapabilities | undefined;
 }
 
 const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
@@ -148,9 +171,11 @@ function logMessage(message: McpLogMessage): LogMessage {
  * the upstream's argument, environment and header values.
  */
 function toolResult(result: CallToolResult, subject: FailureSubject): ToolResult {
-  const out: ToolResult = { content: (result.content ?? []) as ToolResult["content"] };
+  const out = withMeta<ToolResult>(
+    { content: (result.content ?? []) as ToolResult["content"] },
+    result as unknown as JsonObject,
+  );
   if (result.structuredContent !== undefined) out.structuredContent = result.structuredContent as JsonObject;
-  if (result._meta !== undefined) out._meta = result._meta as JsonObject;
   if (result.isError !== true) return out;
   out.isError = true;
   const scrubbed = scrubUpstreamValue(out, subject.secrets);
@@ -159,35 +184,81 @@ function toolResult(result: CallToolResult, subject: FailureSubject): ToolResult
     : scrubbed;
 }
 
+/** `out` with the upstream result's `_meta`, less the upstream's own identity (the router names itself). */
+function withMeta<T extends { _meta?: JsonObject }>(out: T, result: JsonObject): T {
+  const meta = result._meta as JsonObject | undefined;
+  if (meta === undefined) return out;
+  const { [SERVER_INFO_META_KEY]: _serverInfo, ...rest } = meta;
+  if (Object.keys(rest).length > 0) out._meta = rest;
+  return out;
+}
+
+/**
+ * The params that carry a repeated call's answers (`inputResponses`, `requestState`).
+ * @throws TrestleError `FailedPrecondition` when the upstream speaks a legacy revision, which has no such
+ * round trip (it asks during the call instead).
+ */
+function answersFor(
+  connection: UpstreamConnection,
+  input: InputAnswers | undefined,
+  subject: FailureSubject,
+): JsonObject {
+  if (!input) return {};
+  if (connection.era !== "modern") {
+    throw new TrestleError(
+      `The MCP server ${subject.label} speaks MCP ${connection.protocolVersion ?? "before 2026-07-28"}, which has no input_required round trip to answer`,
+      Code.FailedPrecondition,
+    );
+  }
+  return inputResponseParams(input);
+}
+
+/** True when a modern HTTP upstream refused a modern request the way a legacy server does (it was replaced). */
+function isEraRefused(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && [400, 404, 405].includes(error.code ?? 0);
+}
+
 /**
  * Creates a {@link BridgeTransport} that fronts existing MCP servers, reached over stdio (spawned) or Streamable
- * HTTP, with the MCP SDK client. Calls map to MCP one to one, nothing encoded on the way:
+ * HTTP, in the era each speaks: the first connection probes with `server/discover`; an upstream that speaks MCP
+ * 2026-07-28 is called statelessly (one POST per call over HTTP, `_meta` on every request), any other gets the
+ * legacy `initialize` handshake on the SDK v1 client. The verdict is kept per upstream. Calls map to MCP one to
+ * one, nothing encoded on the way:
  *
  * - `callTool` → `tools/call` of the tool the call's `tool.uri` names (`mcp://<forward>/tools/<name>`, see
- *   {@link mcpToolUri}), with the call's JSON `arguments` as they are; the result's content blocks (text, image,
- *   audio, embedded resource, resource link), `structuredContent`, `_meta` and `isError` come back as they are.
+ *   {@link mcpToolUri}), with the call's JSON `arguments` as they are (and, to a 2026-07-28 HTTP upstream, the
+ *   arguments `tool.inputSchema` marks with `x-mcp-header` as `Mcp-Param-*` headers); the result's content
+ *   blocks (text, image, audio, embedded resource, resource link), `structuredContent`, `_meta` (less the
+ *   upstream's `serverInfo`) and `isError` come back as they are. A 2026-07-28 `input_required` answer resolves
+ *   as `inputRequired` (requests under the upstream's keys, its `requestState` verbatim as `state`, `content`
+ *   empty); `call.input` is sent as `inputResponses` and `requestState`.
  * - `readResource` → `resources/read` of the call's `uri`: the contents (text or blob, each with its own URI and
  *   MIME type) and `_meta` as they are.
  * - `getPrompt` → `prompts/get` of the prompt's name on the upstream (the directory's
- *   `upstreamPromptName`, else the prompt's own name).
- * - `probeHealth` → `ping`: healthy when answered; `down` when the server cannot be started or reached.
+ *   `upstreamPromptName`, else the prompt's own name); `inputRequired` and `input` as for tools.
+ * - `probeHealth` → `ping` (2026-07-28: `server/discover`): healthy when answered; `down` when the server cannot
+ *   be started or reached.
  * - `executeCode`, `provision` → `Unimplemented`, naming the method: MCP has no counterpart.
  *
  * Per call: `CallOptions.onProgress` gets the upstream's progress (a `progressToken` is sent only then);
- * `onLog` gets the logging messages of a `per-call` process; `onInputRequest`, when present, answers a
- * `per-call` process's `elicitation/create`, `sampling/createMessage` and `roots/list` (only then does the
- * connection declare those capabilities; a pooled connection serves many calls and declares none, since MCP
- * does not tie such a request to one call). Cancelling `signal` sends `notifications/cancelled` upstream.
+ * `onLog` gets the call's own log messages from a 2026-07-28 upstream (it asks for them with a log level), and
+ * the logging messages of a legacy `per-call` process; `onInputRequest` answers a legacy upstream's
+ * `elicitation/create`, `sampling/createMessage` and `roots/list` made during the call (the call then uses a
+ * connection that declared those capabilities; on a shared HTTP session a request is tied to its call by the
+ * stream it arrives on, on a shared stdio pipe only when the call is the one such call in flight), and decides
+ * the default `clientCapabilities` a 2026-07-28 upstream is told. Cancelling `signal` sends
+ * `notifications/cancelled` upstream (2026-07-28 over HTTP: closes the call's stream).
  *
  * Failures reject with a `TrestleError` whose message is one sentence that names the server by its program
  * name or URL origin only; text from the server is scrubbed of the upstream's argument, environment and header
  * values.
  *
- * Stdio upstreams in `pooled` mode keep one process per target and upstream, serving concurrent calls at
- * once, closed after `idleTimeoutMs` without calls and started again by the next call after it dies; `per-call`
- * mode spawns a process for each call. HTTP upstreams keep one session, initialised again (and the call sent
- * again, once) when the server no longer knows it. `release(target)` and `close()` end the processes, and any
- * process they started.
+ * Stdio upstreams in `pooled` mode keep one process per target and upstream (two when calls that can answer
+ * input requests meet a legacy upstream), serving concurrent calls at once, closed after `idleTimeoutMs` without
+ * calls and started again by the next call after it dies; `per-call` mode spawns a process for each call. Legacy
+ * HTTP upstreams keep one session, initialised again (and the call sent again, once) when the server no longer
+ * knows it; 2026-07-28 HTTP upstreams keep nothing but idle TCP connections. `release(target)` and `close()` end
+ * the processes, and any process they started.
  *
  * @example
  * ```ts
@@ -239,14 +310,36 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     return hooks;
   }
 
+  /** Each upstream's era, as the last connection to it found (so that the next one need not probe). */
+  const verdicts = new Map<string, EraVerdict>();
+
+  function connectionOptions(
+    upstream: McpUpstream,
+    subject: FailureSubject,
+    target: ServiceTarget,
+    interactive: boolean,
+  ): Pick<
+    OpenConnectionOptions,
+    "subject" | "clientInfo" | "handshakeTimeoutMs" | "interactive" | "prior" | "onVerdict"
+  > {
+    const key = upstreamKey(upstream);
+    const prior = verdicts.get(key);
+    return {
+      subject,
+      clientInfo,
+      handshakeTimeoutMs: handshakeTimeoutFor(target),
+      interactive,
+      ...(prior ? { prior } : {}),
+      onVerdict: (verdict) => verdicts.set(key, verdict),
+    };
+  }
+
   const pool = createConnectionPool({
     idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
-    open(target, upstream, onClosed) {
+    open(target, upstream, lane, onClosed) {
       const subject = failureSubject(upstream);
       return openUpstreamConnection(upstream, {
-        subject,
-        clientInfo,
-        handshakeTimeoutMs: handshakeTimeoutFor(target),
+        ...connectionOptions(upstream, subject, target, lane === "interactive"),
         hooks: { ...hooksFor(target, subject, undefined, true), onClosed },
       });
     },
@@ -273,10 +366,18 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     );
   }
 
+  /** What a call tells a modern upstream its client can answer. */
+  function capabilitiesFor(callOptions: CallOptions | undefined): ClientCapabilities {
+    const declared = options.clientCapabilities?.(callOptions);
+    if (declared) return declared;
+    return callOptions?.onInputRequest ? ALL_INPUT_CAPABILITIES : {};
+  }
+
   /**
    * Runs `request` on a connection to the target's upstream, within the call's deadline and signal, and turns
    * every failure into one sentence. An HTTP upstream that forgot its session gets a new one, and the request
-   * is sent again once (the server did not process it: it did not know the session).
+   * is sent again once (the server did not process it: it did not know the session); so does a modern HTTP
+   * upstream that no longer takes modern requests (it is probed again).
    */
   async function withUpstream<T>(
     target: ServiceTarget,
@@ -284,9 +385,8 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     method: string,
     request: (
       connection: UpstreamConnection,
-      requestOptions: RequestOptions,
+      requestOptions: UpstreamRequestOptions,
       subject: FailureSubject,
-      meta: { progressToken?: string },
     ) => Promise<T>,
   ): Promise<T> {
     const upstream = resolveUpstream(target);
@@ -295,40 +395,54 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     const scope = createCallScope(callOptions?.signal, deadlineMs);
     const started = Date.now();
     const onProgress = callOptions?.onProgress;
-    const run = async (connection: UpstreamConnection): Promise<T> => {
-      const requestOptions: RequestOptions = {
-        signal: scope.signal,
-        // The SDK's own timer only backs up the call's deadline, which fires first and names the method.
-        timeout: Math.max(1, deadlineMs - (Date.now() - started)) + 1_000,
-      };
-      if (!onProgress) return request(connection, requestOptions, subject, {});
-      const tracked = connection.trackProgress((progress) => {
-        safely(() =>
-          onProgress({
-            progress: progress.progress,
-            ...(progress.total !== undefined ? { total: progress.total } : {}),
-            ...(progress.message !== undefined ? { message: progress.message } : {}),
-          }),
-        );
-      });
-      try {
-        return await request(connection, requestOptions, subject, { progressToken: tracked.token });
-      } finally {
-        tracked.stop();
-      }
-    };
+    const onCallLog = callOptions?.onLog;
+    const onInputRequest = callOptions?.onInputRequest;
+    const requestOptions = (): UpstreamRequestOptions => ({
+      signal: scope.signal,
+      // The SDK's own timer only backs up the call's deadline, which fires first and names the method.
+      timeout: Math.max(1, deadlineMs - (Date.now() - started)) + 1_000,
+      clientCapabilities: capabilitiesFor(callOptions),
+      ...(onProgress
+        ? {
+            onProgress: (progress: McpProgress) =>
+              safely(() =>
+                onProgress({
+                  progress: progress.progress,
+                  ...(progress.total !== undefined ? { total: progress.total } : {}),
+                  ...(progress.message !== undefined ? { message: progress.message } : {}),
+                }),
+              ),
+          }
+        : {}),
+      ...(onCallLog
+        ? { onLog: (message: McpLogMessage) => safely(() => onCallLog(logMessage(message))) }
+        : {}),
+      ...(onInputRequest ? { onInputRequest } : {}),
+    });
+    const key = upstreamKey(upstream);
     try {
       if (upstream.kind === "stdio" && upstream.mode === "per-call") {
-        return await perCallRequest(target, upstream, subject, scope.signal, callOptions, run);
+        return await perCallRequest(target, upstream, subject, scope.signal, callOptions, (connection) =>
+          request(connection, requestOptions(), subject),
+        );
       }
+      // Only a legacy session fixes its capabilities at the start: a modern upstream learns them per request.
+      const lane = onInputRequest && verdicts.get(key)?.era !== "modern" ? "interactive" : "plain";
       for (let attempt = 0; ; attempt++) {
-        const lease = await pool.acquire(target, upstream, scope.signal);
+        const lease = await pool.acquire(target, upstream, scope.signal, lane);
         try {
-          return await run(lease.connection);
+          return await request(lease.connection, requestOptions(), subject);
         } catch (error) {
-          if (upstream.kind === "http" && attempt === 0 && isSessionGone(error) && !scope.signal.aborted) {
-            lease.discard();
-            continue;
+          if (upstream.kind === "http" && attempt === 0 && !scope.signal.aborted) {
+            if (lease.connection.era === "legacy" && isSessionGone(error)) {
+              lease.discard();
+              continue;
+            }
+            if (lease.connection.era === "modern" && isEraRefused(error)) {
+              verdicts.delete(key);
+              lease.discard();
+              continue;
+            }
           }
           throw error;
         } finally {
@@ -351,14 +465,10 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     callOptions: CallOptions | undefined,
     run: (connection: UpstreamConnection) => Promise<T>,
   ): Promise<T> {
-    const onInputRequest = callOptions?.onInputRequest;
     const connection = await openUpstreamConnection(upstream, {
-      subject,
-      clientInfo,
-      handshakeTimeoutMs: handshakeTimeoutFor(target),
+      ...connectionOptions(upstream, subject, target, callOptions?.onInputRequest !== undefined),
       signal,
       hooks: hooksFor(target, subject, callOptions, false),
-      ...(onInputRequest ? { onInputRequest: (request) => onInputRequest(request) } : {}),
     });
     const entry = { targetId: target.id, connection };
     perCall.add(entry);
@@ -378,37 +488,54 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     async callTool(call, target, callOptions): Promise<ToolResult> {
       // A malformed reference fails before any server is started for it.
       const { toolName } = parseMcpToolUri(call.tool.uri);
+      return withUpstream(target, callOptions, "tools/call", async (connection, requestOptions, subject) => {
+        const params = {
+          name: toolName,
+          arguments: call.arguments,
+          ...answersFor(connection, call.input, subject),
+        };
+        const result = await connection.request(
+          "tools/call",
+          params,
+          call.tool.inputSchema ? { ...requestOptions, inputSchema: call.tool.inputSchema } : requestOptions,
+        );
+        const inputRequired = inputRequiredOf(result, subject);
+        if (inputRequired) return withMeta<ToolResult>({ content: [], inputRequired }, result);
+        return toolResult(result as CallToolResult, subject);
+      });
+    },
+    readResource(read, target, callOptions): Promise<ResourceResult> {
       return withUpstream(
         target,
         callOptions,
-        "tools/call",
-        async (connection, requestOptions, subject, meta) => {
-          const params = { name: toolName, arguments: call.arguments };
-          const result = await connection.client.callTool(
-            meta.progressToken ? { ...params, _meta: { progressToken: meta.progressToken } } : params,
-            undefined,
-            requestOptions,
+        "resources/read",
+        async (connection, requestOptions, subject) => {
+          const result = await connection.request("resources/read", { uri: read.uri }, requestOptions);
+          if (result.resultType === "input_required") {
+            throw new TrestleError(
+              `The MCP server ${subject.label} asked for input to read a resource, which the router cannot pass on`,
+              Code.Unimplemented,
+            );
+          }
+          return withMeta<ResourceResult>(
+            { contents: (result.contents ?? []) as ResourceResult["contents"] },
+            result,
           );
-          return toolResult(result as CallToolResult, subject);
         },
       );
     },
-    readResource(read, target, callOptions): Promise<ResourceResult> {
-      return withUpstream(target, callOptions, "resources/read", async (connection, requestOptions) => {
-        const result = await connection.client.readResource({ uri: read.uri }, requestOptions);
-        const out: ResourceResult = { contents: result.contents as ResourceResult["contents"] };
-        if (result._meta !== undefined) out._meta = result._meta as JsonObject;
-        return out;
-      });
-    },
     getPrompt(get, target, callOptions): Promise<PromptResult> {
       const name = directory?.upstreamPromptName?.(target, get.prompt.name) ?? get.prompt.name;
-      return withUpstream(target, callOptions, "prompts/get", async (connection, requestOptions) => {
-        const result = await connection.client.getPrompt({ name, arguments: get.arguments }, requestOptions);
-        const out: PromptResult = { messages: result.messages as PromptResult["messages"] };
-        if (result.description !== undefined) out.description = result.description;
-        if (result._meta !== undefined) out._meta = result._meta as JsonObject;
-        return out;
+      return withUpstream(target, callOptions, "prompts/get", async (connection, requestOptions, subject) => {
+        const params = { name, arguments: get.arguments, ...answersFor(connection, get.input, subject) };
+        const result = await connection.request("prompts/get", params, requestOptions);
+        const inputRequired = inputRequiredOf(result, subject);
+        if (inputRequired) return withMeta<PromptResult>({ messages: [], inputRequired }, result);
+        const out: PromptResult = {
+          messages: (result.messages ?? []) as unknown as PromptResult["messages"],
+        };
+        if (typeof result.description === "string") out.description = result.description;
+        return withMeta(out, result);
       });
     },
     executeCode(): AsyncIterable<CodeOutput> {
@@ -423,7 +550,7 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     async probeHealth(target, callOptions) {
       try {
         await withUpstream(target, callOptions, "ping", (connection, requestOptions) =>
-          connection.client.ping(requestOptions),
+          connection.request("ping", {}, requestOptions),
         );
         return { state: "healthy" };
       } catch (error) {

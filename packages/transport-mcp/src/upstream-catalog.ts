@@ -1,3 +1,9 @@
+import {
+  ListPromptsResultSchema,
+  ListResourcesResultSchema,
+  ListResourceTemplatesResultSchema,
+  ListToolsResultSchema,
+} from "@modelcontextprotocol/core";
 import type {
   GetPromptResult,
   Implementation,
@@ -7,18 +13,46 @@ import type {
   ServerCapabilities,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { Code, createCallScope, TrestleError } from "@trestle/core";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  Code,
+  createCallScope,
+  type InputAnswers,
+  type JsonObject,
+  type PromptResult,
+  TrestleError,
+} from "@trestle/core";
 import { type FailureSubject, failureSubject, isSessionGone, requestFailure } from "./mcp-failure.js";
+import { invalidMcpHeaderReason } from "./mcp-param-headers.js";
 import type { McpUpstream } from "./mcp-upstream.js";
+import { inputRequiredOf, inputResponseParams, type McpEra, SERVER_INFO_META_KEY } from "./modern-era.js";
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS, DEFAULT_START_TIMEOUT_MS } from "./timeouts.js";
-import { type McpListKind, openUpstreamConnection, type UpstreamConnection } from "./upstream-connection.js";
+import {
+  type McpListKind,
+  openUpstreamConnection,
+  type UpstreamConnection,
+  type UpstreamMethod,
+} from "./upstream-connection.js";
+
+type ListSchema =
+  | typeof ListToolsResultSchema
+  | typeof ListResourcesResultSchema
+  | typeof ListResourceTemplatesResultSchema
+  | typeof ListPromptsResultSchema;
 
 /** What an upstream MCP server offers, every page of every list it advertises. */
 export interface UpstreamCatalog {
   /** The server's own `serverInfo` (name, version, title…). */
   serverInfo: Implementation;
-  /** The capabilities the server advertised in `initialize`. */
+  /** The capabilities the server advertised in `initialize` (legacy) or `server/discover` (modern). */
   capabilities: ServerCapabilities;
+  /**
+   * The era the server speaks: `modern` (2026-07-28, stateless) or `legacy` (`initialize` and a session).
+   * Always set on a listing; optional so that a catalog built by hand (a test's) need not name one.
+   */
+  era?: McpEra;
+  /** The revision spoken with it: `2026-07-28`, or the one `initialize` negotiated (when known). */
+  protocolVersion?: string;
   /** The server's `instructions`, when it gave any. */
   instructions?: string;
   /** Its tools, each with its full input (and output) JSON Schema. Empty when it has no `tools` capability. */
@@ -29,6 +63,11 @@ export interface UpstreamCatalog {
   resourceTemplates: ResourceTemplate[];
   /** Its prompts. Empty when it has no `prompts` capability. */
   prompts: Prompt[];
+  /**
+   * Tools left out of `tools` because their `x-mcp-header` marks break the rules of MCP 2026-07-28 over
+   * Streamable HTTP (a client must not offer them), each with why. Absent when none was.
+   */
+  rejectedTools?: { name: string; reason: string }[];
 }
 
 /** Options for {@link listUpstreamCatalog}. */
@@ -97,49 +136,76 @@ async function fetchCatalog(
   signal: AbortSignal,
   deadlineMs: number,
 ): Promise<UpstreamCatalog> {
-  const { client } = connection;
-  const capabilities = client.getServerCapabilities() ?? {};
+  const { capabilities } = connection;
   // A signal of its own per request: the SDK never removes the abort listener it adds to a request's signal.
   const options = () => ({ signal: AbortSignal.any([signal]), timeout: deadlineMs + 1_000 });
-  const page = (cursor: string | undefined) => (cursor === undefined ? {} : { cursor });
-  let method = "tools/list";
+  const page = (cursor: string | undefined): JsonObject => (cursor === undefined ? {} : { cursor });
+  /** One page of a list, checked against the SDK's wire schema (a modern upstream's answer arrives raw). */
+  const listPage = async <S extends ListSchema>(
+    listMethod: UpstreamMethod,
+    schema: S,
+    cursor: string | undefined,
+  ): Promise<ReturnType<S["parse"]>> => {
+    const raw = await connection.request(listMethod, page(cursor), options());
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) {
+      throw new TrestleError(
+        `The MCP server ${subject.label} answered ${listMethod} with a result that is not valid MCP`,
+        Code.Internal,
+      );
+    }
+    return parsed.data as ReturnType<S["parse"]>;
+  };
+  let method: UpstreamMethod = "tools/list";
   try {
     const tools = capabilities.tools
       ? await allPages(subject, method, async (cursor) => {
-          const r = await client.listTools(page(cursor), options());
-          return { nextCursor: r.nextCursor, items: r.tools };
+          const r = await listPage("tools/list", ListToolsResultSchema, cursor);
+          return { nextCursor: r.nextCursor, items: r.tools as Tool[] };
         })
       : [];
     method = "resources/list";
     const resources = capabilities.resources
       ? await allPages(subject, method, async (cursor) => {
-          const r = await client.listResources(page(cursor), options());
-          return { nextCursor: r.nextCursor, items: r.resources };
+          const r = await listPage("resources/list", ListResourcesResultSchema, cursor);
+          return { nextCursor: r.nextCursor, items: r.resources as Resource[] };
         })
       : [];
     method = "resources/templates/list";
     const resourceTemplates = capabilities.resources
       ? await allPages(subject, method, async (cursor) => {
-          const r = await client.listResourceTemplates(page(cursor), options());
-          return { nextCursor: r.nextCursor, items: r.resourceTemplates };
+          const r = await listPage("resources/templates/list", ListResourceTemplatesResultSchema, cursor);
+          return { nextCursor: r.nextCursor, items: r.resourceTemplates as ResourceTemplate[] };
         })
       : [];
     method = "prompts/list";
     const prompts = capabilities.prompts
       ? await allPages(subject, method, async (cursor) => {
-          const r = await client.listPrompts(page(cursor), options());
-          return { nextCursor: r.nextCursor, items: r.prompts };
+          const r = await listPage("prompts/list", ListPromptsResultSchema, cursor);
+          return { nextCursor: r.nextCursor, items: r.prompts as Prompt[] };
         })
       : [];
+    const rejectedTools: { name: string; reason: string }[] = [];
+    const offered =
+      connection.era === "modern" && subject.kind === "http"
+        ? tools.filter((tool) => {
+            const reason = invalidMcpHeaderReason(tool.inputSchema);
+            if (reason !== undefined) rejectedTools.push({ name: tool.name, reason });
+            return reason === undefined;
+          })
+        : tools;
     const catalog: UpstreamCatalog = {
-      serverInfo: client.getServerVersion() ?? { name: "", version: "" },
+      serverInfo: connection.serverInfo,
       capabilities,
-      tools,
+      era: connection.era,
+      ...(connection.protocolVersion !== undefined ? { protocolVersion: connection.protocolVersion } : {}),
+      tools: offered,
       resources,
       resourceTemplates,
       prompts,
     };
-    const instructions = client.getInstructions();
+    if (rejectedTools.length > 0) catalog.rejectedTools = rejectedTools;
+    const { instructions } = connection;
     if (instructions !== undefined) catalog.instructions = instructions;
     return catalog;
   } catch (error) {
@@ -226,6 +292,13 @@ export interface WatchUpstreamCatalogOptions extends UpstreamCatalogOptions {
   reconnectDelayMs?: number;
 }
 
+/**
+ * A prompt as the watch's upstream expanded it. When a modern upstream needs input first, `inputRequired` says
+ * what (its requests under the upstream's own keys, its `requestState` verbatim as `state`) and `messages` is
+ * empty; repeat the get with the client's answers as `input`.
+ */
+export type WatchedPromptResult = GetPromptResult & { inputRequired?: PromptResult["inputRequired"] };
+
 /** A live view of an upstream's catalog, kept current by its `list_changed` notifications. */
 export interface UpstreamCatalogWatch {
   /** The latest catalog. */
@@ -239,8 +312,8 @@ export interface UpstreamCatalogWatch {
   getPrompt(
     name: string,
     args: Record<string, string>,
-    options?: { signal?: AbortSignal; timeoutMs?: number },
-  ): Promise<GetPromptResult>;
+    options?: { signal?: AbortSignal; timeoutMs?: number; input?: InputAnswers },
+  ): Promise<WatchedPromptResult>;
   /** Stops watching and disconnects (ending the process, for stdio). Idempotent. */
   close(): Promise<void>;
 }
@@ -336,10 +409,7 @@ export async function watchUpstreamCatalog(
         scope.signal,
         handshakeTimeoutMs + 1_000,
         {
-          onListChanged(kind) {
-            pending.add(kind);
-            coalesceTimer ??= setTimeout(flush, COALESCE_MS);
-          },
+          onListChanged: listChanged,
           onClosed() {
             if (!stopped && connection === opened) scheduleReconnect();
           },
@@ -353,6 +423,37 @@ export async function watchUpstreamCatalog(
     } finally {
       scope.dispose();
     }
+  }
+
+  function listChanged(kind: McpListKind): void {
+    pending.add(kind);
+    coalesceTimer ??= setTimeout(flush, COALESCE_MS);
+  }
+
+  /**
+   * A modern upstream sends list changes only on a `subscriptions/listen` stream: the watch keeps one open for
+   * the lists the upstream says change, and reconnects when the stream ends. An upstream that refuses the
+   * stream is watched no further (reported once); its catalog stays as listed.
+   */
+  function listen(opened: UpstreamConnection): void {
+    if (!opened.listen) return;
+    const kinds = ALL_KINDS.filter(
+      (kind) => (opened.capabilities[kind] as { listChanged?: boolean } | undefined)?.listChanged === true,
+    );
+    if (kinds.length === 0) return;
+    opened.listen(kinds, listChanged, stop.signal).then(
+      () => {
+        if (!stopped && connection === opened) scheduleReconnect();
+      },
+      (error: unknown) => {
+        if (stopped || connection !== opened) return;
+        if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) {
+          report(requestFailure(error, subject, "subscriptions/listen", stop.signal, deadlineMs));
+          return;
+        }
+        scheduleReconnect();
+      },
+    );
   }
 
   function flush(): void {
@@ -393,6 +494,7 @@ export async function watchUpstreamCatalog(
           return;
         }
         connection = opened;
+        listen(opened);
         const catalog = await list(opened);
         reconnectDelay = options.reconnectDelayMs ?? 250;
         changed(catalog, ALL_KINDS);
@@ -406,6 +508,7 @@ export async function watchUpstreamCatalog(
   }
 
   connection = await connect(true);
+  listen(connection);
   try {
     await list(connection);
   } catch (error) {
@@ -445,11 +548,25 @@ export async function watchUpstreamCatalog(
         timeoutMs,
       );
       try {
-        return await on.client.getPrompt(
-          { name, arguments: args },
+        if (callOptions.input && on.era !== "modern") {
+          throw new TrestleError(
+            `The MCP server ${subject.label} speaks MCP ${on.protocolVersion ?? "before 2026-07-28"}, which has no input_required round trip to answer`,
+            Code.FailedPrecondition,
+          );
+        }
+        const result = await on.request(
+          "prompts/get",
+          { name, arguments: args, ...inputResponseParams(callOptions.input) },
           { signal: scope.signal, timeout: timeoutMs + 1_000 },
         );
+        const inputRequired = inputRequiredOf(result, subject);
+        const { resultType: _resultType, _meta, ...rest } = result;
+        const { [SERVER_INFO_META_KEY]: _serverInfo, ...meta } = (_meta ?? {}) as JsonObject;
+        if (Object.keys(meta).length > 0) rest._meta = meta;
+        if (inputRequired) return { ...rest, messages: [], inputRequired } as WatchedPromptResult;
+        return rest as unknown as WatchedPromptResult;
       } catch (error) {
+        if (error instanceof TrestleError && !scope.signal.aborted) throw error;
         throw requestFailure(error, subject, "prompts/get", scope.signal, timeoutMs);
       } finally {
         scope.dispose();

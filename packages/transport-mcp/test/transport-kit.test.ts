@@ -167,3 +167,100 @@ describeTransportContract({
     provisioning: false,
   },
 });
+
+/**
+ * Serves neutral handlers as an MCP 2026-07-28 server (stateless JSON over HTTP, no `initialize`): the kit's
+ * reference capability as a modern upstream, which the transport discovers and calls with one POST per call.
+ */
+async function serveOverModernMcp(handlers: ServiceHandlers): Promise<ServedCapability> {
+  const http = createServer(async (req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const message = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+      id: number;
+      method: string;
+      params?: { name?: string; uri?: string; arguments?: JsonObject; _meta?: JsonObject };
+    };
+    const abort = new AbortController();
+    res.on("close", () => {
+      if (!res.writableEnded) abort.abort();
+    });
+    const reply = (status: number, body: object) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify({ jsonrpc: "2.0", id: message.id, ...body }));
+    };
+    const complete = (result: object) => reply(200, { result: { ...result, resultType: "complete" } });
+    if (message.params?._meta?.["io.modelcontextprotocol/protocolVersion"] !== "2026-07-28") {
+      reply(400, {
+        error: { code: -32022, message: "Unsupported protocol version", data: { supported: ["2026-07-28"] } },
+      });
+      return;
+    }
+    try {
+      if (message.method === "server/discover") {
+        complete({
+          supportedVersions: ["2026-07-28"],
+          capabilities: { tools: {}, ...(handlers.readResource ? { resources: {} } : {}) },
+          _meta: { "io.modelcontextprotocol/serverInfo": { name: "kit-reference", version: "1.0.0" } },
+        });
+      } else if (message.method === "tools/call" && handlers.callTool) {
+        const uri = message.params?.name ?? "";
+        const result = await handlers.callTool(
+          { tool: { name: "kit-tool", type: "kit", uri }, arguments: message.params?.arguments ?? {} },
+          contextOf(abort.signal),
+        );
+        complete(result);
+      } else if (message.method === "resources/read" && handlers.readResource) {
+        const uri = message.params?.uri ?? "";
+        complete(
+          await handlers.readResource(
+            { resource: { location: uri, type: "", name: "" }, uri },
+            contextOf(abort.signal),
+          ),
+        );
+      } else {
+        reply(404, { error: { code: -32601, message: `Method not found: ${message.method}` } });
+      }
+    } catch (error) {
+      if (res.writableEnded || abort.signal.aborted) return;
+      const failure = jsonRpcError(error);
+      reply(200, { error: { code: failure.code, message: TrestleError.from(error).rawMessage } });
+    }
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    target: {
+      id: `kit-modern-${port}`,
+      serviceName: "kit",
+      host: "127.0.0.1",
+      port,
+      serviceType: "multi-capability",
+    },
+    async close() {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+describeTransportContract({
+  name: "mcp transport ↔ an MCP 2026-07-28 server (stateless)",
+  createTransport: () => addressingKitTools(createMcpTransport()),
+  serve: serveOverModernMcp,
+  deadTarget: async () => ({
+    id: "dead-modern",
+    serviceName: "dead",
+    host: "127.0.0.1",
+    port: await freePort(),
+    serviceType: "multi-capability",
+  }),
+  expresses: {
+    callFields: false,
+    resourceFields: false,
+    allErrorCodes: false,
+    healthStates: false,
+    codeExecution: false,
+    provisioning: false,
+  },
+});

@@ -1,9 +1,10 @@
-import type { GetPromptResult, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import {
   Code,
   describeForwardUpstream,
   type ForwardReference,
   type ForwardUpstream,
+  type InputAnswers,
   type PromptReference,
   type ServiceTarget,
   TrestleError,
@@ -12,7 +13,7 @@ import { normalizeNamespace } from "@trestle/registry";
 import { importedName } from "./catalog-import.js";
 import { forwardTarget } from "./forward-identity.js";
 import type { ForwardStatus } from "./forward-view.js";
-import type { UpstreamCatalogWatch } from "./upstream-connector.js";
+import type { ForwardPromptResult, UpstreamCatalogWatch } from "./upstream-connector.js";
 
 /**
  * A forward the router follows. The supervisor alone changes it; everyone else reads it through the
@@ -75,8 +76,8 @@ export interface ForwardDirectory {
   getPrompt(
     prompt: PromptReference,
     args: Record<string, string>,
-    options?: { signal?: AbortSignal },
-  ): Promise<GetPromptResult>;
+    options?: { signal?: AbortSignal; input?: InputAnswers },
+  ): Promise<ForwardPromptResult>;
   /** Makes `entry` the one answering for its name and service name (the supervisor's). */
   register(entry: LiveForward): void;
   /** Forgets `entry`, unless another entry answers for its names by now (the supervisor's). */

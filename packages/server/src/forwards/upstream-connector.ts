@@ -7,7 +7,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ForwardUpstream, TrestleError } from "@trestle/core";
+import type { ForwardUpstream, InputAnswers, InputRequired, TrestleError } from "@trestle/core";
 
 /** What an upstream MCP server offers, every page of every list it advertises (what the forwards import). */
 export interface UpstreamCatalog {
@@ -19,6 +19,12 @@ export interface UpstreamCatalog {
   resourceTemplates: ResourceTemplate[];
   prompts: Prompt[];
 }
+
+/**
+ * A forward's prompt as its upstream expanded it; `inputRequired` (with empty `messages`) when a 2026-07-28
+ * upstream needs input first: its requests under the upstream's keys, its request state verbatim.
+ */
+export type ForwardPromptResult = GetPromptResult & { inputRequired?: InputRequired };
 
 /** How a forward's upstream is watched: its timeouts, and what to do when its catalog changes or it fails. */
 export interface UpstreamWatchOptions {
@@ -40,12 +46,15 @@ export interface UpstreamCatalogWatch {
   readonly catalog: UpstreamCatalog;
   /** Lists everything again now and returns it. */
   refresh(): Promise<UpstreamCatalog>;
-  /** `prompts/get` on the watch's connection. */
+  /**
+   * `prompts/get` on the watch's connection; `input` carries the client's answers when this get repeats one that
+   * ended in `inputRequired` (a 2026-07-28 upstream's `input_required`).
+   */
   getPrompt(
     name: string,
     args: Record<string, string>,
-    options?: { signal?: AbortSignal; timeoutMs?: number },
-  ): Promise<GetPromptResult>;
+    options?: { signal?: AbortSignal; timeoutMs?: number; input?: InputAnswers },
+  ): Promise<ForwardPromptResult>;
   /** Stops watching and disconnects. Idempotent. */
   close(): Promise<void>;
 }
