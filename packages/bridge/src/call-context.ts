@@ -36,6 +36,8 @@ export interface CallContext {
   onInputRequest?: CallOptions["onInputRequest"];
   /** The client's answers when this call repeats one that ended in `inputRequired`. */
   input?: InputAnswers;
+  /** What input the client can give (see `CallOptions.inputCapabilities`). */
+  inputCapabilities?: CallOptions["inputCapabilities"];
   /**
    * The client's side of the call (protocol, revision, method): given, the call gets a translation report
    * (`translationKey`) that its terminal event carries.
@@ -74,5 +76,6 @@ export function callOptionsFor(context: CallContext | undefined, timeoutMs?: num
   if (context?.onProgress) options.onProgress = context.onProgress;
   if (context?.onLog) options.onLog = context.onLog;
   if (context?.onInputRequest) options.onInputRequest = context.onInputRequest;
+  if (context?.inputCapabilities) options.inputCapabilities = context.inputCapabilities;
   return options;
 }

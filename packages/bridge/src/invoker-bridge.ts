@@ -8,6 +8,7 @@ import {
   redactBody,
   redactHeaders,
   redactSecretsUri,
+  requiredClientCapabilities,
   type ServiceTarget,
   type ToolCall,
   type ToolCallParts,
@@ -42,8 +43,10 @@ export interface InvokerBridge {
    * followed by one COMPLETED or FAILED event, and `scrubSecrets` scrubs what comes back; a call that fails
    * before it reaches a transport (missing arguments, no service) the bridge records itself.
    *
-   * Never rejects: every failure (missing arguments, no service, service down, an error the service reported,
-   * cancellation) comes back as an `isError: true` result whose text a user can act on. Secret values sent in
+   * Rejects only when the backend refused because the client lacks a capability (a `FailedPrecondition` naming
+   * them, see `requiredClientCapabilities`): the front answers that in its client's protocol. Every other failure
+   * (missing arguments, no service, service down, an error the service reported, cancellation) comes back as an
+   * `isError: true` result whose text a user can act on. Secret values sent in
    * the call (`wanaku_auth_*` values, secret-looking arguments, credential headers) are scrubbed from the
    * result and the events, even when the service echoes them back.
    */
@@ -154,6 +157,8 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
     try {
       return await deps.transports.transportFor(target).callTool(call, target, options);
     } catch (thrown) {
+      // A refusal for what the client cannot do is the front's to answer, in its client's protocol.
+      if (requiredClientCapabilities(thrown)) throw thrown;
       // The bridge words this message around the error's text (already scrubbed by the `scrubSecrets` interceptor
       // where the composition root installed it); a failure path, so one more scrub is cheap insurance.
       const error = TrestleError.from(thrown);
@@ -171,6 +176,7 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
       try {
         return await invoke(args ?? {}, tool, context, secrets);
       } catch (thrown) {
+        if (requiredClientCapabilities(thrown)) throw thrown;
         // Only a defect can get here (invoke catches everything it awaits); keep the promise of never rejecting.
         const message = secrets.scrub(TrestleError.from(thrown, Code.Internal).rawMessage);
         return textResult(

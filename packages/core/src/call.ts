@@ -208,6 +208,12 @@ export interface CallOptions {
    * answer, and a transport must not tell its backend that it can.
    */
   onInputRequest?(request: InputRequest): Promise<InputResponse>;
+  /**
+   * What input the calling client can give, as MCP client capability objects by name (`elicitation`,
+   * `sampling`, `roots`). A transport tells its backend no more than this: a backend then asks only for what the
+   * client can answer, or refuses the call naming what it lacks.
+   */
+  inputCapabilities?: Readonly<Record<string, JsonObject>>;
   /** Typed values for interceptors, a fresh bag per call (connect-es style). */
   contextValues?: ContextValues;
 }

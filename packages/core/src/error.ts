@@ -88,6 +88,28 @@ export interface TrestleErrorOptions {
  * throw new TrestleError("Missing required parameter(s): city", Code.InvalidArgument);
  * ```
  */
+/**
+ * Metadata key of a `FailedPrecondition` failure a backend refused because the calling client lacks a capability
+ * (MCP's -32021): the JSON object of what it requires, keyed like a client's capabilities (`{"sampling": {}}`).
+ * The bridge does not turn such a refusal into an error result: the front answers its client in its own protocol.
+ */
+export const REQUIRED_CAPABILITIES_METADATA_KEY = "required-client-capabilities";
+
+/** The capabilities a refusal says the client lacks (see {@link REQUIRED_CAPABILITIES_METADATA_KEY}), if it says. */
+export function requiredClientCapabilities(error: unknown): Record<string, unknown> | undefined {
+  if (!(error instanceof TrestleError) || error.code !== Code.FailedPrecondition) return undefined;
+  const json = error.metadata[REQUIRED_CAPABILITIES_METADATA_KEY];
+  if (json === undefined) return undefined;
+  try {
+    const value = JSON.parse(json) as unknown;
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export class TrestleError extends Error {
   /** The gRPC-aligned code. */
   readonly code: Code;

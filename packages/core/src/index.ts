@@ -85,6 +85,8 @@ export {
   isServiceFailure,
   isTransient,
   isTrestleError,
+  REQUIRED_CAPABILITIES_METADATA_KEY,
+  requiredClientCapabilities,
   TrestleError,
   type TrestleErrorOptions,
 } from "./error.js";

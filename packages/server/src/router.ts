@@ -187,6 +187,8 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       unaryTimeoutMs: config.unaryTimeoutMs,
       timeouts,
       clientInfo: { name: "trestle", version: SERVER_VERSION },
+      // A 2026-07-28 upstream is told what the router's client can answer, no more.
+      clientCapabilities: (callOptions) => callOptions?.inputCapabilities,
       // An upstream's messages are not tied to a call; their data may quote anything, so only their level shows.
       onLog: ({ target, upstream, message }) =>
         logger.debug(

@@ -1,6 +1,6 @@
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { Code, scrubSecrets, TrestleError } from "@trestle/core";
+import { Code, REQUIRED_CAPABILITIES_METADATA_KEY, scrubSecrets, TrestleError } from "@trestle/core";
 import { describeUpstream, type McpUpstream, upstreamSecretValues } from "./mcp-upstream.js";
 
 /** Longest piece of upstream text quoted in a sentence; the rest is cut, since a sentence is not a log. */
@@ -22,9 +22,16 @@ const MAX_ERROR_DATA_LENGTH = 4_096;
 function modernErrorData(error: McpError, subject: FailureSubject): Record<string, string> {
   if (![-32020, -32021, -32022].includes(error.code) || error.data === undefined) return {};
   const json = JSON.stringify(scrubUpstreamValue(error.data, subject.secrets));
-  return json !== undefined && json.length <= MAX_ERROR_DATA_LENGTH
-    ? { [MCP_ERROR_DATA_METADATA_KEY]: json }
-    : {};
+  if (json === undefined || json.length > MAX_ERROR_DATA_LENGTH) return {};
+  const metadata: Record<string, string> = { [MCP_ERROR_DATA_METADATA_KEY]: json };
+  // What the client lacks, in the neutral key every front reads.
+  const required = (error.data as { requiredCapabilities?: unknown }).requiredCapabilities;
+  if (error.code === -32021 && typeof required === "object" && required !== null) {
+    metadata[REQUIRED_CAPABILITIES_METADATA_KEY] = JSON.stringify(
+      scrubUpstreamValue(required, subject.secrets),
+    );
+  }
+  return metadata;
 }
 
 /** Who failed, and what may not be shown while saying so. */

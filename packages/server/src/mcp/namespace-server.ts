@@ -27,12 +27,14 @@ import {
   matchUriTemplate,
   type ResourceBridge,
 } from "@trestle/bridge";
-import type {
-  InputAnswers,
-  InputRequired,
-  PromptReference,
-  ResourceReference,
-  ToolResult,
+import {
+  type InputAnswers,
+  type InputRequired,
+  type JsonObject,
+  type PromptReference,
+  type ResourceReference,
+  requiredClientCapabilities,
+  type ToolResult,
 } from "@trestle/core";
 import type { z } from "zod";
 import type { CatalogView, EngineLanguage } from "./catalog-view.js";
@@ -48,7 +50,7 @@ import {
 import { JsonRpcErrorCode } from "./json-rpc.js";
 import { type CallTurn, createParkedCalls } from "./parked-calls.js";
 import { expandPrompt } from "./prompt-expansion.js";
-import { type ModernClient, negotiateLegacyRevision } from "./protocol-era.js";
+import { type ModernClient, ModernErrorCode, negotiateLegacyRevision } from "./protocol-era.js";
 import { ProtocolError, RESOURCE_NOT_FOUND } from "./protocol-error.js";
 import { createRequestStateSealer } from "./request-state.js";
 import { LOG_LEVELS, type LogLevel, type SessionState } from "./session-registry.js";
@@ -232,6 +234,16 @@ function page<T>(
 
 const isTemplate = (resource: ResourceReference): boolean => isUriTemplate(resource.location);
 
+/** The input a client declared it can give (elicitation, sampling, roots), as the backend is told. */
+function inputCapabilitiesOf(declared: Readonly<Record<string, unknown>>): Record<string, JsonObject> {
+  const out: Record<string, JsonObject> = {};
+  for (const name of ["elicitation", "sampling", "roots"]) {
+    const value = declared[name];
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) out[name] = value as JsonObject;
+  }
+  return out;
+}
+
 /**
  * The least level of log messages a request's client wants: a session's setting (info until it sets one), or a
  * stateless request's `_meta` level (none at all when it names none, as 2026-07-28 says).
@@ -393,6 +405,20 @@ export function createNamespaceMethods(
       const tool = backend.catalog.getTool(namespace, name);
       if (tool) {
         const context = contextFor(origin, extra.signal);
+        // The backend learns what this client can answer; what it then refuses for lack of it is -32021 here.
+        context.inputCapabilities = inputCapabilitiesOf(
+          origin.modern?.capabilities ?? origin.session?.clientCapabilities ?? {},
+        );
+        const execute = (ctx: CallContext) =>
+          backend.invoker.execute(args, tool, ctx).catch((error: unknown) => {
+            const required = requiredClientCapabilities(error);
+            if (!required) throw error;
+            throw new ProtocolError(
+              ModernErrorCode.MissingRequiredClientCapability,
+              `Missing required client capability: tool '${name}' needs ${Object.keys(required).join(" and ")}, which the client did not declare`,
+              { requiredCapabilities: required },
+            );
+          });
         // Whatever the backend reports during the call reaches this client: progress under the client's own
         // token (when it asked for progress), log messages at the level the client set.
         const progressToken = request.params._meta?.progressToken;
@@ -449,7 +475,7 @@ export function createNamespaceMethods(
           const started = await backend.tasks.start(
             { namespace, principal: claims.principal },
             (hooks) =>
-              backend.invoker.execute(args, tool, {
+              execute({
                 ...context,
                 signal: hooks.signal,
                 onInputRequest: hooks.onInputRequest,
@@ -494,18 +520,17 @@ export function createNamespaceMethods(
           }
           return finish(
             await parkedCalls.start<ToolResult>(
-              (onInputRequest, signal) =>
-                backend.invoker.execute(args, tool, { ...context, onInputRequest, signal }),
+              (onInputRequest, signal) => execute({ ...context, onInputRequest, signal }),
               extra.signal,
             ),
           );
         }
-        let result = await backend.invoker.execute(args, tool, context);
+        let result = await execute(context);
         // A session's client is asked each question itself, and the call repeated with its answers.
         if (result.inputRequired && ask) {
           result = await relayInputToSession(
             result,
-            (answers) => backend.invoker.execute(args, tool, { ...context, input: answers }),
+            (answers) => execute({ ...context, input: answers }),
             ask,
             origin.session?.clientCapabilities ?? {},
             `Tool '${name}'`,
