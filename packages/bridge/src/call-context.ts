@@ -1,9 +1,11 @@
 import type {
   CallOptions,
   ContentBlock,
+  InputAnswers,
   ServiceResolver,
   ToolCallEventSink,
   ToolResult,
+  TranslationLeg,
   TransportSelector,
 } from "@trestle/core";
 
@@ -32,6 +34,13 @@ export interface CallContext {
   onLog?: CallOptions["onLog"];
   /** Asked when the backend needs input from the user (elicitation, sampling, roots); absent: the front cannot relay it. */
   onInputRequest?: CallOptions["onInputRequest"];
+  /** The client's answers when this call repeats one that ended in `inputRequired` (sent as `ToolCall.input`). */
+  input?: InputAnswers;
+  /**
+   * The protocol, version and method the client spoke to the front. A call whose backend speaks another protocol
+   * (or whose front is not MCP) carries a translation report on its terminal event; absent: MCP `tools/call`.
+   */
+  client?: TranslationLeg;
 }
 
 /** One block of a tool result: core's {@link ContentBlock} (the name the server knew it by). */

@@ -8,12 +8,14 @@ import {
   redactHeaders,
   redactSecretsUri,
   type ServiceTarget,
+  type ToolCall,
   type ToolCallParts,
   type ToolPayload,
   type ToolReference,
   type ToolResult,
   TrestleError,
   toolCallParts,
+  translationRecorderKey,
   validateRequiredArguments,
 } from "@trestle/core";
 import type { BridgeDependencies, CallContext } from "./call-context.js";
@@ -29,6 +31,7 @@ import { callSecretsKey } from "./interceptors/scrub-secrets.js";
 import { applyToolProvisioning, provisionOnService } from "./provisioning.js";
 import { addSecretMetadata, createSecretValues, type SecretValues } from "./secret-values.js";
 import { resolveToolService } from "./service-resolution.js";
+import { translationFor } from "./translation-record.js";
 
 /** Routes `tools/call` to capability services and provisions tools on them. */
 export interface InvokerBridge {
@@ -133,13 +136,15 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
     }
     const options = callOptionsFor(context);
     // One bag per call: the call events and the scrubbing interceptors read what only the bridge knows.
+    const callRecord = record(parts);
     options.contextValues = createContextValues()
-      .set(callRecordKey, record(parts))
-      .set(callSecretsKey, secrets);
+      .set(callRecordKey, callRecord)
+      .set(callSecretsKey, secrets)
+      .set(translationRecorderKey, translationFor(callRecord, context?.client, target));
+    const call: ToolCall = { tool, arguments: args as JsonObject };
+    if (context?.input) call.input = context.input;
     try {
-      return await deps.transports
-        .transportFor(target)
-        .callTool({ tool, arguments: args as JsonObject }, target, options);
+      return await deps.transports.transportFor(target).callTool(call, target, options);
     } catch (thrown) {
       // The bridge words this message around the error's text (already scrubbed by the `scrubSecrets` interceptor
       // where the composition root installed it); a failure path, so one more scrub is cheap insurance.

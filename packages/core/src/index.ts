@@ -153,6 +153,7 @@ export {
   toolCallParts,
   validateRequiredArguments,
 } from "./tool-call-parts.js";
+export { type TranslationRecorder, translationRecorderKey } from "./translation.js";
 export {
   createTransportSelector,
   type TransportSelector,

@@ -1,0 +1,43 @@
+import type { ServiceTarget, TranslationLeg, TranslationRecorder } from "@trestle/core";
+import type { CallRecord } from "./interceptors/call-events.js";
+
+/** The client leg of a call whose front did not say: the MCP front's `tools/call`. */
+const MCP_CLIENT = { protocol: "mcp", method: "tools/call" } as const satisfies TranslationLeg;
+
+/** The method a backend of each built-in protocol sees for a tool call or a code execution. */
+function backendMethod(protocol: string, kind: "tool" | "code-execution"): string {
+  if (protocol === "mcp") return "tools/call";
+  if (protocol === "a2a") return "SendMessage";
+  return kind === "tool" ? "InvokeTool" : "ExecuteCode";
+}
+
+/**
+ * Fills `record.translation` for a call: at once when the client's protocol differs from the backend's (the A2A
+ * front calling a gRPC service), and through the returned recorder when a transport reports that it translated
+ * (an A2A agent behind the MCP front). A call between two legs of the same protocol and no notes has no report.
+ */
+export function translationFor(
+  record: CallRecord,
+  client: TranslationLeg | undefined,
+  target: ServiceTarget,
+): TranslationRecorder {
+  const clientLeg: TranslationLeg = { ...(client ?? MCP_CLIENT) };
+  const protocol = target.protocol ?? "grpc";
+  const kind = record.kind === "code-execution" ? "code-execution" : "tool";
+  const defaultBackend: TranslationLeg = { protocol, method: backendMethod(protocol, kind) };
+  if (clientLeg.protocol !== protocol && client !== undefined) {
+    record.translation = { client: clientLeg, backend: defaultBackend, notes: [] };
+  }
+  const report = () => {
+    record.translation ??= { client: clientLeg, backend: defaultBackend, notes: [] };
+    return record.translation;
+  };
+  return {
+    backend(leg) {
+      report().backend = { ...leg };
+    },
+    note(note) {
+      report().notes.push({ ...note });
+    },
+  };
+}
