@@ -39,6 +39,7 @@ export {
 } from "./call-options.js";
 export { type CallScope, createCallScope, raceAbort } from "./call-scope.js";
 export type {
+  ForwardA2aUpstream,
   ForwardHttpUpstream,
   ForwardReference,
   ForwardStdioUpstream,

@@ -344,6 +344,11 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
       }
     }
     note(
+      "approximated",
+      "skill input schema",
+      "A2A skills declare no input schema: the tool took a text message, optional data and a task handle",
+    );
+    note(
       "rewritten",
       "tools/call arguments",
       "sent as one A2A message: 'message' as a text part, 'data' as a data part, the skill id in message metadata 'skillId' (A2A has no skill field)",
