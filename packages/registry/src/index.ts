@@ -60,6 +60,7 @@ export type {
   RegistrationActor,
   Store,
   StoreChange,
+  StoredA2aTask,
   StoredEntry,
   StoredNamespace,
   StoreSnapshot,

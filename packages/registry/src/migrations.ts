@@ -94,6 +94,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX trestle_services_service_name ON trestle_services ((target ->> 'serviceName'));
     `,
   },
+  {
+    version: 4,
+    name: "A2A tasks the router's A2A front started",
+    // Any replica answers GetTask, CancelTask and SubscribeToTask from here; the replica running a call polls
+    // its row to see a cancellation another replica wrote.
+    sql: `
+      CREATE TABLE trestle_a2a_tasks (
+        id text PRIMARY KEY,
+        namespace text NOT NULL,
+        context_id text NOT NULL,
+        state text NOT NULL,
+        document jsonb NOT NULL,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL
+      );
+      CREATE INDEX trestle_a2a_tasks_namespace ON trestle_a2a_tasks (namespace, updated_at DESC);
+    `,
+  },
 ];
 
 /**

@@ -15,6 +15,7 @@ import type {
   RegistrationResult,
   Store,
   StoreChange,
+  StoredA2aTask,
   StoredEntry,
   StoredNamespace,
 } from "./store.js";
@@ -253,6 +254,27 @@ function withConnectionErrors(store: Store): Store {
  * Creates the {@link Store} on a {@link SqlClient}, whose schema {@link applyMigrations} has brought up to
  * date. The SQL is the same for PGlite and PostgreSQL.
  */
+interface A2aTaskRow {
+  id: string;
+  namespace: string;
+  context_id: string;
+  state: string;
+  document: Record<string, unknown> | string;
+  updated_at: string | number;
+}
+
+function a2aTaskFromRow(row: A2aTaskRow): StoredA2aTask {
+  return {
+    id: row.id,
+    namespace: row.namespace,
+    contextId: row.context_id,
+    state: row.state,
+    document:
+      typeof row.document === "string" ? (JSON.parse(row.document) as Record<string, unknown>) : row.document,
+    updatedAt: Number(row.updated_at),
+  };
+}
+
 export function createSqlStore(client: SqlClient): Store {
   async function recordHealthIn(
     tx: SqlExecutor,
@@ -693,6 +715,47 @@ export function createSqlStore(client: SqlClient): Store {
 
     async releaseLease(name, owner) {
       await client.query("DELETE FROM trestle_leases WHERE name = $1 AND owner = $2", [name, owner]);
+    },
+
+    async saveA2aTask(task, now) {
+      await client.query(
+        `INSERT INTO trestle_a2a_tasks (id, namespace, context_id, state, document, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $6)
+         ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state,
+           document = EXCLUDED.document, updated_at = EXCLUDED.updated_at`,
+        [task.id, task.namespace, task.contextId, task.state, JSON.stringify(task.document), now],
+      );
+    },
+
+    async loadA2aTask(id) {
+      const rows = await client.query<A2aTaskRow>(
+        "SELECT id, namespace, context_id, state, document, updated_at FROM trestle_a2a_tasks WHERE id = $1",
+        [id],
+      );
+      return rows[0] ? a2aTaskFromRow(rows[0]) : undefined;
+    },
+
+    async listA2aTasks(namespace, options) {
+      const rows = options.contextId
+        ? await client.query<A2aTaskRow>(
+            `SELECT id, namespace, context_id, state, document, updated_at FROM trestle_a2a_tasks
+             WHERE namespace = $1 AND context_id = $2 ORDER BY updated_at DESC LIMIT $3`,
+            [namespace, options.contextId, options.limit],
+          )
+        : await client.query<A2aTaskRow>(
+            `SELECT id, namespace, context_id, state, document, updated_at FROM trestle_a2a_tasks
+             WHERE namespace = $1 ORDER BY updated_at DESC LIMIT $2`,
+            [namespace, options.limit],
+          );
+      return rows.map(a2aTaskFromRow);
+    },
+
+    async removeA2aTasks(updatedBefore) {
+      const rows = await client.query<{ id: string }>(
+        "DELETE FROM trestle_a2a_tasks WHERE updated_at < $1 RETURNING id",
+        [updatedBefore],
+      );
+      return rows.length;
     },
 
     subscribe(onChange, onResync) {

@@ -127,6 +127,18 @@ export interface RegistrationResult {
  *
  * Use it through {@link createRegistry}; its methods are public for tests and tools.
  */
+/** An A2A task as the store keeps it. */
+export interface StoredA2aTask {
+  id: string;
+  namespace: string;
+  contextId: string;
+  /** The task's state, as A2A JSON names it (`TASK_STATE_WORKING`). */
+  state: string;
+  /** The task, as A2A JSON. */
+  document: Record<string, unknown>;
+  updatedAt?: number;
+}
+
 export interface Store {
   /** Which database holds the state. */
   readonly backend: "pglite" | "postgres";
@@ -222,6 +234,15 @@ export interface Store {
   claimLease(name: string, owner: string, now: number, ttlMs: number): Promise<boolean>;
   /** Gives a lease up, if `owner` holds it. */
   releaseLease(name: string, owner: string): Promise<void>;
+
+  /** Creates or replaces an A2A task the router's A2A front started (its whole document, as A2A JSON). */
+  saveA2aTask(task: StoredA2aTask, now: number): Promise<void>;
+  /** The A2A task with this id, or `undefined`. */
+  loadA2aTask(id: string): Promise<StoredA2aTask | undefined>;
+  /** A namespace's A2A tasks, newest first; only those of `contextId` when given. */
+  listA2aTasks(namespace: string, options: { contextId?: string; limit: number }): Promise<StoredA2aTask[]>;
+  /** Removes A2A tasks not updated since `updatedBefore`. @returns how many. */
+  removeA2aTasks(updatedBefore: number): Promise<number>;
 
   /**
    * Subscribes to the change feed: `onChange` for every committed change (this process's and other
