@@ -6,6 +6,7 @@ import type {
   ToolCallEventSink,
   ToolResult,
   TranslationLeg,
+  TranslationNote,
   TransportSelector,
 } from "@trestle/core";
 
@@ -41,6 +42,8 @@ export interface CallContext {
    * (or whose front is not MCP) carries a translation report on its terminal event; absent: MCP `tools/call`.
    */
   client?: TranslationLeg;
+  /** What the front's own translation of the request did (an A2A message's parts read as arguments), for the report. */
+  translationNotes?: TranslationNote[];
 }
 
 /** One block of a tool result: core's {@link ContentBlock} (the name the server knew it by). */

@@ -134,7 +134,10 @@ export function createCodeExecutionBridge(
     callOptions.contextValues = createContextValues()
       .set(callRecordKey, record)
       .set(callSecretsKey, secrets)
-      .set(translationRecorderKey, translationFor(record, context?.client, target));
+      .set(
+        translationRecorderKey,
+        translationFor(record, context?.client, target, context?.translationNotes),
+      );
     const run: CodeRun = { ...input, engineType, language };
     try {
       yield* deps.transports.transportFor(target).executeCode(run, target, callOptions);

@@ -140,7 +140,10 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
     options.contextValues = createContextValues()
       .set(callRecordKey, callRecord)
       .set(callSecretsKey, secrets)
-      .set(translationRecorderKey, translationFor(callRecord, context?.client, target));
+      .set(
+        translationRecorderKey,
+        translationFor(callRecord, context?.client, target, context?.translationNotes),
+      );
     const call: ToolCall = { tool, arguments: args as JsonObject };
     if (context?.input) call.input = context.input;
     try {

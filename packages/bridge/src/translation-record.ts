@@ -1,4 +1,4 @@
-import type { ServiceTarget, TranslationLeg, TranslationRecorder } from "@trestle/core";
+import type { ServiceTarget, TranslationLeg, TranslationNote, TranslationRecorder } from "@trestle/core";
 import type { CallRecord } from "./interceptors/call-events.js";
 
 /** The client leg of a call whose front did not say: the MCP front's `tools/call`. */
@@ -20,13 +20,18 @@ export function translationFor(
   record: CallRecord,
   client: TranslationLeg | undefined,
   target: ServiceTarget,
+  clientNotes: readonly TranslationNote[] = [],
 ): TranslationRecorder {
   const clientLeg: TranslationLeg = { ...(client ?? MCP_CLIENT) };
   const protocol = target.protocol ?? "grpc";
   const kind = record.kind === "code-execution" ? "code-execution" : "tool";
   const defaultBackend: TranslationLeg = { protocol, method: backendMethod(protocol, kind) };
-  if (clientLeg.protocol !== protocol && client !== undefined) {
-    record.translation = { client: clientLeg, backend: defaultBackend, notes: [] };
+  if ((clientLeg.protocol !== protocol && client !== undefined) || clientNotes.length > 0) {
+    record.translation = {
+      client: clientLeg,
+      backend: defaultBackend,
+      notes: clientNotes.map((n) => ({ ...n })),
+    };
   }
   const report = () => {
     record.translation ??= { client: clientLeg, backend: defaultBackend, notes: [] };

@@ -29,6 +29,7 @@ import { createConnectTransport } from "@trestle/transport-connect";
 import { createGrpcTransport } from "@trestle/transport-grpc";
 import { createMcpTransport, mcpToolUri, watchUpstreamCatalog } from "@trestle/transport-mcp";
 import { type Logger, pino } from "pino";
+import { createA2aEndpoint } from "./a2a/a2a-endpoint.js";
 import { capabilitySecretResolver, withCapabilitySecrets } from "./capability-secrets.js";
 import { BUILTIN_PRINCIPAL, DEFAULT_MAX_QUEUED_CALLS, type RouterConfig } from "./config.js";
 import { combinedUpstreamConnector } from "./forwards/a2a-connector.js";
@@ -356,6 +357,21 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     },
   });
 
+  // The A2A front: each namespace's tools as an A2A agent, its tasks in the store (any replica answers for them).
+  const a2a = createA2aEndpoint({
+    backend: {
+      catalog: registry.catalog,
+      invoker,
+      codeExecution,
+      engines: () => engines,
+      codeExecutionToolName: config.codeExecutionToolName,
+    },
+    store,
+    maxBodyBytes: config.maxBodyBytes,
+    version: SERVER_VERSION,
+    requiresToken: config.tokens.length > 0,
+  });
+
   const unsubscribeCatalog = registry.catalog.onChange((change) => {
     if (change.kind === "namespace") {
       if (change.op === "removed") mcp.dropNamespace(change.namespace);
@@ -403,6 +419,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     limiter,
     api,
     mcp: (req, res, namespace) => mcp.handle(req, res, namespace),
+    a2a: (req, res, namespace, kind) => a2a.handle(req, res, namespace, kind),
     hasNamespace: (name) => registry.catalog.getNamespace(name) !== undefined,
     ready: () => ready,
     onError: (error, req) =>
@@ -468,6 +485,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       closing ??= (async () => {
         await drain();
         codeExecutionRoutes.close();
+        a2a.close();
         unsubscribeCatalog();
         unsubscribeServices();
         unsubscribeEvents.unsubscribe();

@@ -1,0 +1,378 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  AgentCard,
+  type AgentSkill,
+  formatSSEEvent,
+  SSE_HEADERS,
+  type StreamResponse,
+  type SubscribeToTaskRequest,
+  Task,
+  TaskState,
+} from "@a2a-js/sdk";
+import { A2A_ERROR_CODE, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import {
+  DefaultExecutionEventBusManager,
+  DefaultRequestHandler,
+  JsonRpcTransportHandler,
+  ServerCallContext,
+  type TaskStore,
+  validateVersion,
+} from "@a2a-js/sdk/server";
+import type { Store } from "@trestle/registry";
+import { readBody } from "../http/body.js";
+import { createStoreTaskStore } from "./task-store.js";
+import { type A2aFrontBackend, createToolExecutor, METHOD_STATE_KEY } from "./tool-executor.js";
+
+/** The A2A version the router's agents speak. */
+export const A2A_FRONT_VERSION = "1.0";
+
+/** Every A2A v1.0 JSON-RPC method. */
+const A2A_METHODS = new Set([
+  "SendMessage",
+  "SendStreamingMessage",
+  "GetTask",
+  "ListTasks",
+  "CancelTask",
+  "SubscribeToTask",
+  "CreateTaskPushNotificationConfig",
+  "GetTaskPushNotificationConfig",
+  "ListTaskPushNotificationConfigs",
+  "DeleteTaskPushNotificationConfig",
+  "GetExtendedAgentCard",
+]);
+
+/** The v0.3 names of the same methods: A2A methods, of a version these agents do not speak. */
+const A2A_V03_METHODS = new Set([
+  "message/send",
+  "message/stream",
+  "tasks/get",
+  "tasks/cancel",
+  "tasks/resubscribe",
+  "tasks/pushNotificationConfig/set",
+  "tasks/pushNotificationConfig/get",
+  "tasks/pushNotificationConfig/list",
+  "tasks/pushNotificationConfig/delete",
+  "agent/getAuthenticatedExtendedCard",
+]);
+
+/** How often `SubscribeToTask` on a replica that does not run the task reads the store. */
+const FOLLOW_POLL_MS = 500;
+/** How long such a subscription follows a task at most. */
+const FOLLOW_MAX_MS = 10 * 60_000;
+
+/** Options of {@link createA2aEndpoint}. */
+export interface A2aEndpointOptions {
+  backend: A2aFrontBackend;
+  /** Where tasks live, so that any replica answers for them. */
+  store: Store;
+  maxBodyBytes: number;
+  /** The router's version, on the card. */
+  version: string;
+  /** True when the router needs a bearer token: the card then declares it. */
+  requiresToken: boolean;
+  /** How this router is reached from outside (`https://router.example`); default: the request's own scheme and Host. */
+  publicUrl?: string;
+}
+
+/** The A2A front: one agent per namespace at `/{namespace}/a2a`, the default namespace's at `/a2a`. */
+export interface A2aEndpoint {
+  /** Serves the agent card (`kind: "card"`) or a JSON-RPC request (`kind: "rpc"`) of `namespace`'s agent. */
+  handle(req: IncomingMessage, res: ServerResponse, namespace: string, kind: "card" | "rpc"): Promise<void>;
+  /** Cancels the calls still running. */
+  close(): void;
+}
+
+function isTerminal(state: TaskState | undefined): boolean {
+  return (
+    state === TaskState.TASK_STATE_COMPLETED ||
+    state === TaskState.TASK_STATE_FAILED ||
+    state === TaskState.TASK_STATE_CANCELED ||
+    state === TaskState.TASK_STATE_REJECTED
+  );
+}
+
+/**
+ * The SDK's request handler, with `SubscribeToTask` on a replica that does not run the task following the task's
+ * stored state (the SDK's own follows only a task its replica runs).
+ */
+class ReplicaAwareRequestHandler extends DefaultRequestHandler {
+  constructor(
+    card: AgentCard,
+    private readonly tasks: TaskStore,
+    executor: ConstructorParameters<typeof DefaultRequestHandler>[2],
+    private readonly buses: DefaultExecutionEventBusManager,
+  ) {
+    super(card, tasks, executor, buses);
+  }
+
+  override async *resubscribe(
+    params: SubscribeToTaskRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
+    if (this.buses.getByTaskId(params.id, context)) {
+      yield* super.resubscribe(params, context);
+      return;
+    }
+    const end = Date.now() + FOLLOW_MAX_MS;
+    let last: string | undefined;
+    for (;;) {
+      const task = await this.tasks.load(params.id, context);
+      if (!task) throw new TaskNotFoundError(`Task not found: ${params.id}`);
+      if (last === undefined && isTerminal(task.status?.state)) {
+        throw new UnsupportedOperationError(
+          `Task ${params.id} is in a terminal state and cannot be subscribed to.`,
+        );
+      }
+      const seen = JSON.stringify(Task.toJSON(task));
+      if (seen !== last) {
+        if (last === undefined) yield { payload: { $case: "task", value: task } };
+        else {
+          yield {
+            payload: {
+              $case: "statusUpdate",
+              value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined },
+            },
+          };
+        }
+        last = seen;
+      }
+      const state = task.status?.state;
+      if (isTerminal(state) || state === TaskState.TASK_STATE_INPUT_REQUIRED || Date.now() > end) return;
+      await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
+    }
+  }
+}
+
+function jsonRpcError(res: ServerResponse, id: unknown, code: number, message: string, status = 200): void {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error: { code, message } });
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function sendJson(res: ServerResponse, value: unknown): void {
+  const body = JSON.stringify(value);
+  res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/**
+ * Creates the A2A front. Each namespace is an A2A v1.0 agent (JSON-RPC binding): its card lists the namespace's
+ * tools as skills (and the code execution tool when engines are registered); `SendMessage` and
+ * `SendStreamingMessage` call a tool (see `createToolExecutor`); `GetTask`, `ListTasks`, `CancelTask` and
+ * `SubscribeToTask` work on the tasks it started, from any replica (they live in the store).
+ *
+ * Errors are A2A's: `-32001` task not found, `-32002` not cancelable, `-32003` push notifications not supported,
+ * `-32004` unsupported operation, `-32009` version not supported (an absent `A2A-Version` means 0.3, which these
+ * agents do not speak); `-32601` only for a name that is no A2A method at all (an MCP method sent here), which
+ * reaches nothing behind the router.
+ */
+export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
+  const { backend, store } = options;
+  const agents = new Map<string, { handler: DefaultRequestHandler; rpc: JsonRpcTransportHandler }>();
+  const running = new Map<string, AbortController>();
+
+  /** The card's skeleton the SDK's handler checks versions and capabilities against. */
+  const baseCard = (): AgentCard => ({
+    name: "Trestle",
+    description: "",
+    supportedInterfaces: [
+      { url: "", protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_FRONT_VERSION },
+    ],
+    provider: undefined,
+    version: options.version,
+    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ["application/json", "text/plain"],
+    defaultOutputModes: ["application/json", "text/plain"],
+    skills: [],
+    signatures: [],
+  });
+
+  function agentOf(namespace: string) {
+    let agent = agents.get(namespace);
+    if (!agent) {
+      const buses = new DefaultExecutionEventBusManager();
+      const tasks = createStoreTaskStore(store, namespace, (taskId) => running.get(taskId)?.abort());
+      const handler = new ReplicaAwareRequestHandler(
+        baseCard(),
+        tasks,
+        createToolExecutor(backend, namespace, store, running),
+        buses,
+      );
+      agent = { handler, rpc: new JsonRpcTransportHandler(handler) };
+      agents.set(namespace, agent);
+    }
+    return agent;
+  }
+
+  function skills(namespace: string): AgentSkill[] {
+    const list: AgentSkill[] = backend.catalog.listTools(namespace).map((tool) => ({
+      id: tool.name,
+      name: tool.title ?? tool.name,
+      description: clip(
+        `${tool.description ?? tool.name}\nCall it with a data part {"tool": "${tool.name}", "arguments": {...}}; arguments: ${JSON.stringify(tool.inputSchema ?? { type: "object" })}`,
+        4_000,
+      ),
+      tags: ["tool"],
+      examples: [],
+      inputModes: ["application/json"],
+      outputModes: ["application/json", "text/plain"],
+      securityRequirements: [],
+    }));
+    const engines = backend.engines();
+    if (engines.length > 0 && !list.some((s) => s.id === backend.codeExecutionToolName)) {
+      const languages = [...new Set(engines.map((e) => e.language))].sort().join(", ");
+      list.push({
+        id: backend.codeExecutionToolName,
+        name: "Code execution",
+        description: `Runs code and streams its output (SendStreamingMessage). Languages: ${languages}. Call it with a data part {"tool": "${backend.codeExecutionToolName}", "arguments": {"language": ..., "code": ...}}`,
+        tags: ["code-execution"],
+        examples: [],
+        inputModes: ["application/json"],
+        outputModes: ["text/plain", "application/json"],
+        securityRequirements: [],
+      });
+    }
+    return list;
+  }
+
+  function cardFor(req: IncomingMessage, namespace: string): AgentCard {
+    const origin =
+      options.publicUrl?.replace(/\/+$/, "") ??
+      `${(req.socket as { encrypted?: boolean }).encrypted ? "https" : "http"}://${req.headers.host ?? "localhost"}`;
+    const card = baseCard();
+    card.name = namespace ? `Trestle namespace '${namespace}'` : "Trestle";
+    card.description = `The tools of the Trestle router's ${namespace ? `namespace '${namespace}'` : "default namespace"}, as an A2A agent: each skill is a tool.`;
+    card.supportedInterfaces = [
+      {
+        url: `${origin}${namespace ? `/${namespace}` : ""}/a2a`,
+        protocolBinding: "JSONRPC",
+        tenant: "",
+        protocolVersion: A2A_FRONT_VERSION,
+      },
+    ];
+    if (options.requiresToken) {
+      card.securitySchemes = {
+        bearer: {
+          scheme: {
+            $case: "httpAuthSecurityScheme",
+            value: { description: "A Trestle token with the mcp scope", scheme: "Bearer", bearerFormat: "" },
+          },
+        },
+      };
+      card.securityRequirements = [{ schemes: { bearer: { list: [] } } }];
+    }
+    card.skills = skills(namespace);
+    return card;
+  }
+
+  async function handleRpc(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void> {
+    if (req.method !== "POST") {
+      res.writeHead(405, { allow: "GET, POST" }).end();
+      return;
+    }
+    const body = await readBody(req, options.maxBodyBytes);
+    if (body.tooLarge) {
+      res.writeHead(413, { connection: "close" }).end();
+      return;
+    }
+    let request: { id?: unknown; method?: unknown };
+    try {
+      request = JSON.parse(body.text) as typeof request;
+    } catch {
+      jsonRpcError(res, null, A2A_ERROR_CODE.PARSE_ERROR, "Parse error: the body is not JSON");
+      return;
+    }
+    if (typeof request !== "object" || request === null || Array.isArray(request)) {
+      jsonRpcError(
+        res,
+        null,
+        A2A_ERROR_CODE.INVALID_REQUEST,
+        "Invalid request: one JSON-RPC request object is expected",
+      );
+      return;
+    }
+    const method = typeof request.method === "string" ? request.method : "";
+    if (!A2A_METHODS.has(method) && !A2A_V03_METHODS.has(method)) {
+      // Not an A2A method at all (an MCP method sent to the A2A leg): refused here, nothing reaches a backend.
+      jsonRpcError(
+        res,
+        request.id,
+        A2A_ERROR_CODE.METHOD_NOT_FOUND,
+        `Method not found: '${clip(method, 100)}' is no A2A method${method.includes("/") ? " (MCP clients use /mcp)" : ""}`,
+      );
+      return;
+    }
+    const header = req.headers["a2a-version"];
+    const requested = (Array.isArray(header) ? header[0] : header) || undefined;
+    const context = new ServerCallContext({
+      ...(requested ? { requestedVersion: requested } : {}),
+      state: new Map<string, unknown>([[METHOD_STATE_KEY, method]]),
+    });
+    const agent = agentOf(namespace);
+    try {
+      if (A2A_V03_METHODS.has(method)) validateVersion("0.3", baseCard(), "JSONRPC");
+      validateVersion(context.requestedVersion, baseCard(), "JSONRPC");
+    } catch (error) {
+      const mapped = JsonRpcTransportHandler.mapToJSONRPCError(error);
+      jsonRpcError(res, request.id, mapped.code, mapped.message);
+      return;
+    }
+    const answer = await agent.rpc.handle(request as Record<string, unknown>, context);
+    if (typeof (answer as AsyncGenerator)[Symbol.asyncIterator] !== "function") {
+      sendJson(res, answer);
+      return;
+    }
+    const stream = answer as AsyncGenerator<unknown, void, undefined>;
+    const first = await stream.next();
+    if (first.done) {
+      res.writeHead(204).end();
+      return;
+    }
+    // An error before the first event is a plain JSON-RPC answer, not a stream.
+    const firstValue = first.value as { error?: unknown };
+    if (firstValue.error !== undefined) {
+      sendJson(res, firstValue);
+      await stream.return(undefined);
+      return;
+    }
+    res.writeHead(200, SSE_HEADERS);
+    res.flushHeaders();
+    let closed = false;
+    res.once("close", () => {
+      closed = true;
+      void stream.return(undefined);
+    });
+    res.write(formatSSEEvent(first.value));
+    try {
+      for await (const event of stream) {
+        if (closed) break;
+        res.write(formatSSEEvent(event));
+      }
+    } finally {
+      if (!res.writableEnded) res.end();
+    }
+  }
+
+  return {
+    async handle(req, res, namespace, kind) {
+      if (kind === "card") {
+        if (req.method !== "GET" && req.method !== "HEAD") {
+          res.writeHead(405, { allow: "GET" }).end();
+          return;
+        }
+        sendJson(res, AgentCard.toJSON(cardFor(req, namespace)));
+        return;
+      }
+      await handleRpc(req, res, namespace);
+    },
+    close() {
+      for (const controller of running.values()) controller.abort();
+    },
+  };
+}
