@@ -29,8 +29,11 @@ interface CallEvent {
   translation?: Translation;
 }
 
-async function startAgent(version: "1.0" | "0.3"): Promise<RunningProcess & { url: string }> {
-  const proc = startNode(FIXTURE_AGENT, ["--a2a-version", version]);
+async function startAgent(
+  version: "1.0" | "0.3",
+  extra: string[] = [],
+): Promise<RunningProcess & { url: string }> {
+  const proc = startNode(FIXTURE_AGENT, ["--a2a-version", version, ...extra]);
   const line = await proc.waitForLine((l) => l.includes('"ready"'), 30_000);
   return Object.assign(proc, { url: (JSON.parse(line) as { url: string }).url });
 }
@@ -215,3 +218,38 @@ for (const [version, prefix, stream] of [
     });
   });
 }
+
+describe("an agent whose card requires a bearer token", () => {
+  const TOKEN = "agent-token-canary-91f3";
+
+  it("is not added without it, is with it, and the token shows nowhere", async () => {
+    const agent = await startAgent("1.0", ["--token", TOKEN]);
+    const refused = await fetch(`${router.url}/api/v1/forwards`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "guarded", a2a: { url: agent.url } }),
+    });
+    expect(refused.ok).toBe(false);
+    expect(await refused.text()).toContain("'bearer' (header authorization)");
+
+    const added = await fetch(`${router.url}/api/v1/forwards`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        name: "guarded",
+        prefix: "g_",
+        a2a: { url: agent.url, headers: { authorization: `Bearer ${TOKEN}` } },
+      }),
+    });
+    const view = await added.text();
+    expect(added.status).toBe(201);
+    expect(view).toContain('"headers":["authorization"]');
+    expect(view).not.toContain(TOKEN);
+
+    const result = await mcp.callTool({ name: "g_echo", arguments: { message: "with a token" } });
+    expect(texts(result)).toBe("echo: with a token");
+    const listed = await (await fetch(`${router.url}/api/v1/forwards`)).text();
+    const events = await (await fetch(`${router.url}/api/v2/tool-calls/history?limit=200`)).text();
+    for (const text of [listed, events, router.lines.join("\n")]) expect(text).not.toContain(TOKEN);
+  });
+});

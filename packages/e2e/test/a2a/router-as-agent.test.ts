@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { type Message, type Part, Role, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk";
 import { type Client, ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
@@ -7,11 +8,16 @@ import {
   api,
   eventually,
   type RouterProcess,
+  repoRoot,
   serviceHealthy,
   startFixtureCapability,
+  startNode,
   startRouter,
   stopAll,
 } from "../support/processes.js";
+
+/** The A2A transport's fixture agent: a real @a2a-js/sdk agent with one skill per behaviour. */
+const FIXTURE_AGENT = join(repoRoot, "packages", "transport-a2a", "test", "fixtures", "fixture-agent.mjs");
 
 interface CallEvent {
   type: string;
@@ -102,6 +108,16 @@ describe("an @a2a-js/sdk client calling the router as an A2A agent", () => {
     });
     await serviceHealthy(router.url, "fixture-grpc");
     await serviceHealthy(router.url, "fixture");
+    // An A2A agent behind the router too: its skills are tools of the router's own agent.
+    const agent = startNode(FIXTURE_AGENT, []);
+    const ready = JSON.parse(await agent.waitForLine((l) => l.includes('"ready"'), 30_000)) as {
+      url: string;
+    };
+    await api(router.url, "POST", "/api/v1/forwards", {
+      name: "helper",
+      prefix: "h_",
+      a2a: { url: ready.url },
+    });
     a2a = await new ClientFactory({ transports: [new JsonRpcTransportFactory()] }).createFromUrl(
       `${router.url}/a2a`,
     );
@@ -206,6 +222,23 @@ describe("an @a2a-js/sdk client calling the router as an A2A agent", () => {
     );
   });
 
+  it("carries an input-required turn of a tool (here an A2A agent behind the router) in the same task", async () => {
+    const first = (await a2a.sendMessage(message([callPart("h_converse", { message: "hi" })]))) as Task;
+    expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const question = first.status?.message?.parts[0]?.content;
+    expect(question?.$case === "text" && question.value).toBe("What is your name?");
+    const answer = { $case: "text" as const, value: "Ada" };
+    const second = (await a2a.sendMessage(
+      message([{ content: answer, metadata: undefined, filename: "", mediaType: "text/plain" }], {
+        taskId: first.id,
+        contextId: first.contextId,
+      }),
+    )) as Task;
+    expect(second.id).toBe(first.id);
+    expect(second.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(artifactText(second)).toMatch(/^Hello, Ada! \(task /);
+  });
+
   it("answers A2A errors with A2A's codes", async () => {
     const url = `${router.url}/a2a`;
     const v1 = { "a2a-version": "1.0" };
@@ -287,6 +320,7 @@ describe("a method with no counterpart on the other protocol is refused, and rea
       },
     );
     expect(answer.error?.code).toBe(-32601);
+    expect(answer.error?.message).toContain("SendMessage");
     expect(await history(router.url)).toEqual([]);
     await client.close();
   });

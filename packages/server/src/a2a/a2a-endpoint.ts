@@ -59,6 +59,10 @@ const A2A_V03_METHODS = new Set([
 const FOLLOW_POLL_MS = 500;
 /** How long such a subscription follows a task at most. */
 const FOLLOW_MAX_MS = 10 * 60_000;
+/** How long a task is kept after its last change, by default. */
+const DEFAULT_TASK_RETENTION_MS = 7 * 24 * 60 * 60_000;
+/** How often old tasks are removed. */
+const SWEEP_INTERVAL_MS = 60 * 60_000;
 
 /** Options of {@link createA2aEndpoint}. */
 export interface A2aEndpointOptions {
@@ -72,13 +76,15 @@ export interface A2aEndpointOptions {
   requiresToken: boolean;
   /** How this router is reached from outside (`https://router.example`); default: the request's own scheme and Host. */
   publicUrl?: string;
+  /** How long a task is kept after its last change (then `GetTask` answers -32001). Default 7 days. */
+  taskRetentionMs?: number;
 }
 
 /** The A2A front: one agent per namespace at `/{namespace}/a2a`, the default namespace's at `/a2a`. */
 export interface A2aEndpoint {
   /** Serves the agent card (`kind: "card"`) or a JSON-RPC request (`kind: "rpc"`) of `namespace`'s agent. */
   handle(req: IncomingMessage, res: ServerResponse, namespace: string, kind: "card" | "rpc"): Promise<void>;
-  /** Cancels the calls still running. */
+  /** Cancels the calls still running and stops removing old tasks. */
   close(): void;
 }
 
@@ -174,6 +180,12 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
   const { backend, store } = options;
   const agents = new Map<string, { handler: DefaultRequestHandler; rpc: JsonRpcTransportHandler }>();
   const running = new Map<string, AbortController>();
+  const retentionMs = options.taskRetentionMs ?? DEFAULT_TASK_RETENTION_MS;
+  // Tasks would pile up in the store forever: each replica removes the old ones now and then (idempotent).
+  const sweep = setInterval(() => {
+    void store.removeA2aTasks(Date.now() - retentionMs).catch(() => undefined);
+  }, SWEEP_INTERVAL_MS);
+  sweep.unref();
 
   /** The card's skeleton the SDK's handler checks versions and capabilities against. */
   const baseCard = (): AgentCard => ({
@@ -372,6 +384,7 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
       await handleRpc(req, res, namespace);
     },
     close() {
+      clearInterval(sweep);
       for (const controller of running.values()) controller.abort();
     },
   };
