@@ -108,6 +108,15 @@ describe("an @a2a-js/sdk client calling the router as an A2A agent", () => {
     });
     await serviceHealthy(router.url, "fixture-grpc");
     await serviceHealthy(router.url, "fixture");
+    // A namespace with one tool: a text-only message calls it.
+    await api(router.url, "POST", "/api/v1/namespaces", { name: "solo" });
+    await api(router.url, "POST", "/api/v1/tools", {
+      name: "forecast",
+      uri: "fixture://echo",
+      type: "fixture-grpc",
+      namespace: "solo",
+      inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    });
     // An A2A agent behind the router too: its skills are tools of the router's own agent.
     const agent = startNode(FIXTURE_AGENT, []);
     const ready = JSON.parse(await agent.waitForLine((l) => l.includes('"ready"'), 30_000)) as {
@@ -237,6 +246,28 @@ describe("an @a2a-js/sdk client calling the router as an A2A agent", () => {
     expect(second.id).toBe(first.id);
     expect(second.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(artifactText(second)).toMatch(/^Hello, Ada! \(task /);
+  });
+
+  it("sends a text-only message to a namespace's only tool, and refuses one where the tool is ambiguous", async () => {
+    const solo = await new ClientFactory({ transports: [new JsonRpcTransportFactory()] }).createFromUrl(
+      `${router.url}/solo/a2a/.well-known/agent-card.json`,
+      "",
+    );
+    // One catalog tool (and the code execution tool, which a text alone cannot call).
+    expect((await solo.getAgentCard()).skills.map((s) => s.id)).toEqual(["forecast", "execute_code"]);
+    const text = (value: string): Part => ({
+      content: { $case: "text", value },
+      metadata: undefined,
+      filename: "",
+      mediaType: "text/plain",
+    });
+    const reply = (await solo.sendMessage(message([text("Bergen")]))) as Task;
+    expect(reply.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(JSON.parse(artifactText(reply)).arguments).toEqual({ city: "Bergen" });
+    const ambiguous = (await a2a.sendMessage(message([text("Bergen")]))) as Task;
+    expect(ambiguous.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+    const why = ambiguous.status?.message?.parts[0]?.content;
+    expect(why?.$case === "text" && why.value).toContain('Name the tool: send a data part {"tool": NAME');
   });
 
   it("answers A2A errors with A2A's codes", async () => {

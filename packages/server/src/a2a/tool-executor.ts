@@ -216,20 +216,22 @@ export function createToolExecutor(
       return { kind: "tool", tool, arguments: args, notes };
     }
     const offered = toolsOffered();
+    // Code execution needs a language and code: a text-only message goes to the one catalog tool, if one.
+    const catalogTools = backend.catalog.listTools(namespace);
     const text = textOf(message);
-    if (offered.length !== 1 || !text) {
+    if (catalogTools.length !== 1 || !text) {
       const listed = offered.slice(0, LISTED_TOOLS).join(", ") || "none";
       return {
         kind: "refused",
         reason: `Name the tool: send a data part {"tool": NAME, "arguments": {...}}. Tools here: ${listed}${offered.length > LISTED_TOOLS ? ", …" : ""}`,
       };
     }
-    const tool = backend.catalog.getTool(namespace, offered[0] as string);
-    const argument = tool ? textArgument(tool) : undefined;
-    if (!tool || !argument) {
+    const tool = catalogTools[0] as ToolReference;
+    const argument = textArgument(tool);
+    if (!argument) {
       return {
         kind: "refused",
-        reason: `The only tool here, '${offered[0]}', takes no single text argument: send a data part {"tool", "arguments"}`,
+        reason: `The only tool here, '${tool.name}', takes no single text argument: send a data part {"tool", "arguments"}`,
       };
     }
     return {
