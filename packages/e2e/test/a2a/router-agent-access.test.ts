@@ -27,8 +27,10 @@ describe("the router's A2A agents with tokens configured", () => {
 
   afterAll(stopAll);
 
-  const get = (path: string, token?: string) =>
-    fetch(`${router.url}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+  const get = (path: string, token?: string, headers: Record<string, string> = {}) =>
+    fetch(`${router.url}${path}`, {
+      headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    });
 
   it("refuses the card and the endpoint without a token, or with a token for another namespace", async () => {
     expect((await get("/a2a/.well-known/agent-card.json")).status).toBe(401);
@@ -44,7 +46,7 @@ describe("the router's A2A agents with tokens configured", () => {
   });
 
   it("serves them with a token for the namespace, the card declaring the bearer scheme", async () => {
-    const response = await get("/team-a/a2a/.well-known/agent-card.json", TEAM_A);
+    const response = await get("/team-a/a2a/.well-known/agent-card.json", TEAM_A, { "a2a-version": "1.0" });
     expect(response.status).toBe(200);
     const card = (await response.json()) as {
       supportedInterfaces: { url: string }[];
@@ -54,6 +56,13 @@ describe("the router's A2A agents with tokens configured", () => {
     expect(card.supportedInterfaces[0]?.url).toBe(`${router.url}/team-a/a2a`);
     expect(Object.keys(card.securitySchemes)).toEqual(["bearer"]);
     expect(card.securityRequirements).toHaveLength(1);
+    // A v0.3 reader (no A2A-Version) gets the v0.3 card, which declares the scheme its own way.
+    const legacy = (await (await get("/team-a/a2a/.well-known/agent-card.json", TEAM_A)).json()) as {
+      security: unknown[];
+      securitySchemes: Record<string, { type: string; scheme: string }>;
+    };
+    expect(legacy.securitySchemes.bearer).toEqual({ type: "http", scheme: "Bearer" });
+    expect(legacy.security).toEqual([{ bearer: [] }]);
     const call = await fetch(`${router.url}/team-a/a2a`, {
       method: "POST",
       headers: {

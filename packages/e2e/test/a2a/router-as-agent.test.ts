@@ -270,6 +270,58 @@ describe("an @a2a-js/sdk client calling the router as an A2A agent", () => {
     expect(why?.$case === "text" && why.value).toContain('Name the tool: send a data part {"tool": NAME');
   });
 
+  it("serves a v0.3 client: its card, message/send and tasks/get with v0.3 shapes and no A2A-Version", async () => {
+    const card = (await (await fetch(`${router.url}/a2a/.well-known/agent-card.json`)).json()) as {
+      protocolVersion: string;
+      url: string;
+      skills: { id: string }[];
+    };
+    expect(card.protocolVersion).toBe("0.3.0");
+    expect(card.url).toBe(`${router.url}/a2a`);
+    expect(card.skills.map((s) => s.id)).toContain("echo");
+    const sent = await rpc(`${router.url}/a2a`, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "message/send",
+      params: {
+        message: {
+          kind: "message",
+          role: "user",
+          messageId: crypto.randomUUID(),
+          parts: [{ kind: "data", data: { tool: "echo", arguments: { city: "Tromsø" } } }],
+        },
+      },
+    });
+    const task = sent.result as {
+      kind: string;
+      id: string;
+      status: { state: string };
+      artifacts: { parts: { kind: string; text?: string }[] }[];
+    };
+    expect(task.kind).toBe("task");
+    expect(task.status.state).toBe("completed");
+    expect(JSON.parse(task.artifacts[0]?.parts[0]?.text ?? "{}").arguments).toEqual({ city: "Tromsø" });
+    const got = await rpc(`${router.url}/a2a`, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tasks/get",
+      params: { id: task.id },
+    });
+    expect((got.result as { status: { state: string } }).status.state).toBe("completed");
+    const event = await eventually(
+      async () =>
+        (await history(router.url)).find(
+          (e) =>
+            e.toolName === "echo" &&
+            e.type === "completed" &&
+            e.translation?.client.method === "message/send",
+        ),
+      15_000,
+      "the v0.3 call's event",
+    );
+    expect(event.translation?.client).toEqual({ protocol: "a2a", version: "0.3", method: "message/send" });
+  });
+
   it("answers A2A errors with A2A's codes", async () => {
     const url = `${router.url}/a2a`;
     const v1 = { "a2a-version": "1.0" };

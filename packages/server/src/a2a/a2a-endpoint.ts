@@ -9,6 +9,8 @@ import {
   Task,
   TaskState,
 } from "@a2a-js/sdk";
+import { isLegacyJsonRpcMethod, isV1JsonRpcMethod } from "@a2a-js/sdk/compat/v0_3";
+import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { A2A_ERROR_CODE, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import {
   DefaultExecutionEventBusManager,
@@ -16,44 +18,22 @@ import {
   JsonRpcTransportHandler,
   ServerCallContext,
   type TaskStore,
-  validateVersion,
 } from "@a2a-js/sdk/server";
 import type { Store } from "@trestle/registry";
 import { readBody } from "../http/body.js";
 import { createStoreTaskStore } from "./task-store.js";
-import { type A2aFrontBackend, createToolExecutor, METHOD_STATE_KEY } from "./tool-executor.js";
+import {
+  type A2aFrontBackend,
+  createToolExecutor,
+  METHOD_STATE_KEY,
+  VERSION_STATE_KEY,
+} from "./tool-executor.js";
 
 /** The A2A version the router's agents speak. */
 export const A2A_FRONT_VERSION = "1.0";
 
-/** Every A2A v1.0 JSON-RPC method. */
-const A2A_METHODS = new Set([
-  "SendMessage",
-  "SendStreamingMessage",
-  "GetTask",
-  "ListTasks",
-  "CancelTask",
-  "SubscribeToTask",
-  "CreateTaskPushNotificationConfig",
-  "GetTaskPushNotificationConfig",
-  "ListTaskPushNotificationConfigs",
-  "DeleteTaskPushNotificationConfig",
-  "GetExtendedAgentCard",
-]);
-
-/** The v0.3 names of the same methods: A2A methods, of a version these agents do not speak. */
-const A2A_V03_METHODS = new Set([
-  "message/send",
-  "message/stream",
-  "tasks/get",
-  "tasks/cancel",
-  "tasks/resubscribe",
-  "tasks/pushNotificationConfig/set",
-  "tasks/pushNotificationConfig/get",
-  "tasks/pushNotificationConfig/list",
-  "tasks/pushNotificationConfig/delete",
-  "agent/getAuthenticatedExtendedCard",
-]);
+/** The A2A version of the v0.3 compatibility layer (an absent `A2A-Version` means it). */
+const A2A_LEGACY_VERSION = "0.3";
 
 /** How often `SubscribeToTask` on a replica that does not run the task reads the store. */
 const FOLLOW_POLL_MS = 500;
@@ -166,19 +146,23 @@ function clip(text: string, max: number): string {
 }
 
 /**
- * Creates the A2A front. Each namespace is an A2A v1.0 agent (JSON-RPC binding): its card lists the namespace's
+ * Creates the A2A front. Each namespace is an A2A v1.0 agent (JSON-RPC binding; v0.3 clients through the SDK's
+ * compatibility layer, with v0.3 method names and card): its card lists the namespace's
  * tools as skills (and the code execution tool when engines are registered); `SendMessage` and
  * `SendStreamingMessage` call a tool (see `createToolExecutor`); `GetTask`, `ListTasks`, `CancelTask` and
  * `SubscribeToTask` work on the tasks it started, from any replica (they live in the store).
  *
  * Errors are A2A's: `-32001` task not found, `-32002` not cancelable, `-32003` push notifications not supported,
- * `-32004` unsupported operation, `-32009` version not supported (an absent `A2A-Version` means 0.3, which these
- * agents do not speak); `-32601` only for a name that is no A2A method at all (an MCP method sent here), which
+ * `-32004` unsupported operation, `-32009` version not supported (a v1.0 method without `A2A-Version: 1.0`, whose
+ * absence means 0.3); `-32601` only for a name that is no A2A method at all (an MCP method sent here), which
  * reaches nothing behind the router.
  */
 export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
   const { backend, store } = options;
-  const agents = new Map<string, { handler: DefaultRequestHandler; rpc: JsonRpcTransportHandler }>();
+  const agents = new Map<
+    string,
+    { handler: DefaultRequestHandler; rpc: JsonRpcTransportHandler; legacy: LegacyJsonRpcTransportHandler }
+  >();
   const running = new Map<string, AbortController>();
   const retentionMs = options.taskRetentionMs ?? DEFAULT_TASK_RETENTION_MS;
   // Tasks would pile up in the store forever: each replica removes the old ones now and then (idempotent).
@@ -216,7 +200,11 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
         createToolExecutor(backend, namespace, store, running),
         buses,
       );
-      agent = { handler, rpc: new JsonRpcTransportHandler(handler) };
+      agent = {
+        handler,
+        rpc: new JsonRpcTransportHandler(handler),
+        legacy: new LegacyJsonRpcTransportHandler(handler),
+      };
       agents.set(namespace, agent);
     }
     return agent;
@@ -310,7 +298,8 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
       return;
     }
     const method = typeof request.method === "string" ? request.method : "";
-    if (!A2A_METHODS.has(method) && !A2A_V03_METHODS.has(method)) {
+    const legacy = isLegacyJsonRpcMethod(method);
+    if (!legacy && !isV1JsonRpcMethod(method)) {
       // Not an A2A method at all (an MCP method sent to the A2A leg): refused here, nothing reaches a backend.
       jsonRpcError(
         res,
@@ -322,20 +311,33 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
     }
     const header = req.headers["a2a-version"];
     const requested = (Array.isArray(header) ? header[0] : header) || undefined;
-    const context = new ServerCallContext({
-      ...(requested ? { requestedVersion: requested } : {}),
-      state: new Map<string, unknown>([[METHOD_STATE_KEY, method]]),
-    });
-    const agent = agentOf(namespace);
-    try {
-      if (A2A_V03_METHODS.has(method)) validateVersion("0.3", baseCard(), "JSONRPC");
-      validateVersion(context.requestedVersion, baseCard(), "JSONRPC");
-    } catch (error) {
-      const mapped = JsonRpcTransportHandler.mapToJSONRPCError(error);
-      jsonRpcError(res, request.id, mapped.code, mapped.message);
+    // v1.0 names with A2A-Version 1.0; v0.3 names (through the SDK's compatibility layer) with 0.3 or none.
+    const version = legacy ? A2A_LEGACY_VERSION : (requested ?? A2A_LEGACY_VERSION);
+    if (
+      (legacy && requested !== undefined && requested !== A2A_LEGACY_VERSION) ||
+      (!legacy && version !== A2A_FRONT_VERSION)
+    ) {
+      jsonRpcError(
+        res,
+        request.id,
+        A2A_ERROR_CODE.VERSION_NOT_SUPPORTED,
+        legacy
+          ? `'${method}' is an A2A 0.3 method: send it with A2A-Version 0.3 (or none), or use the 1.0 name with 1.0`
+          : `A2A version ${requested ?? "0.3 (no A2A-Version header)"} is not supported with '${method}': send A2A-Version 1.0`,
+      );
       return;
     }
-    const answer = await agent.rpc.handle(request as Record<string, unknown>, context);
+    const context = new ServerCallContext({
+      requestedVersion: version,
+      state: new Map<string, unknown>([
+        [METHOD_STATE_KEY, method],
+        [VERSION_STATE_KEY, version],
+      ]),
+    });
+    const agent = agentOf(namespace);
+    const answer = legacy
+      ? await agent.legacy.handle(request as Record<string, unknown>, context)
+      : await agent.rpc.handle(request as Record<string, unknown>, context);
     if (typeof (answer as AsyncGenerator)[Symbol.asyncIterator] !== "function") {
       sendJson(res, answer);
       return;
@@ -371,6 +373,39 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
     }
   }
 
+  /**
+   * The card a v0.3 client reads (one that sends no `A2A-Version`, or 0.3): the v0.3 fields, with the v1.0
+   * `supportedInterfaces` besides, so that either kind of client can read it.
+   */
+  function legacyCard(card: AgentCard): Record<string, unknown> {
+    const v1 = AgentCard.toJSON(card) as Record<string, unknown>;
+    const url = card.supportedInterfaces[0]?.url ?? "";
+    return {
+      protocolVersion: "0.3.0",
+      name: card.name,
+      description: card.description,
+      url,
+      preferredTransport: "JSONRPC",
+      version: card.version,
+      capabilities: { streaming: true, pushNotifications: false },
+      defaultInputModes: card.defaultInputModes,
+      defaultOutputModes: card.defaultOutputModes,
+      skills: card.skills.map(({ id, name, description, tags, examples, inputModes, outputModes }) => ({
+        id,
+        name,
+        description,
+        tags,
+        examples,
+        inputModes,
+        outputModes,
+      })),
+      ...(options.requiresToken
+        ? { securitySchemes: { bearer: { type: "http", scheme: "Bearer" } }, security: [{ bearer: [] }] }
+        : {}),
+      supportedInterfaces: v1.supportedInterfaces,
+    };
+  }
+
   return {
     async handle(req, res, namespace, kind) {
       if (kind === "card") {
@@ -378,7 +413,11 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
           res.writeHead(405, { allow: "GET" }).end();
           return;
         }
-        sendJson(res, AgentCard.toJSON(cardFor(req, namespace)));
+        const header = req.headers["a2a-version"];
+        const requested = (Array.isArray(header) ? header[0] : header) || A2A_LEGACY_VERSION;
+        const card = cardFor(req, namespace);
+        res.setHeader("vary", "A2A-Version");
+        sendJson(res, requested === A2A_LEGACY_VERSION ? legacyCard(card) : AgentCard.toJSON(card));
         return;
       }
       await handleRpc(req, res, namespace);

@@ -30,6 +30,8 @@ export interface A2aFrontBackend {
 
 /** The server call context's state key holding the JSON-RPC method (the client leg of the report). */
 export const METHOD_STATE_KEY = "trestle.a2a.method";
+/** The server call context's state key holding the A2A version the client spoke. */
+export const VERSION_STATE_KEY = "trestle.a2a.version";
 
 /** Where a task that waits for input keeps what the repeated call needs, in its metadata. */
 const PENDING_KEY = "trestle.pending";
@@ -252,6 +254,7 @@ export function createToolExecutor(
     async execute(context: RequestContext, bus: ExecutionEventBus) {
       const { taskId, contextId } = context;
       const method = String(context.context.state?.get(METHOD_STATE_KEY) ?? "SendMessage");
+      const version = String(context.context.state?.get(VERSION_STATE_KEY) ?? "1.0");
       const status = (state: TaskState, text?: string, metadata?: JsonObject) =>
         bus.publish(
           AgentEvent.statusUpdate({
@@ -306,7 +309,7 @@ export function createToolExecutor(
         requestId: context.userMessage.messageId || taskId,
         namespace,
         signal: controller.signal,
-        client: { protocol: "a2a", version: "1.0", method },
+        client: { protocol: "a2a", version, method },
         translationNotes: [
           ...planned.notes,
           {
