@@ -217,6 +217,41 @@ for (const version of ["1.0", "0.3"] as const) {
   });
 }
 
+for (const [binding, streaming] of [
+  ["HTTP+JSON", true],
+  ["JSONRPC", false],
+] as const) {
+  describe(`an agent on ${binding}${streaming ? "" : " that does not stream"}`, () => {
+    let agent: FixtureAgent;
+    const transport = createA2aTransport({ agentFor: () => ({ url: agent.url }) });
+    beforeAll(async () => {
+      agent = await startAgent({ binding, streaming });
+    });
+    afterAll(async () => {
+      await transport.close();
+      await agent.close();
+    });
+
+    it("is called at the interface its card names, with the method its card allows", async () => {
+      const { report, contextValues } = recording();
+      const reply = await transport.callTool(call("echo", { message: "hi" }), target, { contextValues });
+      expect(texts(reply)).toBe("echo: hi");
+      expect(report.backend?.method).toBe(streaming ? "SendStreamingMessage" : "SendMessage");
+      const seen = agent.log.filter((e) => e.event === (binding === "HTTP+JSON" ? "rest" : "rpc"));
+      expect(seen.length).toBeGreaterThan(0);
+      const first = await transport.callTool(call("converse", { message: "hi" }), target);
+      expect(first.structuredContent?.state).toBe("input-required");
+      const second = await transport.callTool(
+        call("converse", { message: "Ada", task: first.structuredContent?.task as string }),
+        target,
+      );
+      expect(texts(second)).toMatch(/^Hello, Ada!/);
+      const failed = await transport.callTool(call("fail", { message: "x" }), target);
+      expect(failed.isError).toBe(true);
+    });
+  });
+}
+
 describe("an agent whose card requires credentials", () => {
   const token = "s3cret-token-value";
   let agent: FixtureAgent;
