@@ -49,8 +49,9 @@ function a2aRoute(
   if (segments.length === 2 && segments[0] === ".well-known" && segments[1] === "agent-card.json") {
     return { namespace: "", kind: "card" };
   }
-  const at = segments.indexOf("a2a");
-  if (at < 0 || at > 1) return undefined;
+  // `/{namespace}/a2a` first: a namespace may itself be named "a2a".
+  const at = segments[1] === "a2a" ? 1 : segments[0] === "a2a" ? 0 : -1;
+  if (at < 0) return undefined;
   const namespace = at === 1 ? (segments[0] as string) : "";
   const rest = segments.slice(at + 1);
   if (rest.length === 0) return { namespace, kind: method === "GET" || method === "HEAD" ? "card" : "rpc" };
