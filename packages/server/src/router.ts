@@ -370,6 +370,8 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     maxBodyBytes: config.maxBodyBytes,
     version: SERVER_VERSION,
     requiresToken: config.tokens.length > 0,
+    sseMaxBufferedBytes: config.sseMaxBufferedBytes,
+    onStreamDropped: onStreamDropped("a2a"),
   });
 
   const unsubscribeCatalog = registry.catalog.onChange((change) => {

@@ -81,6 +81,7 @@ async function history(routerUrl: string): Promise<CallEvent[]> {
 describe("an @a2a-js/sdk client calling the router as an A2A agent", () => {
   let router: RouterProcess;
   let a2a: Client;
+  let agentUrl = "";
 
   beforeAll(async () => {
     router = await startRouter();
@@ -122,6 +123,7 @@ describe("an @a2a-js/sdk client calling the router as an A2A agent", () => {
     const ready = JSON.parse(await agent.waitForLine((l) => l.includes('"ready"'), 30_000)) as {
       url: string;
     };
+    agentUrl = ready.url;
     await api(router.url, "POST", "/api/v1/forwards", {
       name: "helper",
       prefix: "h_",
@@ -320,6 +322,39 @@ describe("an @a2a-js/sdk client calling the router as an A2A agent", () => {
       "the v0.3 call's event",
     );
     expect(event.translation?.client).toEqual({ protocol: "a2a", version: "0.3", method: "message/send" });
+  });
+
+  it("streams a tool's progress as WORKING status messages (an A2A agent's chunks, through the router)", async () => {
+    const working: string[] = [];
+    let released = false;
+    let final: TaskState | undefined;
+    for await (const event of a2a.sendMessageStream(message([callPart("h_stream", { message: "go" })]))) {
+      const payload = event.payload;
+      if (payload?.$case !== "statusUpdate") continue;
+      const state = payload.value.status?.state;
+      const said = payload.value.status?.message?.parts[0]?.content;
+      if (state === TaskState.TASK_STATE_WORKING && said?.$case === "text") working.push(said.value);
+      if (working.includes("chunk 1;") && !released) {
+        // The agent holds the rest until released: the first chunk came while it was still working.
+        expect(working).toEqual(["chunk 1;"]);
+        released = true;
+        await fetch(`${agentUrl}/control/release`, { method: "POST" });
+      }
+      if (state !== undefined && state !== TaskState.TASK_STATE_WORKING) final = state;
+    }
+    expect(working).toEqual(["chunk 1;", " chunk 2;", " chunk 3."]);
+    expect(final).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it("lists the tasks it started", async () => {
+    const listed = await rpc(
+      `${router.url}/a2a`,
+      { jsonrpc: "2.0", id: 1, method: "ListTasks", params: { pageSize: 100 } },
+      { "a2a-version": "1.0" },
+    );
+    const tasks = (listed.result as { tasks: { id: string; status: { state: string } }[] }).tasks;
+    expect(tasks.length).toBeGreaterThan(3);
+    expect(tasks.map((t) => t.status.state)).toContain("TASK_STATE_COMPLETED");
   });
 
   it("answers A2A errors with A2A's codes", async () => {

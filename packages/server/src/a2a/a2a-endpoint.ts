@@ -58,6 +58,10 @@ export interface A2aEndpointOptions {
   publicUrl?: string;
   /** How long a task is kept after its last change (then `GetTask` answers -32001). Default 7 days. */
   taskRetentionMs?: number;
+  /** A stream whose reader leaves more than this many bytes unread is closed (bounded memory per stream). */
+  sseMaxBufferedBytes: number;
+  /** Told when a slow reader's stream was closed. */
+  onStreamDropped?: (bufferedBytes: number) => void;
 }
 
 /** The A2A front: one agent per namespace at `/{namespace}/a2a`, the default namespace's at `/a2a`. */
@@ -362,11 +366,19 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
       closed = true;
       void stream.return(undefined);
     });
-    res.write(formatSSEEvent(first.value));
+    const write = (event: unknown): boolean => {
+      res.write(formatSSEEvent(event));
+      if (res.writableLength <= options.sseMaxBufferedBytes) return true;
+      // A reader this far behind would have the router hold the whole stream for it: it is let go.
+      options.onStreamDropped?.(res.writableLength);
+      res.destroy();
+      return false;
+    };
     try {
-      for await (const event of stream) {
-        if (closed) break;
-        res.write(formatSSEEvent(event));
+      if (write(first.value)) {
+        for await (const event of stream) {
+          if (closed || !write(event)) break;
+        }
       }
     } finally {
       if (!res.writableEnded) res.end();
