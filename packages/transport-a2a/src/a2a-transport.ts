@@ -304,7 +304,6 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
       recorder?.note(entry);
     };
     const deadlineMs = callOptions?.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const scope = createCallScope(callOptions?.signal, deadlineMs);
     const fileUri = (name: string) => `${a2aSkillUri(forward, skillId)}/files/${encodeURIComponent(name)}`;
 
     // What the first message says: the arguments, or the answer to an earlier turn's question.
@@ -315,9 +314,13 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
       handle = answered.handle;
       if (!answered.accepted) {
         // The client declined: the task waits for nobody, so it ends here.
-        const connection = await connectionFor(target, agent, scope.signal);
-        if (handle.taskId) await cancelQuietly(connection, handle.taskId);
-        scope.dispose();
+        const declined = createCallScope(callOptions?.signal, deadlineMs);
+        try {
+          const connection = await connectionFor(target, agent, declined.signal);
+          if (handle.taskId) await cancelQuietly(connection, handle.taskId);
+        } finally {
+          declined.dispose();
+        }
         return {
           isError: true,
           content: [
@@ -336,7 +339,6 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
       if (args.message !== undefined) parts.push(textPart(args.message));
       if (args.data !== undefined) parts.push(dataPart(args.data));
       if (parts.length === 0) {
-        scope.dispose();
         throw new TrestleError(
           "Give 'message' (text) or 'data' (an object) to send to the agent",
           Code.InvalidArgument,
@@ -355,6 +357,9 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
     );
     if (handle)
       note("rewritten", "task handle", "the opaque 'task' handle carried back as A2A taskId/contextId");
+
+    // The call's deadline and cancellation, from here on: arguments that cannot be sent fail before it starts.
+    const scope = createCallScope(callOptions?.signal, deadlineMs);
 
     let connection: AgentConnection | undefined;
     let exchange: Exchange | undefined;
