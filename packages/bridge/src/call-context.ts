@@ -6,6 +6,7 @@ import type {
   ToolCallEventSink,
   ToolResult,
   TranslationLeg,
+  TranslationNote,
   TransportSelector,
 } from "@trestle/core";
 
@@ -34,15 +35,17 @@ export interface CallContext {
   onLog?: CallOptions["onLog"];
   /** Asked when the backend needs input from the user (elicitation, sampling, roots); absent: the front cannot relay it. */
   onInputRequest?: CallOptions["onInputRequest"];
-  /** The client's answers when this call repeats one that ended in `inputRequired`. */
+  /** The client's answers when this call repeats one that ended in `inputRequired` (sent as `ToolCall.input`). */
   input?: InputAnswers;
   /** What input the client can give (see `CallOptions.inputCapabilities`). */
   inputCapabilities?: CallOptions["inputCapabilities"];
   /**
-   * The client's side of the call (protocol, revision, method): given, the call gets a translation report
-   * (`translationKey`) that its terminal event carries.
+   * The protocol, version and method the client spoke to the front. A call whose backend speaks another protocol
+   * (or whose front is not MCP) carries a translation report on its terminal event; absent: MCP `tools/call`.
    */
-  clientLeg?: TranslationLeg;
+  client?: TranslationLeg;
+  /** What the front's own translation of the request did (an A2A message's parts read as arguments), for the report. */
+  translationNotes?: TranslationNote[];
 }
 
 /** One block of a tool result: core's {@link ContentBlock} (the name the server knew it by). */

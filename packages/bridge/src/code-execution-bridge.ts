@@ -7,6 +7,7 @@ import {
   REDACTED_CODE,
   type ServiceTarget,
   TrestleError,
+  translationRecorderKey,
 } from "@trestle/core";
 import type { BridgeDependencies, CallContext } from "./call-context.js";
 import { callOptionsFor } from "./call-context.js";
@@ -20,6 +21,7 @@ import {
 import { callSecretsKey } from "./interceptors/scrub-secrets.js";
 import { addSecretMetadata, createSecretValues } from "./secret-values.js";
 import { resolveEngine } from "./service-resolution.js";
+import { translationFor } from "./translation-record.js";
 
 /**
  * What a client asks a code execution engine to run: the code (Base64-encoded or as raw text), its arguments
@@ -129,7 +131,13 @@ export function createCodeExecutionBridge(
       input.timeoutMs === undefined ? undefined : Math.max(0, input.timeoutMs) + deadlineGraceMs;
     const callOptions = callOptionsFor(context, timeoutMs);
     // One bag per call: the call events and the scrubbing interceptors read what only the bridge knows.
-    callOptions.contextValues = createContextValues().set(callRecordKey, record).set(callSecretsKey, secrets);
+    callOptions.contextValues = createContextValues()
+      .set(callRecordKey, record)
+      .set(callSecretsKey, secrets)
+      .set(
+        translationRecorderKey,
+        translationFor(record, context?.client, target, context?.translationNotes),
+      );
     const run: CodeRun = { ...input, engineType, language };
     try {
       yield* deps.transports.transportFor(target).executeCode(run, target, callOptions);

@@ -1,7 +1,6 @@
 import {
   Code,
   createContextValues,
-  DEFAULT_PROTOCOL,
   type JsonObject,
   REDACTED,
   redactArguments,
@@ -15,10 +14,9 @@ import {
   type ToolPayload,
   type ToolReference,
   type ToolResult,
-  type TranslationReport,
   TrestleError,
   toolCallParts,
-  translationKey,
+  translationRecorderKey,
   validateRequiredArguments,
 } from "@trestle/core";
 import type { BridgeDependencies, CallContext } from "./call-context.js";
@@ -34,6 +32,7 @@ import { callSecretsKey } from "./interceptors/scrub-secrets.js";
 import { applyToolProvisioning, provisionOnService } from "./provisioning.js";
 import { addSecretMetadata, createSecretValues, type SecretValues } from "./secret-values.js";
 import { resolveToolService } from "./service-resolution.js";
+import { translationFor } from "./translation-record.js";
 
 /** Routes `tools/call` to capability services and provisions tools on them. */
 export interface InvokerBridge {
@@ -139,19 +138,15 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
       );
     }
     const options = callOptionsFor(context);
-    const callRecord = record(parts);
     // One bag per call: the call events and the scrubbing interceptors read what only the bridge knows.
-    options.contextValues = createContextValues().set(callRecordKey, callRecord).set(callSecretsKey, secrets);
-    if (context?.clientLeg) {
-      // The backend's leg as the router knows it; a translating transport names its own method over it.
-      const translation: TranslationReport = {
-        client: context.clientLeg,
-        backend: { protocol: target.protocol ?? DEFAULT_PROTOCOL, method: "callTool" },
-        notes: [],
-      };
-      callRecord.translation = translation;
-      options.contextValues.set(translationKey, translation);
-    }
+    const callRecord = record(parts);
+    options.contextValues = createContextValues()
+      .set(callRecordKey, callRecord)
+      .set(callSecretsKey, secrets)
+      .set(
+        translationRecorderKey,
+        translationFor(callRecord, context?.client, target, context?.translationNotes),
+      );
     const call: ToolCall = { tool, arguments: args as JsonObject };
     if (context?.input) call.input = context.input;
     try {

@@ -170,12 +170,25 @@ export interface ForwardHttpUpstream {
   headers?: Record<string, string>;
 }
 
-/** How a forward reaches its MCP server. */
-export type ForwardUpstream = ForwardStdioUpstream | ForwardHttpUpstream;
+/**
+ * An A2A agent the router reaches with the A2A transport: its card is read from
+ * `<url>/.well-known/agent-card.json`, its skills are imported as tools.
+ */
+export interface ForwardA2aUpstream {
+  kind: "a2a";
+  /** The agent's base URL; only the origin is ever shown. */
+  url: string;
+  /** Headers sent with every request, for the card's security requirements. Their values are never shown. */
+  headers?: Record<string, string>;
+}
+
+/** How a forward reaches its upstream: an MCP server (stdio or Streamable HTTP) or an A2A agent. */
+export type ForwardUpstream = ForwardStdioUpstream | ForwardHttpUpstream | ForwardA2aUpstream;
 
 /**
  * A forward: an existing MCP server whose tools, resources, resource templates and prompts the router imports
- * into a namespace and serves through the MCP transport.
+ * into a namespace and serves through the MCP transport, or an A2A agent whose skills it imports as tools and
+ * serves through the A2A transport.
  */
 export interface ForwardReference {
   id?: string;

@@ -39,6 +39,7 @@ export {
 } from "./call-options.js";
 export { type CallScope, createCallScope, raceAbort } from "./call-scope.js";
 export type {
+  ForwardA2aUpstream,
   ForwardHttpUpstream,
   ForwardReference,
   ForwardStdioUpstream,
@@ -155,7 +156,7 @@ export {
   toolCallParts,
   validateRequiredArguments,
 } from "./tool-call-parts.js";
-export { noteTranslation, setBackendLeg, translationKey } from "./translation.js";
+export { type TranslationRecorder, translationRecorderKey } from "./translation.js";
 export {
   createTransportSelector,
   type TransportSelector,

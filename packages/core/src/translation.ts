@@ -1,23 +1,22 @@
-import { type ContextValues, createContextKey } from "./context-values.js";
-import type { TranslationLeg, TranslationNote, TranslationReport } from "./events.js";
+import { createContextKey } from "./context-values.js";
+import type { TranslationLeg, TranslationNote } from "./events.js";
 
 /**
- * The translation report of a call being translated between protocols or revisions: the front that received
- * the call creates it with its own leg; a transport that translates sets the backend's leg and adds notes while
- * the call runs; the call's terminal event carries it. Absent when nobody asked for one.
+ * Where a transport that translates a call into another protocol says so: which leg it spoke to the backend, and
+ * what the translation dropped, rewrote or approximated. The bridge puts one in every recorded call's context
+ * values (under {@link translationRecorderKey}) and turns what it is told into the call event's translation
+ * report, so a transport reports without knowing the bridge.
  */
-export const translationKey = createContextKey<TranslationReport | undefined>(undefined, {
-  description: "trestle.translation",
+export interface TranslationRecorder {
+  /** The protocol, version and method the client spoke to the front (what a codec translates into). */
+  readonly client: TranslationLeg;
+  /** The protocol, version and method the backend leg spoke (the last call wins). */
+  backend(leg: TranslationLeg): void;
+  /** One lossy step of the translation. */
+  note(note: TranslationNote): void;
+}
+
+/** The {@link TranslationRecorder} of a call; absent for calls nobody records (probes, provisioning). */
+export const translationRecorderKey = createContextKey<TranslationRecorder | undefined>(undefined, {
+  description: "trestle.translationRecorder",
 });
-
-/** Adds notes to the call's translation report, if the call has one. */
-export function noteTranslation(values: ContextValues | undefined, ...notes: TranslationNote[]): void {
-  const report = values?.get(translationKey);
-  if (report) report.notes.push(...notes);
-}
-
-/** Sets the backend's leg of the call's translation report (the protocol and method the backend saw). */
-export function setBackendLeg(values: ContextValues | undefined, leg: TranslationLeg): void {
-  const report = values?.get(translationKey);
-  if (report) report.backend = leg;
-}

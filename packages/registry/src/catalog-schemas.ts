@@ -284,8 +284,19 @@ const forwardUpstreamSchema = z.discriminatedUnion(
         .refine((s) => /^https?:\/\/[^\s]+$/i.test(s), { message: "must be an http:// or https:// URL" }),
       headers: stringMapSchema("headers").optional(),
     }),
+    z.object({
+      kind: z.literal("a2a"),
+      url: z
+        .string()
+        .max(CATALOG_LIMITS.uriLength)
+        .refine((s) => /^https?:\/\/[^\s]+$/i.test(s), { message: "must be an http:// or https:// URL" }),
+      headers: stringMapSchema("headers").optional(),
+    }),
   ],
-  { error: 'must be { "kind": "stdio", "command": … } or { "kind": "http", "url": … }' },
+  {
+    error:
+      'must be { "kind": "stdio", "command": … }, { "kind": "http", "url": … } or { "kind": "a2a", "url": … }',
+  },
 );
 
 /** A forward's start or handshake timeout: at least a second, at most ten minutes. */

@@ -25,14 +25,17 @@ import {
   TrestleError,
 } from "@trestle/core";
 import { createRegistry, openStore, type Registry } from "@trestle/registry";
+import { a2aSkillUri, createA2aTransport, readAgentCatalog } from "@trestle/transport-a2a";
 import { createConnectTransport } from "@trestle/transport-connect";
 import { createGrpcTransport } from "@trestle/transport-grpc";
 import { createMcpTransport, mcpToolUri, watchUpstreamCatalog } from "@trestle/transport-mcp";
 import { type Logger, pino } from "pino";
+import { createA2aEndpoint } from "./a2a/a2a-endpoint.js";
 import { capabilitySecretResolver, withCapabilitySecrets } from "./capability-secrets.js";
 import { BUILTIN_PRINCIPAL, DEFAULT_MAX_QUEUED_CALLS, type RouterConfig } from "./config.js";
+import { combinedUpstreamConnector } from "./forwards/a2a-connector.js";
 import { createForwardDirectory } from "./forwards/forward-directory.js";
-import { MCP_PROTOCOL } from "./forwards/forward-identity.js";
+import { A2A_PROTOCOL, MCP_PROTOCOL } from "./forwards/forward-identity.js";
 import { resolveForwardsFirst } from "./forwards/forward-resolver.js";
 import { createForwardService, type ForwardService } from "./forwards/forward-service.js";
 import { createForwardSupervisor } from "./forwards/forward-supervisor.js";
@@ -183,7 +186,15 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     ),
     // Forwards: existing MCP servers, found in the forward directory (filled once the catalog is open).
     [MCP_PROTOCOL]: createMcpTransport({
-      directory: forwardDirectory,
+      // The MCP transport sees the MCP forwards only; A2A agents are the A2A transport's.
+      directory: {
+        upstreamFor: (target) => {
+          const upstream = forwardDirectory.upstreamFor(target);
+          return upstream?.kind === "a2a" ? undefined : upstream;
+        },
+        handshakeTimeoutFor: (target) => forwardDirectory.handshakeTimeoutFor(target),
+        upstreamPromptName: (target, name) => forwardDirectory.upstreamPromptName(target, name),
+      },
       unaryTimeoutMs: config.unaryTimeoutMs,
       timeouts,
       clientInfo: { name: "trestle", version: SERVER_VERSION },
@@ -195,6 +206,17 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
           { service: target.serviceName, upstream, level: message.level },
           "forwarded server logged",
         ),
+    }),
+    // A2A forwards: agents whose skills are imported as tools, found in the same directory.
+    [A2A_PROTOCOL]: createA2aTransport({
+      directory: {
+        agentFor: (target) => {
+          const upstream = forwardDirectory.upstreamFor(target);
+          return upstream?.kind === "a2a"
+            ? { url: upstream.url, ...(upstream.headers ? { headers: upstream.headers } : {}) }
+            : undefined;
+        },
+      },
     }),
     ...overrides.transports,
   };
@@ -245,8 +267,11 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     logger: logger.child({ component: "forwards" }),
     catalogTimeoutMs: 30_000,
     // The forwards module names no transport: the MCP transport's watch and tool addressing are handed in here.
-    upstreams: { watch: watchUpstreamCatalog, toolUri: mcpToolUri },
-    onReleased: (target) => byProtocol[MCP_PROTOCOL]?.release?.(target),
+    upstreams: combinedUpstreamConnector(
+      { watch: watchUpstreamCatalog, toolUri: mcpToolUri },
+      { readAgentCatalog, skillUri: a2aSkillUri },
+    ),
+    onReleased: (target) => byProtocol[target.protocol ?? MCP_PROTOCOL]?.release?.(target),
   });
   const forwards = createForwardService({
     catalog: registry.catalog,
@@ -359,6 +384,23 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     },
   });
 
+  // The A2A front: each namespace's tools as an A2A agent, its tasks in the store (any replica answers for them).
+  const a2a = createA2aEndpoint({
+    backend: {
+      catalog: registry.catalog,
+      invoker,
+      codeExecution,
+      engines: () => engines,
+      codeExecutionToolName: config.codeExecutionToolName,
+    },
+    store,
+    maxBodyBytes: config.maxBodyBytes,
+    version: SERVER_VERSION,
+    requiresToken: config.tokens.length > 0,
+    sseMaxBufferedBytes: config.sseMaxBufferedBytes,
+    onStreamDropped: onStreamDropped("a2a"),
+  });
+
   const unsubscribeCatalog = registry.catalog.onChange((change) => {
     if (change.kind === "namespace") {
       if (change.op === "removed") mcp.dropNamespace(change.namespace);
@@ -409,6 +451,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     limiter,
     api,
     mcp: (req, res, namespace) => mcp.handle(req, res, namespace),
+    a2a: (req, res, namespace, kind) => a2a.handle(req, res, namespace, kind),
     hasNamespace: (name) => registry.catalog.getNamespace(name) !== undefined,
     ready: () => ready,
     onError: (error, req) =>
@@ -475,6 +518,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       closing ??= (async () => {
         await drain();
         codeExecutionRoutes.close();
+        a2a.close();
         unsubscribeCatalog();
         unsubscribeServices();
         unsubscribeEvents.unsubscribe();

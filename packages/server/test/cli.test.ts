@@ -198,6 +198,44 @@ describe("the trestle CLI", () => {
     const badEnv = await cli(["forwards", "add", "gh", "--env", "NOVALUE", "--", "node"]);
     expect(badEnv.code).toBe(2);
     expect(badEnv.stderr).toContain("--env takes NAME=VALUE");
+    const agent = await cli(
+      [
+        "forwards",
+        "add",
+        "travel",
+        "--a2a",
+        "https://agents.example/travel",
+        "--header",
+        "Authorization=Bearer t",
+      ],
+      { "forwards.add": view },
+    );
+    expect(agent.code).toBe(0);
+    expect(agent.calls[0]).toEqual({
+      call: "forwards.add",
+      args: [
+        {
+          name: "travel",
+          namespace: "",
+          upstream: {
+            kind: "a2a",
+            url: "https://agents.example/travel",
+            headers: { Authorization: "Bearer t" },
+          },
+        },
+      ],
+    });
+    const two = await cli([
+      "forwards",
+      "add",
+      "x",
+      "--a2a",
+      "https://a.example",
+      "--http",
+      "https://b.example/mcp",
+    ]);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toContain("exactly one of --http URL, --a2a BASE_URL or -- COMMAND");
   });
 
   it("exits 1 when the router refuses and 3 when it cannot be reached, with the router's message", async () => {
@@ -248,6 +286,7 @@ describe("the trestle CLI", () => {
     expect(complete(["trestle", "to"])).toEqual(["tools"]);
     expect(complete(["trestle", "tools", "l"])).toEqual(["list"]);
     expect(complete(["trestle", "forwards", "add", "gh", "--h"])).toEqual(["--http", "--header", "--help"]);
+    expect(complete(["trestle", "forwards", "add", "gh", "--a"])).toEqual(["--a2a"]);
     expect(complete(["trestle", "--url", "http://x", "serve", "--insecure"])).toEqual(["--insecure-open"]);
   });
 });

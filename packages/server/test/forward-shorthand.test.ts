@@ -58,4 +58,19 @@ describe("a forward written the short way, in a management API request", () => {
     expect(parseForward(canonical)).toEqual(canonical);
     expect(() => parseForward({ name: "h", command: ["node", "s.js"] })).toThrow(/upstream/);
   });
+
+  it("expands an A2A agent's short form, and refuses a bad one with the schema's message", () => {
+    expect(parseRequest({ name: "agent", a2a: { url: "http://127.0.0.1:4000" } }).upstream).toEqual({
+      kind: "a2a",
+      url: "http://127.0.0.1:4000",
+    });
+    expect(
+      parseRequest({
+        name: "agent",
+        a2a: { url: "https://a.example", headers: { authorization: "Bearer x" } },
+      }).upstream,
+    ).toEqual({ kind: "a2a", url: "https://a.example", headers: { authorization: "Bearer x" } });
+    expect(() => parseRequest({ name: "agent", a2a: { url: "ftp://nope" } })).toThrow(/upstream\.url/);
+    expect(() => parseRequest({ name: "agent", a2a: "http://x" })).toThrow(/upstream/);
+  });
 });

@@ -129,9 +129,12 @@ describe("every MCP revision served correctly through one router", () => {
     expect(result.content.map((c) => c.type)).toEqual(["text", "audio", "resource_link"]);
     expect(result.structuredContent).toEqual({ temperature: 21.5, unit: "celsius" });
     const listed = await session.request("tools/list", {});
-    const tool = (
-      listed.body.result?.tools as { name: string; icons?: unknown; outputSchema?: unknown }[]
-    ).find((t) => t.name === "test_rich_result");
+    const tools = (listed.body.result?.tools ?? []) as {
+      name: string;
+      icons?: unknown;
+      outputSchema?: unknown;
+    }[];
+    const tool = tools.find((t) => t.name === "test_rich_result");
     expect(tool?.outputSchema).toBeDefined();
     expect(tool?.icons).toBeUndefined();
     await session.close();

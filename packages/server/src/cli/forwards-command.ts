@@ -15,6 +15,7 @@ interface ForwardOptions {
   env?: string[];
   header?: string[];
   http?: string;
+  a2a?: string;
 }
 
 function pairs(list: readonly string[] | undefined, what: string): Record<string, string> | undefined {
@@ -38,16 +39,20 @@ function summary(f: ForwardView): string {
   return lines.join("\n");
 }
 
-/** The forward `add` and `update` send: an upstream from either `--http URL` or `-- COMMAND [ARG...]`. */
+/**
+ * The forward `add` and `update` send: an upstream from exactly one of `--http URL`, `--a2a BASE_URL` or
+ * `-- COMMAND [ARG...]`.
+ */
 function forwardOf(
   action: string,
   name: string,
   command: string[],
   options: ForwardOptions,
 ): ForwardReference {
-  if (command.length > 0 === (options.http !== undefined)) {
+  const given = [command.length > 0, options.http !== undefined, options.a2a !== undefined].filter(Boolean);
+  if (given.length !== 1) {
     throw new CliError(
-      `trestle forwards ${action} needs either --http URL or -- COMMAND [ARG...], not both`,
+      `trestle forwards ${action} needs exactly one of --http URL, --a2a BASE_URL or -- COMMAND [ARG...]`,
       2,
     );
   }
@@ -56,15 +61,17 @@ function forwardOf(
   }
   const env = pairs(options.env, "env");
   const headers = pairs(options.header, "header");
-  const upstream: ForwardReference["upstream"] = options.http
-    ? { kind: "http", url: options.http, ...(headers ? { headers } : {}) }
-    : {
-        kind: "stdio",
-        command: command[0] as string,
-        args: command.slice(1),
-        ...(env ? { env } : {}),
-        ...(options.mode ? { mode: options.mode as "pooled" | "per-call" } : {}),
-      };
+  const upstream: ForwardReference["upstream"] = options.a2a
+    ? { kind: "a2a", url: options.a2a, ...(headers ? { headers } : {}) }
+    : options.http
+      ? { kind: "http", url: options.http, ...(headers ? { headers } : {}) }
+      : {
+          kind: "stdio",
+          command: command[0] as string,
+          args: command.slice(1),
+          ...(env ? { env } : {}),
+          ...(options.mode ? { mode: options.mode as "pooled" | "per-call" } : {}),
+        };
   return {
     name,
     namespace: options.namespace ?? "",
@@ -73,7 +80,7 @@ function forwardOf(
   };
 }
 
-/** `trestle forwards …`: existing MCP servers whose catalogs the router imports. */
+/** `trestle forwards …`: existing MCP servers and A2A agents whose catalogs the router imports. */
 export function addForwardsCommands(program: Command, io: CliIo): void {
   const group = program
     .command("forwards")
@@ -146,7 +153,11 @@ export function addForwardsCommands(program: Command, io: CliIo): void {
       .option("--mode <mode>", "stdio: pooled (one process, shared) or per-call")
       .option("--env <name=value>", "stdio: an environment variable of the server (repeatable)", collect)
       .option("--http <url>", "the server's Streamable HTTP endpoint (instead of -- COMMAND)")
-      .option("--header <name=value>", "http: a header sent with every request (repeatable)", collect)
+      .option(
+        "--a2a <base-url>",
+        "an A2A agent: its card is read from BASE_URL/.well-known/agent-card.json, its skills imported as tools",
+      )
+      .option("--header <name=value>", "http, a2a: a header sent with every request (repeatable)", collect)
       .action(
         clientAction<ForwardOptions>(io, async (context, [name, command], options) => {
           const forward = forwardOf(action, name as string, (command as string[] | undefined) ?? [], options);

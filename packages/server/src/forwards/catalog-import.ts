@@ -123,7 +123,7 @@ export function planImport(
           name,
           ...(tool.title ? { title: tool.title } : {}),
           ...(tool.description ? { description: clip(tool.description) } : {}),
-          uri: toolUri(forward.name, tool.name),
+          uri: toolUri(forward.name, tool.name, forward.upstream),
           type: service,
           inputSchema: tool.inputSchema,
           ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),

@@ -12,6 +12,9 @@ export const FORWARD_LABEL = "trestle.forward";
 /** The protocol name the MCP transport is registered under. */
 export const MCP_PROTOCOL = "mcp";
 
+/** The protocol name the A2A transport is registered under. */
+export const A2A_PROTOCOL = "a2a";
+
 /**
  * The service name a forward's imported entries are routed to (their `type`): `forward.<name>` in the default
  * namespace, `forward.<namespace>.<name>` in another. Forward names hold no '.', so two forwards never share one.
@@ -20,7 +23,10 @@ export function forwardServiceName(namespace: string, name: string): string {
   return namespace ? `forward.${namespace}.${name}` : `forward.${name}`;
 }
 
-/** The service target calls to a forward go to: no address, the MCP transport finds the upstream by name. */
+/**
+ * The service target calls to a forward go to: no address, the transport (MCP, or A2A for an agent) finds the
+ * upstream by name.
+ */
 export function forwardTarget(forward: ForwardReference): ServiceTarget {
   const namespace = forward.namespace ?? "";
   return {
@@ -29,7 +35,7 @@ export function forwardTarget(forward: ForwardReference): ServiceTarget {
     host: "",
     port: 0,
     serviceType: "multi-capability",
-    protocol: MCP_PROTOCOL,
+    protocol: forward.upstream.kind === "a2a" ? A2A_PROTOCOL : MCP_PROTOCOL,
   };
 }
 
@@ -42,7 +48,8 @@ export type PublicUpstream =
       environment: string[];
       mode: "pooled" | "per-call";
     }
-  | { kind: "http"; server: string; headers: string[] };
+  | { kind: "http"; server: string; headers: string[] }
+  | { kind: "a2a"; server: string; headers: string[] };
 
 /** The upstream as it may be shown: secrets live in arguments, environment values and header values. */
 export function publicUpstream(upstream: ForwardUpstream): PublicUpstream {
@@ -56,7 +63,7 @@ export function publicUpstream(upstream: ForwardUpstream): PublicUpstream {
     };
   }
   return {
-    kind: "http",
+    kind: upstream.kind,
     server: describeForwardUpstream(upstream).replace(/^at /, ""),
     headers: Object.keys(upstream.headers ?? {}).sort(),
   };

@@ -70,6 +70,9 @@ export interface UpstreamConnector {
    * @throws TrestleError when the first connection or listing fails.
    */
   watch(upstream: ForwardUpstream, options: UpstreamWatchOptions): Promise<UpstreamCatalogWatch>;
-  /** The catalog location of tool `toolName` of forward `forward`, the one the transport reads back on a call. */
-  toolUri(forward: string, toolName: string): string;
+  /**
+   * The catalog location of tool `toolName` of forward `forward`, the one the transport reads back on a call
+   * (`upstream` says which transport: an MCP server's tool or an A2A agent's skill).
+   */
+  toolUri(forward: string, toolName: string, upstream?: ForwardUpstream): string;
 }

@@ -19,6 +19,11 @@ export interface HttpAppDependencies {
    * `requestPrincipal`), and sessions are bound to it.
    */
   mcp(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void>;
+  /**
+   * Serves the A2A agent of a namespace ("" = default): its card (`/a2a/.well-known/agent-card.json`, also a GET
+   * of `/a2a`) or a JSON-RPC request (a POST to `/a2a`). Absent: no A2A front.
+   */
+  a2a?(req: IncomingMessage, res: ServerResponse, namespace: string, kind: "card" | "rpc"): Promise<void>;
   /** True when the namespace exists. */
   hasNamespace(name: string): boolean;
   /** True once the router serves; false while it starts or drains. */
@@ -30,6 +35,29 @@ export interface HttpAppDependencies {
 /** Management paths a capability service uses to register itself; a `register` token is enough for them. */
 function isDiscoveryPath(path: string): boolean {
   return path.startsWith("/api/v1/management/discovery");
+}
+
+/**
+ * The A2A route a path names: `/a2a` and `/{namespace}/a2a` (the JSON-RPC endpoint; a GET there answers the
+ * card), the card under each at `/.well-known/agent-card.json`, and the default namespace's card at the root's.
+ */
+function a2aRoute(
+  segments: readonly string[],
+  method: string | undefined,
+): { namespace: string; kind: "card" | "rpc" } | undefined {
+  // The default namespace's card at the root too, where a client given only the router's URL looks for it.
+  if (segments.length === 2 && segments[0] === ".well-known" && segments[1] === "agent-card.json") {
+    return { namespace: "", kind: "card" };
+  }
+  // `/{namespace}/a2a` first: a namespace may itself be named "a2a".
+  const at = segments[1] === "a2a" ? 1 : segments[0] === "a2a" ? 0 : -1;
+  if (at < 0) return undefined;
+  const namespace = at === 1 ? (segments[0] as string) : "";
+  const rest = segments.slice(at + 1);
+  if (rest.length === 0) return { namespace, kind: method === "GET" || method === "HEAD" ? "card" : "rpc" };
+  if (rest.length === 2 && rest[0] === ".well-known" && rest[1] === "agent-card.json")
+    return { namespace, kind: "card" };
+  return undefined;
 }
 
 function mcpError(
@@ -129,6 +157,35 @@ export function createHttpApp(deps: HttpAppDependencies) {
       }
 
       const segments = path.split("/").filter(Boolean);
+      const a2a = deps.a2a ? a2aRoute(segments, req.method) : undefined;
+      if (a2a && deps.a2a) {
+        // The same token, namespace and rate checks as MCP: the A2A agent is another face of the same tools.
+        const outcome = deps.auth.check(req, "mcp", a2a.namespace);
+        if (!outcome.ok) {
+          mcpError(res, outcome.status, outcome.message, {
+            "www-authenticate": `Bearer realm="trestle"${outcome.status === 401 ? ', error="invalid_token"' : ', error="insufficient_scope"'}`,
+          });
+          return;
+        }
+        const known =
+          a2a.namespace === "" || (NAMESPACE_LABEL.test(a2a.namespace) && deps.hasNamespace(a2a.namespace));
+        if (!known) {
+          mcpError(res, 404, `No A2A agent at ${path}: unknown namespace`);
+          return;
+        }
+        const rate = deps.limiter?.admit(req, outcome.principal);
+        if (rate && !rate.ok) {
+          mcpError(res, 429, rate.message, { "retry-after": String(rate.retryAfterSeconds) });
+          return;
+        }
+        if (!deps.ready()) {
+          mcpError(res, 503, "The router is shutting down", { "retry-after": "1" });
+          return;
+        }
+        setRequestPrincipal(req, outcome.principal);
+        await deps.a2a(req, res, a2a.namespace, a2a.kind);
+        return;
+      }
       if (segments.at(-1) !== "mcp" || segments.length > 2) {
         if (segments.at(-1) === "mcp") mcpError(res, 404, `No MCP endpoint at ${path}`);
         else sendError(res, 404, `Nothing at ${path}`);

@@ -179,6 +179,11 @@ export const forwardViewSchema = z
         server: z.string(),
         headers: z.array(z.string()).describe("The names of the headers sent (never their values)"),
       }),
+      z.object({
+        kind: z.literal("a2a"),
+        server: z.string().describe("The A2A agent's origin"),
+        headers: z.array(z.string()).describe("The names of the headers sent (never their values)"),
+      }),
     ]),
     status: z.object({
       state: z.enum(["connecting", "ready", "reconnecting", "failed"]),

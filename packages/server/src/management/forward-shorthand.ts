@@ -1,12 +1,23 @@
 import { forwardInputSchema, forwardSchema, labelsSchema } from "@trestle/registry";
 import { z } from "zod";
 
-const UPSTREAM_SHORTHAND = ["command", "args", "env", "cwd", "mode", "url", "address", "headers"] as const;
+const UPSTREAM_SHORTHAND = [
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "mode",
+  "url",
+  "address",
+  "headers",
+  "a2a",
+] as const;
 
 /**
  * A forward written the short way — `command` (an argv array, or one command line split at spaces) with `args`,
- * `env`, `cwd`, `mode`; or `url` (also `address`) with `headers` — as the `upstream` object it stands for. An
- * input that has `upstream` is left as it is; the forward service only ever sees the canonical shape.
+ * `env`, `cwd`, `mode`; or `url` (also `address`) with `headers`; or `a2a: {url, headers}` for an A2A agent — as
+ * the `upstream` object it stands for. An input that has `upstream` is left as it is; the forward service only
+ * ever sees the canonical shape.
  */
 export function expandForwardShorthand(input: unknown): unknown {
   if (input === null || typeof input !== "object" || Array.isArray(input)) return input;
@@ -17,6 +28,15 @@ export function expandForwardShorthand(input: unknown): unknown {
   const rest = Object.fromEntries(
     Object.entries(value).filter(([key]) => !(UPSTREAM_SHORTHAND as readonly string[]).includes(key)),
   );
+  if (given("a2a")) {
+    const agent = value.a2a;
+    // Anything but an object is passed on as it is, for the schema to refuse with its own message.
+    const upstream =
+      agent !== null && typeof agent === "object" && !Array.isArray(agent)
+        ? { kind: "a2a", ...(agent as Record<string, unknown>) }
+        : agent;
+    return { ...rest, upstream };
+  }
   const url = given("url") ? value.url : value.address;
   if (url !== undefined && url !== null && !given("command")) {
     return {
@@ -65,5 +85,17 @@ export const forwardShorthandSchema = forwardSchema
     url: z.string().optional().describe("An MCP server over Streamable HTTP (`http://` or `https://`)"),
     address: z.string().optional().describe("Another name for `url`"),
     headers: z.record(z.string(), z.string()).optional().describe("Headers sent to the URL"),
+    a2a: z
+      .object({
+        url: z
+          .string()
+          .describe("The A2A agent's base URL; its card is read from /.well-known/agent-card.json"),
+        headers: z
+          .record(z.string(), z.string())
+          .optional()
+          .describe("Headers sent with every request, for the card's security requirements"),
+      })
+      .optional()
+      .describe("An A2A agent: its skills are imported as tools"),
   })
   .meta({ id: "ForwardShortForm" });

@@ -443,7 +443,7 @@ export function createNamespaceMethods(
             ...(answers.state !== undefined ? { state: answers.state } : {}),
           };
         }
-        context.clientLeg = {
+        context.client = {
           protocol: "mcp",
           version: origin.modern?.revision ?? origin.session?.protocolVersion ?? "",
           method: "tools/call",

@@ -1,5 +1,5 @@
 import type { Interceptor, ToolResult, TransportRequest, TransportResponse } from "@trestle/core";
-import { noteTranslation, translationKey } from "@trestle/core";
+import { translationRecorderKey } from "@trestle/core";
 import {
   encodeCallToolResult,
   encodeCompleteResult,
@@ -86,14 +86,14 @@ export function revisionCodec(): Interceptor {
   return (next) =>
     <R extends TransportRequest>(request: R): TransportResponse<R> => {
       if (request.method !== "callTool") return next(request);
-      const report = request.options.contextValues?.get(translationKey);
-      const revision = report?.client.protocol === "mcp" ? report.client.version : undefined;
+      const recorder = request.options.contextValues?.get(translationRecorderKey);
+      const revision = recorder?.client.protocol === "mcp" ? recorder.client.version : undefined;
       if (!revision || !isMcpRevision(revision) || revision === LATEST_MCP_REVISION) return next(request);
       return (next(request) as Promise<ToolResult>).then((result) => {
         // A backend's input request is answered by the front in the client's own way, not encoded here.
         if (result.inputRequired) return result;
         const { value, notes } = encodeCallToolResult(result as unknown as WireCallToolResult, revision);
-        if (notes.length > 0) noteTranslation(request.options.contextValues, ...notes);
+        for (const note of notes) recorder?.note(note);
         return value as unknown as ToolResult;
       }) as TransportResponse<R>;
     };

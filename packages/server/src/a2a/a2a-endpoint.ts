@@ -1,0 +1,442 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  AgentCard,
+  type AgentSkill,
+  formatSSEEvent,
+  SSE_HEADERS,
+  type StreamResponse,
+  type SubscribeToTaskRequest,
+  Task,
+  TaskState,
+} from "@a2a-js/sdk";
+import { isLegacyJsonRpcMethod, isV1JsonRpcMethod } from "@a2a-js/sdk/compat/v0_3";
+import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
+import { A2A_ERROR_CODE, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import {
+  DefaultExecutionEventBusManager,
+  DefaultRequestHandler,
+  JsonRpcTransportHandler,
+  ServerCallContext,
+  type TaskStore,
+} from "@a2a-js/sdk/server";
+import type { Store } from "@trestle/registry";
+import { readBody } from "../http/body.js";
+import { createStoreTaskStore } from "./task-store.js";
+import {
+  type A2aFrontBackend,
+  createToolExecutor,
+  METHOD_STATE_KEY,
+  VERSION_STATE_KEY,
+} from "./tool-executor.js";
+
+/** The A2A version the router's agents speak. */
+export const A2A_FRONT_VERSION = "1.0";
+
+/** The A2A version of the v0.3 compatibility layer (an absent `A2A-Version` means it). */
+const A2A_LEGACY_VERSION = "0.3";
+
+/** How often `SubscribeToTask` on a replica that does not run the task reads the store. */
+const FOLLOW_POLL_MS = 500;
+/** How long such a subscription follows a task at most. */
+const FOLLOW_MAX_MS = 10 * 60_000;
+/** How long a task is kept after its last change, by default. */
+const DEFAULT_TASK_RETENTION_MS = 7 * 24 * 60 * 60_000;
+/** How often old tasks are removed. */
+const SWEEP_INTERVAL_MS = 60 * 60_000;
+
+/** Options of {@link createA2aEndpoint}. */
+export interface A2aEndpointOptions {
+  backend: A2aFrontBackend;
+  /** Where tasks live, so that any replica answers for them. */
+  store: Store;
+  maxBodyBytes: number;
+  /** The router's version, on the card. */
+  version: string;
+  /** True when the router needs a bearer token: the card then declares it. */
+  requiresToken: boolean;
+  /** How this router is reached from outside (`https://router.example`); default: the request's own scheme and Host. */
+  publicUrl?: string;
+  /** How long a task is kept after its last change (then `GetTask` answers -32001). Default 7 days. */
+  taskRetentionMs?: number;
+  /** A stream whose reader leaves more than this many bytes unread is closed (bounded memory per stream). */
+  sseMaxBufferedBytes: number;
+  /** Told when a slow reader's stream was closed. */
+  onStreamDropped?: (bufferedBytes: number) => void;
+}
+
+/** The A2A front: one agent per namespace at `/{namespace}/a2a`, the default namespace's at `/a2a`. */
+export interface A2aEndpoint {
+  /** Serves the agent card (`kind: "card"`) or a JSON-RPC request (`kind: "rpc"`) of `namespace`'s agent. */
+  handle(req: IncomingMessage, res: ServerResponse, namespace: string, kind: "card" | "rpc"): Promise<void>;
+  /** Cancels the calls still running and stops removing old tasks. */
+  close(): void;
+}
+
+function isTerminal(state: TaskState | undefined): boolean {
+  return (
+    state === TaskState.TASK_STATE_COMPLETED ||
+    state === TaskState.TASK_STATE_FAILED ||
+    state === TaskState.TASK_STATE_CANCELED ||
+    state === TaskState.TASK_STATE_REJECTED
+  );
+}
+
+/**
+ * The SDK's request handler, with `SubscribeToTask` on a replica that does not run the task following the task's
+ * stored state (the SDK's own follows only a task its replica runs).
+ */
+class ReplicaAwareRequestHandler extends DefaultRequestHandler {
+  constructor(
+    card: AgentCard,
+    private readonly tasks: TaskStore,
+    executor: ConstructorParameters<typeof DefaultRequestHandler>[2],
+    private readonly buses: DefaultExecutionEventBusManager,
+  ) {
+    super(card, tasks, executor, buses);
+  }
+
+  override async *resubscribe(
+    params: SubscribeToTaskRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
+    if (this.buses.getByTaskId(params.id, context)) {
+      yield* super.resubscribe(params, context);
+      return;
+    }
+    const end = Date.now() + FOLLOW_MAX_MS;
+    let last: string | undefined;
+    for (;;) {
+      const task = await this.tasks.load(params.id, context);
+      if (!task) throw new TaskNotFoundError(`Task not found: ${params.id}`);
+      if (last === undefined && isTerminal(task.status?.state)) {
+        throw new UnsupportedOperationError(
+          `Task ${params.id} is in a terminal state and cannot be subscribed to.`,
+        );
+      }
+      const seen = JSON.stringify(Task.toJSON(task));
+      if (seen !== last) {
+        if (last === undefined) yield { payload: { $case: "task", value: task } };
+        else {
+          yield {
+            payload: {
+              $case: "statusUpdate",
+              value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined },
+            },
+          };
+        }
+        last = seen;
+      }
+      const state = task.status?.state;
+      if (isTerminal(state) || state === TaskState.TASK_STATE_INPUT_REQUIRED || Date.now() > end) return;
+      await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
+    }
+  }
+}
+
+function jsonRpcError(res: ServerResponse, id: unknown, code: number, message: string, status = 200): void {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error: { code, message } });
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function sendJson(res: ServerResponse, value: unknown): void {
+  const body = JSON.stringify(value);
+  res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/**
+ * Creates the A2A front. Each namespace is an A2A v1.0 agent (JSON-RPC binding; v0.3 clients through the SDK's
+ * compatibility layer, with v0.3 method names and card): its card lists the namespace's
+ * tools as skills (and the code execution tool when engines are registered); `SendMessage` and
+ * `SendStreamingMessage` call a tool (see `createToolExecutor`); `GetTask`, `ListTasks`, `CancelTask` and
+ * `SubscribeToTask` work on the tasks it started, from any replica (they live in the store).
+ *
+ * Errors are A2A's: `-32001` task not found, `-32002` not cancelable, `-32003` push notifications not supported,
+ * `-32004` unsupported operation, `-32009` version not supported (a v1.0 method without `A2A-Version: 1.0`, whose
+ * absence means 0.3); `-32601` only for a name that is no A2A method at all (an MCP method sent here), which
+ * reaches nothing behind the router.
+ */
+export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
+  const { backend, store } = options;
+  const agents = new Map<
+    string,
+    { handler: DefaultRequestHandler; rpc: JsonRpcTransportHandler; legacy: LegacyJsonRpcTransportHandler }
+  >();
+  const running = new Map<string, AbortController>();
+  const retentionMs = options.taskRetentionMs ?? DEFAULT_TASK_RETENTION_MS;
+  // Tasks would pile up in the store forever: each replica removes the old ones now and then (idempotent).
+  const sweep = setInterval(() => {
+    void store.removeA2aTasks(Date.now() - retentionMs).catch(() => undefined);
+  }, SWEEP_INTERVAL_MS);
+  sweep.unref();
+
+  /** The card's skeleton the SDK's handler checks versions and capabilities against. */
+  const baseCard = (): AgentCard => ({
+    name: "Trestle",
+    description: "",
+    supportedInterfaces: [
+      { url: "", protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_FRONT_VERSION },
+    ],
+    provider: undefined,
+    version: options.version,
+    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ["application/json", "text/plain"],
+    defaultOutputModes: ["application/json", "text/plain"],
+    skills: [],
+    signatures: [],
+  });
+
+  function agentOf(namespace: string) {
+    let agent = agents.get(namespace);
+    if (!agent) {
+      const buses = new DefaultExecutionEventBusManager();
+      const tasks = createStoreTaskStore(store, namespace, (taskId) => running.get(taskId)?.abort());
+      const handler = new ReplicaAwareRequestHandler(
+        baseCard(),
+        tasks,
+        createToolExecutor(backend, namespace, store, running),
+        buses,
+      );
+      agent = {
+        handler,
+        rpc: new JsonRpcTransportHandler(handler),
+        legacy: new LegacyJsonRpcTransportHandler(handler),
+      };
+      agents.set(namespace, agent);
+    }
+    return agent;
+  }
+
+  function skills(namespace: string): AgentSkill[] {
+    const list: AgentSkill[] = backend.catalog.listTools(namespace).map((tool) => ({
+      id: tool.name,
+      name: tool.title ?? tool.name,
+      description: clip(
+        `${tool.description ?? tool.name}\nCall it with a data part {"tool": "${tool.name}", "arguments": {...}}; arguments: ${JSON.stringify(tool.inputSchema ?? { type: "object" })}`,
+        4_000,
+      ),
+      tags: ["tool"],
+      examples: [],
+      inputModes: ["application/json"],
+      outputModes: ["application/json", "text/plain"],
+      securityRequirements: [],
+    }));
+    const engines = backend.engines();
+    if (engines.length > 0 && !list.some((s) => s.id === backend.codeExecutionToolName)) {
+      const languages = [...new Set(engines.map((e) => e.language))].sort().join(", ");
+      list.push({
+        id: backend.codeExecutionToolName,
+        name: "Code execution",
+        description: `Runs code and streams its output (SendStreamingMessage). Languages: ${languages}. Call it with a data part {"tool": "${backend.codeExecutionToolName}", "arguments": {"language": ..., "code": ...}}`,
+        tags: ["code-execution"],
+        examples: [],
+        inputModes: ["application/json"],
+        outputModes: ["text/plain", "application/json"],
+        securityRequirements: [],
+      });
+    }
+    return list;
+  }
+
+  function cardFor(req: IncomingMessage, namespace: string): AgentCard {
+    const origin =
+      options.publicUrl?.replace(/\/+$/, "") ??
+      `${(req.socket as { encrypted?: boolean }).encrypted ? "https" : "http"}://${req.headers.host ?? "localhost"}`;
+    const card = baseCard();
+    card.name = namespace ? `Trestle namespace '${namespace}'` : "Trestle";
+    card.description = `The tools of the Trestle router's ${namespace ? `namespace '${namespace}'` : "default namespace"}, as an A2A agent: each skill is a tool.`;
+    card.supportedInterfaces = [
+      {
+        url: `${origin}${namespace ? `/${namespace}` : ""}/a2a`,
+        protocolBinding: "JSONRPC",
+        tenant: "",
+        protocolVersion: A2A_FRONT_VERSION,
+      },
+    ];
+    if (options.requiresToken) {
+      card.securitySchemes = {
+        bearer: {
+          scheme: {
+            $case: "httpAuthSecurityScheme",
+            value: { description: "A Trestle token with the mcp scope", scheme: "Bearer", bearerFormat: "" },
+          },
+        },
+      };
+      card.securityRequirements = [{ schemes: { bearer: { list: [] } } }];
+    }
+    card.skills = skills(namespace);
+    return card;
+  }
+
+  async function handleRpc(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void> {
+    if (req.method !== "POST") {
+      res.writeHead(405, { allow: "GET, POST" }).end();
+      return;
+    }
+    const body = await readBody(req, options.maxBodyBytes);
+    if (body.tooLarge) {
+      res.writeHead(413, { connection: "close" }).end();
+      return;
+    }
+    let request: { id?: unknown; method?: unknown };
+    try {
+      request = JSON.parse(body.text) as typeof request;
+    } catch {
+      jsonRpcError(res, null, A2A_ERROR_CODE.PARSE_ERROR, "Parse error: the body is not JSON");
+      return;
+    }
+    if (typeof request !== "object" || request === null || Array.isArray(request)) {
+      jsonRpcError(
+        res,
+        null,
+        A2A_ERROR_CODE.INVALID_REQUEST,
+        "Invalid request: one JSON-RPC request object is expected",
+      );
+      return;
+    }
+    const method = typeof request.method === "string" ? request.method : "";
+    const legacy = isLegacyJsonRpcMethod(method);
+    if (!legacy && !isV1JsonRpcMethod(method)) {
+      // Not an A2A method at all (an MCP method sent to the A2A leg): refused here, nothing reaches a backend.
+      jsonRpcError(
+        res,
+        request.id,
+        A2A_ERROR_CODE.METHOD_NOT_FOUND,
+        `Method not found: '${clip(method, 100)}' is no A2A method${method.includes("/") ? " (MCP clients use /mcp)" : ""}`,
+      );
+      return;
+    }
+    const header = req.headers["a2a-version"];
+    const requested = (Array.isArray(header) ? header[0] : header) || undefined;
+    // v1.0 names with A2A-Version 1.0; v0.3 names (through the SDK's compatibility layer) with 0.3 or none.
+    const version = legacy ? A2A_LEGACY_VERSION : (requested ?? A2A_LEGACY_VERSION);
+    if (
+      (legacy && requested !== undefined && requested !== A2A_LEGACY_VERSION) ||
+      (!legacy && version !== A2A_FRONT_VERSION)
+    ) {
+      jsonRpcError(
+        res,
+        request.id,
+        A2A_ERROR_CODE.VERSION_NOT_SUPPORTED,
+        legacy
+          ? `'${method}' is an A2A 0.3 method: send it with A2A-Version 0.3 (or none), or use the 1.0 name with 1.0`
+          : `A2A version ${requested ?? "0.3 (no A2A-Version header)"} is not supported with '${method}': send A2A-Version 1.0`,
+      );
+      return;
+    }
+    const context = new ServerCallContext({
+      requestedVersion: version,
+      state: new Map<string, unknown>([
+        [METHOD_STATE_KEY, method],
+        [VERSION_STATE_KEY, version],
+      ]),
+    });
+    const agent = agentOf(namespace);
+    const answer = legacy
+      ? await agent.legacy.handle(request as Record<string, unknown>, context)
+      : await agent.rpc.handle(request as Record<string, unknown>, context);
+    if (typeof (answer as AsyncGenerator)[Symbol.asyncIterator] !== "function") {
+      sendJson(res, answer);
+      return;
+    }
+    const stream = answer as AsyncGenerator<unknown, void, undefined>;
+    const first = await stream.next();
+    if (first.done) {
+      res.writeHead(204).end();
+      return;
+    }
+    // An error before the first event is a plain JSON-RPC answer, not a stream.
+    const firstValue = first.value as { error?: unknown };
+    if (firstValue.error !== undefined) {
+      sendJson(res, firstValue);
+      await stream.return(undefined);
+      return;
+    }
+    res.writeHead(200, SSE_HEADERS);
+    res.flushHeaders();
+    let closed = false;
+    res.once("close", () => {
+      closed = true;
+      void stream.return(undefined);
+    });
+    const write = (event: unknown): boolean => {
+      res.write(formatSSEEvent(event));
+      if (res.writableLength <= options.sseMaxBufferedBytes) return true;
+      // A reader this far behind would have the router hold the whole stream for it: it is let go.
+      options.onStreamDropped?.(res.writableLength);
+      res.destroy();
+      return false;
+    };
+    try {
+      if (write(first.value)) {
+        for await (const event of stream) {
+          if (closed || !write(event)) break;
+        }
+      }
+    } finally {
+      if (!res.writableEnded) res.end();
+    }
+  }
+
+  /**
+   * The card a v0.3 client reads (one that sends no `A2A-Version`, or 0.3): the v0.3 fields, with the v1.0
+   * `supportedInterfaces` besides, so that either kind of client can read it.
+   */
+  function legacyCard(card: AgentCard): Record<string, unknown> {
+    const v1 = AgentCard.toJSON(card) as Record<string, unknown>;
+    const url = card.supportedInterfaces[0]?.url ?? "";
+    return {
+      protocolVersion: "0.3.0",
+      name: card.name,
+      description: card.description,
+      url,
+      preferredTransport: "JSONRPC",
+      version: card.version,
+      capabilities: { streaming: true, pushNotifications: false },
+      defaultInputModes: card.defaultInputModes,
+      defaultOutputModes: card.defaultOutputModes,
+      skills: card.skills.map(({ id, name, description, tags, examples, inputModes, outputModes }) => ({
+        id,
+        name,
+        description,
+        tags,
+        examples,
+        inputModes,
+        outputModes,
+      })),
+      ...(options.requiresToken
+        ? { securitySchemes: { bearer: { type: "http", scheme: "Bearer" } }, security: [{ bearer: [] }] }
+        : {}),
+      supportedInterfaces: v1.supportedInterfaces,
+    };
+  }
+
+  return {
+    async handle(req, res, namespace, kind) {
+      if (kind === "card") {
+        if (req.method !== "GET" && req.method !== "HEAD") {
+          res.writeHead(405, { allow: "GET" }).end();
+          return;
+        }
+        const header = req.headers["a2a-version"];
+        const requested = (Array.isArray(header) ? header[0] : header) || A2A_LEGACY_VERSION;
+        const card = cardFor(req, namespace);
+        res.setHeader("vary", "A2A-Version");
+        sendJson(res, requested === A2A_LEGACY_VERSION ? legacyCard(card) : AgentCard.toJSON(card));
+        return;
+      }
+      await handleRpc(req, res, namespace);
+    },
+    close() {
+      clearInterval(sweep);
+      for (const controller of running.values()) controller.abort();
+    },
+  };
+}

@@ -1,0 +1,153 @@
+import { AgentCard } from "@a2a-js/sdk";
+import {
+  type Client,
+  ClientFactory,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+} from "@a2a-js/sdk/client";
+import { Code, TrestleError } from "@trestle/core";
+
+/** An A2A agent behind the router: where its card is, and the credentials its card asks for. */
+export interface A2aAgent {
+  /**
+   * The agent's base URL: its card is read from `<url>/.well-known/agent-card.json` (a URL ending in `.json` is
+   * taken as the card's own). Calls go to the interface the card names, never to this URL.
+   */
+  url: string;
+  /** Headers sent with every request, the card's included (e.g. `Authorization`). Their values are never shown. */
+  headers?: Record<string, string>;
+}
+
+/** The well-known path of an agent card under the agent's base URL. */
+export const AGENT_CARD_PATH = "/.well-known/agent-card.json";
+
+/** A client of one agent, with the card it was made from and the A2A version it speaks. */
+export interface AgentConnection {
+  client: Client;
+  card: AgentCard;
+  /** `1.0`, or `0.3` for an agent whose card is a v0.3 card. */
+  version: string;
+}
+
+/** The agent's origin, the only part of its URL ever shown (paths and queries may hold tokens). */
+export function agentOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "an invalid URL";
+  }
+}
+
+/**
+ * Reads a v1.0 card in either of the forms agents publish: the proto JSON form the specification gives
+ * (`{"httpAuthSecurityScheme": {...}}`), or the SDK's in-memory form that an `@a2a-js/sdk` agent serialises as
+ * it is (`{"scheme": {"$case": ...}}`), with every absent list and field given its default.
+ */
+export function normalizeV1Card(raw: unknown): AgentCard {
+  if (typeof raw !== "object" || raw === null) throw new Error("the card is not a JSON object");
+  const card = { ...(raw as Record<string, unknown>) };
+  const schemes = card.securitySchemes;
+  if (typeof schemes === "object" && schemes !== null) {
+    card.securitySchemes = Object.fromEntries(
+      Object.entries(schemes as Record<string, unknown>).map(([name, scheme]) => {
+        const oneof = (scheme as { scheme?: { $case?: unknown; value?: unknown } } | null)?.scheme;
+        return [name, typeof oneof?.$case === "string" ? { [oneof.$case]: oneof.value } : scheme];
+      }),
+    );
+  }
+  return AgentCard.fromJSON(card);
+}
+
+/** The SDK's card resolver, with v1.0 cards read by {@link normalizeV1Card} (v0.3 cards as the SDK reads them). */
+class CardResolver extends DefaultAgentCardResolver {
+  override normalizeAgentCard(card: unknown): AgentCard {
+    const legacy = super.normalizeAgentCard(card);
+    if (legacy.supportedInterfaces?.some((i) => i.protocolVersion.startsWith("0."))) return legacy;
+    return normalizeV1Card(card);
+  }
+}
+
+function fetchWith(
+  headers: Record<string, string> | undefined,
+  signal: AbortSignal | undefined,
+): typeof fetch {
+  return (input, init) => {
+    const merged = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(headers ?? {})) {
+      if (!merged.has(name)) merged.set(name, value);
+    }
+    const signals = [init?.signal, signal].filter((s): s is AbortSignal => s != null);
+    return fetch(input, {
+      ...init,
+      headers: merged,
+      ...(signals.length > 0 ? { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) } : {}),
+    });
+  };
+}
+
+/**
+ * Reads the agent's card and makes a client for the interface it names (JSON-RPC or HTTP+JSON, v1.0 or, for a
+ * v0.3 card, v0.3 with v0.3 method names), sending `headers` with every request. `signal` bounds the card's
+ * read only.
+ *
+ * @throws TrestleError `Unavailable` when the card cannot be read, `InvalidArgument` when it is no agent card or
+ * names no interface this transport speaks.
+ */
+export async function connectAgent(agent: A2aAgent, signal?: AbortSignal): Promise<AgentConnection> {
+  const origin = agentOrigin(agent.url);
+  let url: URL;
+  try {
+    url = new URL(agent.url);
+  } catch {
+    throw new TrestleError("The A2A agent's URL is not a valid URL", Code.InvalidArgument);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new TrestleError(
+      `The A2A agent's URL must be http or https, not ${url.protocol}`,
+      Code.InvalidArgument,
+    );
+  }
+  const cardFetch = fetchWith(agent.headers, signal);
+  const callFetch = fetchWith(agent.headers, undefined);
+  const legacyCompat = { enabled: true };
+  const factory = new ClientFactory({
+    transports: [
+      new JsonRpcTransportFactory({ fetchImpl: callFetch, legacyCompat }),
+      new RestTransportFactory({ fetchImpl: callFetch, legacyCompat }),
+    ],
+    cardResolver: new CardResolver({ fetchImpl: cardFetch, legacyCompat }),
+  });
+  const cardUrl = url.pathname.endsWith(".json")
+    ? agent.url
+    : `${agent.url.replace(/\/+$/, "")}${AGENT_CARD_PATH}`;
+  let client: Client;
+  try {
+    client = await factory.createFromUrl(cardUrl, "");
+  } catch (error) {
+    if (signal?.aborted) throw TrestleError.from(signal.reason, Code.Canceled);
+    const message = error instanceof Error ? error.message : String(error);
+    const unreachable = /fetch failed|ECONNREFUSED|ENOTFOUND|Failed to fetch|status/i.test(message);
+    throw new TrestleError(
+      unreachable
+        ? `The A2A agent at ${origin} could not be reached for its card (${AGENT_CARD_PATH})`
+        : `The A2A agent at ${origin} has no usable agent card: ${scrub(message, agent)}`,
+      unreachable ? Code.Unavailable : Code.InvalidArgument,
+    );
+  }
+  const card = await client.getAgentCard();
+  return { client, card, version: client.protocolVersion || "1.0" };
+}
+
+/** `text` with the agent's header values and URL (past its origin) taken out. */
+export function scrub(text: string, agent: A2aAgent): string {
+  let out = text;
+  for (const value of Object.values(agent.headers ?? {})) {
+    if (value.length >= 4) out = out.split(value).join("[REDACTED]");
+    const token = value.replace(/^(Bearer|Basic)\s+/i, "");
+    if (token.length >= 4) out = out.split(token).join("[REDACTED]");
+  }
+  const origin = agentOrigin(agent.url);
+  if (agent.url.length > origin.length) out = out.split(agent.url).join(origin);
+  return out;
+}
