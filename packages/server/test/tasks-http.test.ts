@@ -47,7 +47,10 @@ const handlers: ServiceHandlers = {
       if (call.input) return { content: [{ type: "text", text: `answered ${JSON.stringify(call.input)}` }] };
       return new Promise<ToolResult>((resolve) => waiting.push(resolve));
     }
-    if (call.tool.uri === "ask://" && !call.input) {
+    if (call.tool.uri === "ask://" && call.input) {
+      return { content: [{ type: "text", text: `answered ${JSON.stringify(call.input)}` }] };
+    }
+    if (call.tool.uri === "ask://") {
       return {
         content: [],
         inputRequired: {
@@ -219,6 +222,12 @@ function errorOf(reply: Reply): { code: number; message: string; data?: unknown 
   return reply.body.error as { code: number; message: string; data?: unknown };
 }
 
+/** An acknowledgement's fields besides `_meta` (the spec's empty result, with its resultType). */
+function ackFields(result: Record<string, unknown>): Record<string, unknown> {
+  const { _meta: _, ...fields } = result;
+  return fields;
+}
+
 const callTool = (name: string, options: { capabilities?: Record<string, unknown> } = {}) =>
   modern("tools/call", { name, arguments: { n: 1 } }, { name, ...options });
 
@@ -330,7 +339,7 @@ describe("the MCP tasks extension over HTTP", () => {
 
     const cancelled = await taskMethod("tasks/cancel", taskId);
     expect(cancelled.status).toBe(200);
-    expect(resultOf(cancelled).resultType).toBe("complete");
+    expect(ackFields(resultOf(cancelled))).toEqual({ resultType: "complete" });
     const task = await untilStatus(taskId, "cancelled");
     expect(task).not.toHaveProperty("result");
     waiting.shift()?.({ content: [{ type: "text", text: "late" }] });
@@ -364,7 +373,7 @@ describe("the MCP tasks extension over HTTP", () => {
       inputResponses: { "round-1-confirm": { action: "accept", content: { go: true } } },
     });
     expect(updated.status).toBe(200);
-    expect(resultOf(updated).resultType).toBe("complete");
+    expect(ackFields(resultOf(updated))).toEqual({ resultType: "complete" });
     const done = await untilStatus(taskId, "completed");
     expect(done.result).toMatchObject({
       content: [
@@ -376,13 +385,30 @@ describe("the MCP tasks extension over HTTP", () => {
     });
   });
 
-  it("answers a backend asking at once with input_required, not a task", async () => {
+  it("answers a backend asking at once with input_required, not a task; the repeated request becomes one", async () => {
     const reply = await callTool("ask", { capabilities: { ...DECLARES, elicitation: {} } });
     const result = resultOf(reply);
     expect(result.resultType).toBe("input_required");
     expect(Object.keys(result.inputRequests as object)).toEqual(["confirm"]);
     expect(typeof result.requestState).toBe("string");
     expect(server.tasks.running).toBe(0);
+
+    // The repeated request with the answers and the state runs as a task.
+    const inputResponses = { confirm: { action: "accept", content: { ok: true } } };
+    const repeated = resultOf(
+      await modern(
+        "tools/call",
+        { name: "ask", arguments: {}, inputResponses, requestState: result.requestState },
+        { name: "ask", capabilities: { ...DECLARES, elicitation: {} } },
+      ),
+    );
+    expect(repeated.resultType).toBe("task");
+    const done = await untilStatus(repeated.taskId as string, "completed");
+    expect(done.result).toMatchObject({
+      content: [
+        { type: "text", text: `answered ${JSON.stringify({ responses: inputResponses, state: "ask-1" })}` },
+      ],
+    });
   });
 
   it("runs the code execution tool as a task for a declaring client", async () => {
