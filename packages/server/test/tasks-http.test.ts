@@ -366,6 +366,7 @@ describe("the MCP tasks extension over HTTP", () => {
       },
     });
     const asking = await untilStatus(taskId, "input_required");
+    expect(asking).not.toHaveProperty("requestState");
     expect(asking.inputRequests).toEqual({
       "round-1-confirm": { method: "elicitation/create", params: { message: "Go?", requestedSchema: {} } },
     });
@@ -403,6 +404,8 @@ describe("the MCP tasks extension over HTTP", () => {
       ),
     );
     expect(repeated.resultType).toBe("task");
+    expect(repeated).not.toHaveProperty("requestState");
+    expect(repeated).not.toHaveProperty("inputRequests");
     const done = await untilStatus(repeated.taskId as string, "completed");
     expect(done.result).toMatchObject({
       content: [

@@ -141,6 +141,9 @@ describe("createTaskRunner", () => {
     expect(task).not.toHaveProperty("requestState");
     expect(task).not.toHaveProperty("task");
     expect(task).not.toHaveProperty("inputRequired");
+    // The extension's names only, not the 2025-11-25 ones.
+    expect(task).not.toHaveProperty("ttl");
+    expect(task).not.toHaveProperty("pollInterval");
 
     const done = await untilStatus(r, task.taskId as string, "completed");
     expect(done.resultType).toBe("complete");
