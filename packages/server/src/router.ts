@@ -523,7 +523,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
         unsubscribeServices();
         unsubscribeEvents.unsubscribe();
         await mcp.close();
-        backend.tasks?.close();
+        await backend.tasks?.close();
         http?.closeAllConnections();
         await forwardSupervisor.close();
         await transports.close();

@@ -254,8 +254,8 @@ function untilStatus(taskId: string, status: string): Promise<Record<string, unk
   );
 }
 
-async function createdTask(name: string): Promise<string> {
-  const reply = await callTool(name);
+async function createdTask(name: string, capabilities?: Record<string, unknown>): Promise<string> {
+  const reply = await callTool(name, capabilities ? { capabilities } : {});
   expect(reply.status).toBe(200);
   const result = resultOf(reply);
   expect(result.resultType).toBe("task");
@@ -275,7 +275,10 @@ describe("the MCP tasks extension over HTTP", () => {
     const reply = await callTool("maybe");
     expect(reply.status).toBe(200);
     const task = resultOf(reply);
-    expect(task).toMatchObject({ resultType: "task", ttlMs: 3_600_000, pollIntervalMs: 100 });
+    expect(task).toMatchObject({ resultType: "task", pollIntervalMs: 100 });
+    // ttlMs counts from creation and grows while the task runs, so it stays readable after its last change.
+    expect(task.ttlMs).toBeGreaterThanOrEqual(3_600_000);
+    expect(Number.isInteger(task.ttlMs)).toBe(true);
     expect(["working", "completed"]).toContain(task.status);
     expect(task).not.toHaveProperty("content");
     expect(task).not.toHaveProperty("task");
@@ -351,8 +354,28 @@ describe("the MCP tasks extension over HTTP", () => {
     expect(resultOf(await taskMethod("tasks/get", taskId)).status).toBe("cancelled");
   });
 
-  it("shows a backend's question on the task and takes the answer with tasks/update", async () => {
+  it("fails a task whose backend asks what the client did not declare it can answer, with -32021", async () => {
     const taskId = await createdTask("slow_ask");
+    await waitFor(
+      () => waiting.length,
+      (n) => n === 1,
+      "the call to arrive",
+    );
+    waiting.shift()?.({
+      content: [],
+      inputRequired: {
+        requests: { confirm: { kind: "elicitation", params: { message: "Go?", requestedSchema: {} } } },
+      },
+    });
+    const failed = await untilStatus(taskId, "failed");
+    expect(failed.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { elicitation: {} } },
+    });
+  });
+
+  it("shows a backend's question on the task and takes the answer with tasks/update", async () => {
+    const taskId = await createdTask("slow_ask", { ...DECLARES, elicitation: {} });
     await waitFor(
       () => waiting.length,
       (n) => n === 1,

@@ -481,6 +481,8 @@ export function createNamespaceMethods(
                 onInputRequest: hooks.onInputRequest,
                 ...(hooks.input ? { input: hooks.input } : {}),
               }) as Promise<ToolResult & Record<string, unknown>>,
+            // Questions the client did not declare it can answer fail the task with -32021.
+            { checkInput: (input) => requireInputCapabilities([input], modern.capabilities) },
           );
           if ("task" in started) return started.task as unknown as CallToolResult;
           requireInputCapabilities(Object.values(started.inputRequired.requests), modern.capabilities);

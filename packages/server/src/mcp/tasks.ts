@@ -68,6 +68,10 @@ export interface TaskRunner {
   start(
     owner: TaskOwner,
     run: TaskCall,
+    options?: {
+      /** Refuses a question the client cannot answer: the task fails with what it throws. */
+      checkInput?(input: InputRequest): void;
+    },
   ): Promise<{ task: Record<string, unknown> } | { inputRequired: InputRequired }>;
   /** The task as `tasks/get` answers it. @throws ProtocolError -32602 for a task unknown to `owner`. */
   get(owner: TaskOwner, taskId: unknown): Promise<Record<string, unknown>>;
@@ -77,8 +81,8 @@ export interface TaskRunner {
   cancel(owner: TaskOwner, taskId: unknown): Promise<void>;
   /** Tasks running on this replica. */
   readonly running: number;
-  /** Cancels the tasks running here and stops watching. */
-  close(): void;
+  /** Ends the tasks running here as failed (the router stops), stops their calls and watching. */
+  close(): Promise<void>;
 }
 
 interface Question {
@@ -96,6 +100,8 @@ interface Running {
   saving: Promise<void>;
   /** Resolves once the task was created in the store (questions are shown only after that). */
   created: Promise<void>;
+  /** Refuses a question the client cannot answer (throws the error the task then fails with). */
+  checkInput: ((input: InputRequest) => void) | undefined;
   markCreated(): void;
 }
 
@@ -113,19 +119,33 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   function save(task: Running, status: string, fields: Record<string, unknown> = {}, message?: string): void {
     if (TERMINAL.has(task.stored.status)) return;
     const now = clock();
+    // A task stays readable for ttlMs after its last change: one that runs longer than that is not lost.
+    const expiresAt = Math.max(task.stored.expiresAt, now + ttlMs);
     const document: Record<string, unknown> = {
       taskId: task.stored.id,
       status,
       ...(message ? { statusMessage: message } : {}),
       createdAt: iso(task.stored.createdAt),
       lastUpdatedAt: iso(now),
-      ttlMs,
+      ttlMs: expiresAt - task.stored.createdAt,
       pollIntervalMs,
       ...fields,
     };
-    task.stored = { ...task.stored, status, document };
+    task.stored = { ...task.stored, status, document, expiresAt };
     const stored = task.stored;
     task.saving = task.saving.then(() => options.store.saveMcpTask(stored, now)).catch(() => undefined);
+  }
+
+  /** Ends a task as failed with `error` (its JSON-RPC code, message and data). */
+  function fail(task: Running, error: unknown): void {
+    const e = error as { code?: unknown; message?: unknown; data?: unknown };
+    save(task, "failed", {
+      error: {
+        code: Number.isSafeInteger(e.code) ? e.code : JsonRpcErrorCode.InternalError,
+        message: typeof e.message === "string" && e.message ? e.message : "The task failed",
+        ...(e.data !== undefined ? { data: e.data } : {}),
+      },
+    });
   }
 
   /** Shows the open questions (or none: working again). */
@@ -143,6 +163,14 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   function ask(task: Running, key: string, input: InputRequest): Promise<JsonObject> {
     return new Promise((resolve, reject) => {
       if (task.abort.signal.aborted) return reject(task.abort.signal.reason);
+      try {
+        task.checkInput?.(input);
+      } catch (error) {
+        // The client cannot answer: the task fails with the refusal, and the call stops.
+        void task.created.then(() => fail(task, error));
+        task.abort.abort(error);
+        return reject(error);
+      }
       task.open.set(key, { input, answer: resolve });
       task.abort.signal.addEventListener("abort", () => reject(task.abort.signal.reason), { once: true });
       void task.created.then(() => showQuestions(task));
@@ -175,14 +203,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       save(task, "completed", { result: complete });
     } catch (error) {
       if (task.cancelled) return;
-      const e = error as { code?: unknown; message?: unknown; data?: unknown };
-      save(task, "failed", {
-        error: {
-          code: Number.isSafeInteger(e.code) ? e.code : JsonRpcErrorCode.InternalError,
-          message: typeof e.message === "string" && e.message ? e.message : "The task failed",
-          ...(e.data !== undefined ? { data: e.data } : {}),
-        },
-      });
+      fail(task, error);
     } finally {
       await task.saving;
       running.delete(task.stored.id);
@@ -248,7 +269,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   }
 
   return {
-    async start(owner, run) {
+    async start(owner, run, startOptions: { checkInput?(input: InputRequest): void } = {}) {
       if (running.size >= maxRunning) {
         throw new ProtocolError(
           JsonRpcErrorCode.InternalError,
@@ -276,6 +297,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
           markCreated = resolve;
         }),
         markCreated: () => markCreated(),
+        checkInput: startOptions.checkInput,
       };
       let counter = 0;
       let asked: () => void = () => undefined;
@@ -344,13 +366,18 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     get running() {
       return running.size;
     },
-    close() {
+    async close() {
       clearInterval(watcher);
       clearInterval(sweeper);
+      const saving: Promise<void>[] = [];
       for (const task of running.values()) {
+        // Other replicas must not show a task nothing runs any more as working.
+        fail(task, { message: "The router running the task stopped before it finished" });
         task.cancelled = true;
         task.abort.abort(new Error("The router is closing"));
+        saving.push(task.saving);
       }
+      await Promise.all(saving);
     },
   };
 }
