@@ -40,6 +40,12 @@ export interface CallContext {
   /** What input the client can give (see `CallOptions.inputCapabilities`). */
   inputCapabilities?: CallOptions["inputCapabilities"];
   /**
+   * How a failure of the call (no service, service down, the service's error) comes back: as an `isError` result
+   * (the default, what a tool call answers) or as a rejection with the same scrubbed message (a task records it as
+   * failed).
+   */
+  failures?: "result" | "reject";
+  /**
    * The protocol, version and method the client spoke to the front. A call whose backend speaks another protocol
    * (or whose front is not MCP) carries a translation report on its terminal event; absent: MCP `tools/call`.
    */

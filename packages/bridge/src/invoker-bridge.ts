@@ -132,10 +132,10 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
       // Never dispatched: no transport (and so no interceptor) saw the call, the bridge records it.
       const error = TrestleError.from(thrown);
       recordUndispatched(record(), error, eventOptions, secrets);
-      return textResult(
-        [secrets.scrub(describeFailure(error, { what, operation: "tool invocation" }))],
-        true,
-      );
+      const message = secrets.scrub(describeFailure(error, { what, operation: "tool invocation" }));
+      if (context?.failures === "reject")
+        throw new TrestleError(message, error.code, { metadata: error.metadata });
+      return textResult([message], true);
     }
     const options = callOptionsFor(context);
     // One bag per call: the call events and the scrubbing interceptors read what only the bridge knows.
@@ -157,10 +157,10 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
       // The bridge words this message around the error's text (already scrubbed by the `scrubSecrets` interceptor
       // where the composition root installed it); a failure path, so one more scrub is cheap insurance.
       const error = TrestleError.from(thrown);
-      return textResult(
-        [secrets.scrub(describeFailure(error, { target, what, operation: "tool invocation" }))],
-        true,
-      );
+      const message = secrets.scrub(describeFailure(error, { target, what, operation: "tool invocation" }));
+      if (context?.failures === "reject")
+        throw new TrestleError(message, error.code, { metadata: error.metadata });
+      return textResult([message], true);
     }
   }
 
@@ -171,7 +171,7 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
       try {
         return await invoke(args ?? {}, tool, context, secrets);
       } catch (thrown) {
-        if (requiredClientCapabilities(thrown)) throw thrown;
+        if (requiredClientCapabilities(thrown) || context?.failures === "reject") throw thrown;
         // Only a defect can get here (invoke catches everything it awaits); keep the promise of never rejecting.
         const message = secrets.scrub(TrestleError.from(thrown, Code.Internal).rawMessage);
         return textResult(

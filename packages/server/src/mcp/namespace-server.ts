@@ -35,6 +35,7 @@ import {
   type ResourceReference,
   requiredClientCapabilities,
   type ToolResult,
+  TrestleError,
 } from "@trestle/core";
 import type { z } from "zod";
 import type { CatalogView, EngineLanguage } from "./catalog-view.js";
@@ -233,6 +234,19 @@ function page<T>(
 }
 
 const isTemplate = (resource: ResourceReference): boolean => isUriTemplate(resource.location);
+
+/**
+ * A failed call as the JSON-RPC error its task records: a protocol error keeps its code (an MCP backend's own
+ * code where it gave one), any other failure is -32603 with the router's sentence about it.
+ */
+function asTaskError(error: unknown): unknown {
+  if (error instanceof ProtocolError || !(error instanceof TrestleError)) return error;
+  const upstream = Number(error.metadata["mcp-error-code"]);
+  return new ProtocolError(
+    Number.isSafeInteger(upstream) && upstream < 0 ? upstream : JsonRpcErrorCode.InternalError,
+    error.rawMessage,
+  );
+}
 
 /** The input a client declared it can give (elicitation, sampling, roots), as the backend is told. */
 function inputCapabilitiesOf(declared: Readonly<Record<string, unknown>>): Record<string, JsonObject> {
@@ -479,7 +493,11 @@ export function createNamespaceMethods(
                 ...context,
                 signal: hooks.signal,
                 onInputRequest: hooks.onInputRequest,
+                // A failure of the call is the task's failure (with its JSON-RPC error), not a tool result.
+                failures: "reject",
                 ...(hooks.input ? { input: hooks.input } : {}),
+              }).catch((error: unknown) => {
+                throw asTaskError(error);
               }) as Promise<ToolResult & Record<string, unknown>>,
             // Questions the client did not declare it can answer fail the task with -32021.
             { checkInput: (input) => requireInputCapabilities([input], modern.capabilities) },
@@ -772,7 +790,11 @@ export function createNamespaceMethods(
   // The tasks extension (stateless clients only): tasks of this namespace and of the asking principal.
   if (backend.tasks) {
     const tasks = backend.tasks;
-    const owner = (origin: RequestOrigin) => ({ namespace, principal: origin.principal ?? "anonymous" });
+    // Only a client that declares the extension may use its methods (-32021 naming it otherwise).
+    const owner = (origin: RequestOrigin) => {
+      if (!declaresTasks(origin.modern?.capabilities)) throw tasksRequired();
+      return { namespace, principal: origin.principal ?? "anonymous" };
+    };
     const params = (request: { params?: unknown }) => (request.params ?? {}) as Record<string, unknown>;
     table.set("tasks/get", (request, extra) => tasks.get(owner(extra.origin), params(request).taskId));
     table.set("tasks/update", async (request, extra) => {

@@ -210,7 +210,27 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     }
   }
 
-  /** Takes what clients asked of the running tasks (on any replica) and applies it. */
+  /** Applies what a client asked of a task running here: a cancellation, or answers to its open questions. */
+  function apply(task: Running, requests: McpTaskRequests): void {
+    if (requests.cancel) {
+      task.cancelled = true;
+      save(task, "cancelled", {}, "Cancelled by the client");
+      task.abort.abort(new Error("The task was cancelled by the client"));
+      return;
+    }
+    let answered = false;
+    for (const [key, response] of Object.entries(requests.inputResponses ?? {})) {
+      const question = task.open.get(key);
+      // Answers to keys not open (never issued, or answered already) are ignored, as the extension says.
+      if (!question || typeof response !== "object" || response === null) continue;
+      task.open.delete(key);
+      question.answer(response as JsonObject);
+      answered = true;
+    }
+    if (answered) showQuestions(task);
+  }
+
+  /** Takes what clients asked, through other replicas, of the tasks running here and applies it. */
   async function watch(): Promise<void> {
     for (const task of [...running.values()]) {
       let requests: McpTaskRequests;
@@ -219,22 +239,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       } catch {
         continue;
       }
-      if (requests.cancel) {
-        task.cancelled = true;
-        save(task, "cancelled", {}, "Cancelled by the client");
-        task.abort.abort(new Error("The task was cancelled by the client"));
-        continue;
-      }
-      let answered = false;
-      for (const [key, response] of Object.entries(requests.inputResponses ?? {})) {
-        const question = task.open.get(key);
-        // Answers to keys not open (never issued, or answered already) are ignored, as the extension says.
-        if (!question || typeof response !== "object" || response === null) continue;
-        task.open.delete(key);
-        question.answer(response as JsonObject);
-        answered = true;
-      }
-      if (answered) showQuestions(task);
+      apply(task, requests);
     }
   }
 
@@ -354,13 +359,25 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         );
       }
       if (TERMINAL.has(stored.status)) return;
-      await options.store.requestMcpTask(stored.id, {
-        inputResponses: inputResponses as Record<string, unknown>,
-      });
+      const requests = { inputResponses: inputResponses as Record<string, unknown> };
+      // Running here: applied at once, so the next tasks/get shows it; elsewhere, the running replica takes it.
+      const local = running.get(stored.id);
+      if (local) {
+        apply(local, requests);
+        await local.saving;
+        return;
+      }
+      await options.store.requestMcpTask(stored.id, requests);
     },
     async cancel(owner, taskId) {
       const stored = await find(owner, taskId);
       if (TERMINAL.has(stored.status)) return;
+      const local = running.get(stored.id);
+      if (local) {
+        apply(local, { cancel: true });
+        await local.saving;
+        return;
+      }
       await options.store.requestMcpTask(stored.id, { cancel: true });
     },
     get running() {
@@ -388,11 +405,13 @@ export function declaresTasks(capabilities: Readonly<Record<string, unknown>> | 
   return typeof extensions === "object" && extensions !== null && TASKS_EXTENSION in extensions;
 }
 
-/** The refusal of a task-required tool to a client without the extension (-32021 naming it). */
-export function tasksRequired(tool: string): ProtocolError {
+/**
+ * The refusal of a task-required tool (or of a task method) to a client without the extension (-32021 naming it).
+ */
+export function tasksRequired(tool?: string): ProtocolError {
   return new ProtocolError(
     ModernErrorCode.MissingRequiredClientCapability,
-    `Missing required client capability: tool '${tool}' runs only as a task, and the client did not declare the ${TASKS_EXTENSION} extension`,
+    `Missing required client capability: ${tool ? `tool '${tool}' runs only as a task` : "the task methods belong to the tasks extension"}, and the client did not declare the ${TASKS_EXTENSION} extension`,
     { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
   );
 }
