@@ -49,6 +49,7 @@ import {
   requireInputCapabilities,
 } from "./input-relay.js";
 import { JsonRpcErrorCode } from "./json-rpc.js";
+import { checkParamHeaders } from "./param-headers.js";
 import { type CallTurn, createParkedCalls } from "./parked-calls.js";
 import { expandPrompt } from "./prompt-expansion.js";
 import { type ModernClient, ModernErrorCode, negotiateLegacyRevision } from "./protocol-era.js";
@@ -418,6 +419,9 @@ export function createNamespaceMethods(
       const args = (request.params.arguments ?? {}) as Record<string, unknown>;
       const tool = backend.catalog.getTool(namespace, name);
       if (tool) {
+        // Over HTTP in the stateless era, arguments the tool marks for headers must be mirrored as sent.
+        if (origin.modern && Object.keys(origin.headers).length > 0)
+          checkParamHeaders(tool.inputSchema, args, origin.headers);
         const context = contextFor(origin, extra.signal);
         // The backend learns what this client can answer; what it then refuses for lack of it is -32021 here.
         context.inputCapabilities = inputCapabilitiesOf(
