@@ -127,7 +127,11 @@ for (const [version, prefix, stream] of [
       expect(rpc).toEqual({ event: "rpc", method: stream, version });
       const event = await terminalEvent(`${prefix}echo`, before);
       expect(event.type).toBe("completed");
-      expect(event.translation?.client).toEqual({ protocol: "mcp", method: "tools/call" });
+      expect(event.translation?.client).toEqual({
+        protocol: "mcp",
+        version: "2025-11-25",
+        method: "tools/call",
+      });
       expect(event.translation?.backend).toEqual({ protocol: "a2a", version, method: stream });
       expect(event.translation?.notes.map((n) => n.what)).toContain("skill input schema");
     });
@@ -160,10 +164,9 @@ for (const [version, prefix, stream] of [
       expect(texts(first)).toContain("What is your name?");
       const structured = first.structuredContent as { state: string; task: string };
       expect(structured.state).toBe("input-required");
-      // The neutral shape a 2026-07-28 front turns into input_required travels with the result.
-      expect(
-        (first as { inputRequired?: { requests: Record<string, unknown>; state?: string } }).inputRequired,
-      ).toMatchObject({ requests: { reply: { kind: "elicitation" } }, state: structured.task });
+      // This client declared no elicitation: it gets the agent's question as the answer and continues the task
+      // with its handle; nothing the revision does not define reaches it.
+      expect(first).not.toHaveProperty("inputRequired");
       const firstEvent = await terminalEvent(`${prefix}converse`, before);
       expect(firstEvent.translation?.notes.map((n) => n.what)).toContain("TASK_STATE_INPUT_REQUIRED");
 

@@ -249,6 +249,25 @@ function asTaskError(error: unknown): unknown {
   );
 }
 
+/**
+ * A backend's answer that asks for input the client cannot give, yet says something itself (an A2A agent's
+ * question as text, with the handle to continue the conversation): that answer, as a complete result. `undefined`
+ * when the client can answer, or when the backend said nothing (the caller refuses with -32021 then).
+ */
+function answerWithoutInput(
+  result: ToolResult,
+  declared: Readonly<Record<string, unknown>>,
+): ToolResult | undefined {
+  if (!result.inputRequired || result.content.length === 0) return undefined;
+  try {
+    requireInputCapabilities(Object.values(result.inputRequired.requests), declared);
+    return undefined;
+  } catch {
+    const { inputRequired: _, ...answer } = result;
+    return answer;
+  }
+}
+
 /** The input a client declared it can give (elicitation, sampling, roots), as the backend is told. */
 function inputCapabilitiesOf(declared: Readonly<Record<string, unknown>>): Record<string, JsonObject> {
   const out: Record<string, JsonObject> = {};
@@ -467,7 +486,7 @@ export function createNamespaceMethods(
           method: "tools/call",
         };
         const ask = extra.sendRequest;
-        if (ask) {
+        if (ask && Object.keys(context.inputCapabilities).length > 0) {
           // A legacy upstream's question during the call goes to a session's client at once, on this stream.
           const declared = origin.session?.clientCapabilities ?? {};
           context.onInputRequest = async (input) => {
@@ -521,6 +540,8 @@ export function createNamespaceMethods(
             const asks = "asks" in turn ? turn.asks : turn.done.inputRequired;
             const park = "park" in turn ? turn.park : undefined;
             if (!asks) return (turn as { done: ToolResult }).done as CallToolResult;
+            const fallback = "done" in turn ? answerWithoutInput(turn.done, modern.capabilities) : undefined;
+            if (fallback) return fallback as CallToolResult;
             try {
               requireInputCapabilities(Object.values(asks.requests), modern.capabilities);
             } catch (error) {
@@ -542,6 +563,9 @@ export function createNamespaceMethods(
             }
             return finish(await turn);
           }
+          // A client that can give no input at all is never asked during a call: nothing is held for it.
+          if (Object.keys(context.inputCapabilities).length === 0)
+            return finish({ done: await execute(context) });
           return finish(
             await parkedCalls.start<ToolResult>(
               (onInputRequest, signal) => execute({ ...context, onInputRequest, signal }),
@@ -550,6 +574,8 @@ export function createNamespaceMethods(
           );
         }
         let result = await execute(context);
+        const fallback = answerWithoutInput(result, origin.session?.clientCapabilities ?? {});
+        if (fallback) return fallback as CallToolResult;
         // A session's client is asked each question itself, and the call repeated with its answers.
         if (result.inputRequired && ask) {
           result = await relayInputToSession(
