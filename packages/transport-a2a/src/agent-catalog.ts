@@ -11,6 +11,11 @@ export interface A2aSkillTool {
   title: string;
   description: string;
   inputSchema: JsonObject;
+  /**
+   * A2A work is task-shaped: an MCP client that declares the tasks extension may get an MCP task for a call (the
+   * router runs it, and the agent's questions show on the task).
+   */
+  execution: { taskSupport: "optional" };
   /** Under {@link A2A_META_KEY}: the skill's id, tags, examples, input and output modes. */
   _meta: JsonObject;
 }
@@ -65,6 +70,7 @@ export function skillsAsTools(card: AgentCard): { tools: A2aSkillTool[]; notes: 
     title: skill.name || skill.id,
     description: describeSkill(skill, card),
     inputSchema: SKILL_INPUT_SCHEMA,
+    execution: { taskSupport: "optional" as const },
     _meta: {
       [A2A_META_KEY]: {
         skillId: skill.id,

@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { modernRequest } from "../support/mcp-wire.js";
 import {
   api,
   eventually,
@@ -254,5 +255,39 @@ describe("an agent whose card requires a bearer token", () => {
     const listed = await (await fetch(`${router.url}/api/v1/forwards`)).text();
     const events = await (await fetch(`${router.url}/api/v2/tool-calls/history?limit=200`)).text();
     for (const text of [listed, events, router.lines.join("\n")]) expect(text).not.toContain(TOKEN);
+  });
+});
+
+describe("an A2A agent's call as an MCP task, for a 2026-07-28 client that declares the tasks extension", () => {
+  it("answers with a task, and tasks/get shows the agent's reply once done", async () => {
+    const tasks = { extensions: { "io.modelcontextprotocol/tasks": {} } };
+    const created = await modernRequest(
+      `${router.url}/mcp`,
+      "tools/call",
+      { name: "v1_echo", arguments: { message: "as a task" } },
+      { capabilities: tasks },
+    );
+    expect(created.body.result?.resultType).toBe("task");
+    const taskId = created.body.result?.taskId as string;
+    const done = await eventually(
+      async () => {
+        const got = await modernRequest(
+          `${router.url}/mcp`,
+          "tasks/get",
+          { taskId },
+          { capabilities: tasks },
+        );
+        return got.body.result?.status === "completed" ? got.body.result : undefined;
+      },
+      20_000,
+      "the task completed",
+    );
+    expect(JSON.stringify(done.result)).toContain("echo: as a task");
+    // Without the extension the same call answers at once.
+    const plain = await modernRequest(`${router.url}/mcp`, "tools/call", {
+      name: "v1_echo",
+      arguments: { message: "plain" },
+    });
+    expect(plain.body.result?.resultType).toBe("complete");
   });
 });

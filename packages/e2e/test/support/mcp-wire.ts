@@ -26,6 +26,8 @@ export interface WireAnswer {
 function mcpName(method: string, params: Record<string, unknown>): string | undefined {
   if (method === "tools/call" || method === "prompts/get") return params.name as string;
   if (method === "resources/read") return params.uri as string;
+  if (method === "tasks/get" || method === "tasks/update" || method === "tasks/cancel")
+    return params.taskId as string;
   return undefined;
 }
 

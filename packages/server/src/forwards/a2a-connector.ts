@@ -17,6 +17,8 @@ export interface AgentCatalogReading {
     title: string;
     description: string;
     inputSchema: Record<string, unknown>;
+    /** Whether calls may run as MCP tasks (A2A work is task-shaped). */
+    execution?: { taskSupport?: "forbidden" | "optional" | "required" };
     _meta: Record<string, unknown>;
   }[];
 }
@@ -48,6 +50,7 @@ function catalogOf(reading: AgentCatalogReading): UpstreamCatalog {
           title: tool.title,
           description: tool.description,
           inputSchema: tool.inputSchema,
+          ...(tool.execution ? { execution: tool.execution } : {}),
           _meta: tool._meta,
         }) as Tool,
     ),
