@@ -133,8 +133,9 @@ describe("access control", () => {
         await r.body?.cancel();
         return r;
       });
-    // Without a session the GET stream is refused (400) once the token passes; the token check comes first.
-    await expectStatuses("GET /mcp", getStream, { ...deny, admin: 400, mcp: 400, teamA: 403 });
+    // Without a session a GET is no legacy stream: it answers 405 as the stateless era says, once the token
+    // passes; the token check comes first.
+    await expectStatuses("GET /mcp", getStream, { ...deny, admin: 405, mcp: 405, teamA: 403 });
   });
 
   it("a session id is no credential: it needs its token, its namespace, and an intact seal", async () => {
