@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { setFlagsFromString } from "node:v8";
 import type { Command } from "commander";
 import { builtinCallSecrets } from "../builtin-secrets.js";
 import type { BuiltinService } from "../builtin-services.js";
@@ -87,6 +88,17 @@ export function addServeCommand(program: Command, io: CliIo): void {
     .action(async (options: ServeOptions) => serve(options, io));
 }
 
+/**
+ * The embedded store is PostgreSQL compiled to WebAssembly (9 MB of code). V8 compiles it twice by default, fast
+ * (Liftoff) and then optimised (TurboFan) in background threads, and the optimising compiler's memory stays with
+ * the process: an idle router on a reopened data directory measured 50–55 MiB more resident than with Liftoff
+ * alone. The store is never on the hot path (calls read the in-memory view), so its queries need no optimised
+ * code. Must run before PGlite compiles its module; it applies to every WebAssembly module of this process.
+ */
+function compileWasmForFootprint(): void {
+  setFlagsFromString("--liftoff-only");
+}
+
 async function serve(values: ServeOptions, io: CliIo): Promise<void> {
   // Loaded here, not at the top: client commands should start fast and never load the router.
   const [
@@ -134,6 +146,7 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
         ),
       )
     : undefined;
+  if (!config.databaseUrl) compileWasmForFootprint();
   const router = await createRouter(config, {
     ...(builtinToken
       ? { internalTokens: [{ name: BUILTIN_PRINCIPAL, token: builtinToken, scopes: ["register"] as const }] }
