@@ -99,6 +99,11 @@ export interface RouterOverrides {
    * `TRESTLE_CAPABILITY_SECRET`.
    */
   builtinSecrets?: Record<string, string>;
+  /**
+   * This process's number among the workers of `trestle serve --workers N`: every HTTP response then names it in
+   * a `trestle-worker` header (which worker answered, for operators and tests).
+   */
+  workerId?: number;
 }
 
 const LIST_KIND: Partial<Record<string, ListKind>> = {
@@ -388,9 +393,15 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   let http: HttpServer | undefined;
   let port = 0;
   if (!overrides.noHttp) {
+    const worker = overrides.workerId === undefined ? undefined : String(overrides.workerId);
     http = createServer(
       { keepAliveTimeout: 65_000, headersTimeout: 30_000, requestTimeout: 60_000 },
-      (req, res) => void app(req, res),
+      worker === undefined
+        ? (req, res) => void app(req, res)
+        : (req, res) => {
+            res.setHeader("trestle-worker", worker);
+            void app(req, res);
+          },
     );
     // Connections past the cap are closed as they arrive: each costs a file descriptor and buffers.
     http.maxConnections = config.maxConnections;
