@@ -112,7 +112,7 @@ export async function startTrestle(
     await smokeCall(url);
     return {
       name: protocol === "grpc" ? "trestle-grpc" : "trestle-connect",
-      description: `MCP client → Trestle → ${protocol === "grpc" ? "gRPC (grpc-js)" : "Connect (connect-node)"} → echo capability`,
+      description: `MCP client → Trestle → ${protocol === "grpc" ? "gRPC (node:http2 client)" : "Connect (connect-node)"} → echo capability`,
       target: { kind: "mcp", url, tool: "echo", openStream: true },
       serverPid: router.pid,
       serverTree: false,

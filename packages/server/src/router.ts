@@ -463,6 +463,8 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
         await forwardSupervisor.close();
         await transports.close();
         await registry.close();
+        // The registry leaves the store open (see createRegistry); a throw-away store removes its directory here.
+        await store.close();
         logger.info("router stopped");
         logger.flush?.();
       })();
