@@ -31,6 +31,13 @@ export interface Http2UnaryLimits {
   maxSendMessageBytes: number | undefined;
 }
 
+/**
+ * Requests on one connection before the next goes on a new one. A client's stream ids are the odd numbers below
+ * 2^31, so a connection has room for 1,073,741,823 requests (about four days at 3,000 calls/s); the old
+ * connection closes once its last calls have finished.
+ */
+export const MAX_STREAMS_PER_CONNECTION = 1_000_000_000;
+
 /** HTTP/2 keepalive of the lean client, as grpc-js does it with `permit_without_calls` off. */
 export interface Http2Keepalive {
   /** A PING every this often while calls are in flight. */
@@ -50,6 +57,7 @@ export function connectHttp2(
   address: string,
   security: ChannelSecurity,
   keepalive: Http2Keepalive = { timeMs: 30_000, timeoutMs: 10_000 },
+  maxStreamsPerConnection = MAX_STREAMS_PER_CONNECTION,
 ): Http2Connection {
   const tls = security.tls;
   if (tls && (tls.cert === undefined) !== (tls.key === undefined)) {
@@ -94,9 +102,13 @@ export function connectHttp2(
     // The calls keep the process alive (their deadline timers), not an idle connection.
     opened.unref();
     session = opened;
+    requestsOnSession = 0;
     return opened;
   };
   let inFlight = 0;
+  let requestsOnSession = 0;
+  /** Calls in flight per connection, for closing a retired one after its last call. */
+  const active = new WeakMap<ClientHttp2Session, number>();
   let pinger: NodeJS.Timeout | undefined;
   const ping = () => {
     const pinged = session;
@@ -111,13 +123,24 @@ export function connectHttp2(
   };
   return {
     request(headers) {
-      const stream = current().request({ ...headers, ":authority": authority }, { endStream: false });
+      const on = current();
+      const stream = on.request({ ...headers, ":authority": authority }, { endStream: false });
+      active.set(on, (active.get(on) ?? 0) + 1);
+      if (++requestsOnSession >= maxStreamsPerConnection) {
+        // Out of stream ids soon: later calls go on a new connection.
+        session = undefined;
+      }
       inFlight++;
       if (!pinger) {
         pinger = setInterval(ping, keepalive.timeMs);
         pinger.unref();
       }
       stream.once("close", () => {
+        const left = (active.get(on) ?? 1) - 1;
+        active.set(on, left);
+        // A connection retired for its stream ids closes after its last call (closing it earlier would refuse
+        // the requests not yet sent on it).
+        if (left === 0 && on !== session) on.close();
         inFlight--;
         if (inFlight === 0 && pinger) {
           clearInterval(pinger);
