@@ -97,7 +97,10 @@ export function runWorkers(options: RunWorkersOptions): Promise<number> {
           stop();
           return;
         }
-        fork();
+        // A second later: a worker that keeps failing must not become a busy loop of forks.
+        setTimeout(() => {
+          if (!stopping) fork();
+        }, 1_000);
       });
       return worker;
     };
