@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -61,16 +61,58 @@ export async function openEmbeddedDatabase(dataDir: string): Promise<SqlClient> 
   return createPgliteClient(await PGlite.create({ dataDir: directory, postgresqlconf: EMBEDDED_SETTINGS }));
 }
 
+/** Prefix of the throw-away stores' directories under the system's temporary directory. */
+const THROWAWAY_PREFIX = "trestle-store-";
+/** The file in a throw-away store's directory that names the process using it. */
+const OWNER_FILE = "trestle-owner.pid";
+
+/** True while a process with this pid exists (signal 0 only checks). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes the throw-away stores of processes that are gone without closing them (killed). Best effort: a
+ * directory without an owner file, or one this process cannot read, is left alone.
+ */
+async function removeAbandonedThrowaways(): Promise<void> {
+  let names: string[];
+  try {
+    names = (await readdir(tmpdir())).filter((name) => name.startsWith(THROWAWAY_PREFIX));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const directory = join(tmpdir(), name);
+    try {
+      const owner = Number((await readFile(join(directory, OWNER_FILE), "utf8")).trim());
+      if (Number.isInteger(owner) && owner > 0 && !alive(owner))
+        await rm(directory, { recursive: true, force: true });
+    } catch {
+      // No owner file (being created, or not ours): leave it.
+    }
+  }
+}
+
 /**
  * An embedded database that is gone when closed: a fresh one in a temporary directory, removed on close.
  * Kept on disk rather than in PGlite's in-memory file system, which would hold the whole 39 MB data directory
- * (most of it a zero-filled WAL segment) in the process's memory.
+ * (most of it a zero-filled WAL segment) in the process's memory. A process killed before closing it leaves the
+ * directory behind; the next throw-away store opened on the machine removes it.
  */
 export async function openThrowawayDatabase(): Promise<SqlClient> {
-  const directory = await mkdtemp(join(tmpdir(), "trestle-store-"));
+  await removeAbandonedThrowaways();
+  const directory = await mkdtemp(join(tmpdir(), THROWAWAY_PREFIX));
+  await writeFile(join(directory, OWNER_FILE), `${process.pid}\n`);
   let client: SqlClient;
   try {
-    client = await openEmbeddedDatabase(directory);
+    // The database in a directory of its own: initdb wants an empty one, the owner file stays beside it.
+    client = await openEmbeddedDatabase(join(directory, "data"));
   } catch (error) {
     await rm(directory, { recursive: true, force: true });
     throw error;

@@ -44,6 +44,26 @@ describe("the embedded store in a data directory", () => {
     expect(left).toEqual([]);
   }, 90_000);
 
+  it("removes a throw-away store left behind by a process that is gone, when it opens the next one", async () => {
+    const { mkdir, writeFile } = await import("node:fs/promises");
+    const abandoned = join(tmpdir(), `trestle-store-abandoned${process.pid}`);
+    await mkdir(join(abandoned, "data"), { recursive: true });
+    // A pid no process has: above the kernel's pid_max (at most 2^22).
+    await writeFile(join(abandoned, "trestle-owner.pid"), "9999999\n");
+    const mine = join(tmpdir(), `trestle-store-alive${process.pid}`);
+    await mkdir(mine, { recursive: true });
+    await writeFile(join(mine, "trestle-owner.pid"), `${process.pid}\n`);
+    try {
+      const store = await openStore({ memory: true });
+      await store.close();
+      expect(existsSync(abandoned)).toBe(false);
+      expect(existsSync(mine)).toBe(true);
+    } finally {
+      await rm(abandoned, { recursive: true, force: true });
+      await rm(mine, { recursive: true, force: true });
+    }
+  }, 90_000);
+
   it("keeps the catalog and the registry across a restart", async () => {
     const root = await mkdtemp(join(tmpdir(), "trestle-registry-"));
     dirs.push(root);
