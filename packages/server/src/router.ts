@@ -26,7 +26,8 @@ import {
 import { createRegistry, openStore, type Registry } from "@trestle/registry";
 import { createConnectTransport } from "@trestle/transport-connect";
 import { createGrpcTransport } from "@trestle/transport-grpc";
-import { createMcpTransport, mcpToolUri, watchUpstreamCatalog } from "@trestle/transport-mcp";
+// The MCP client stack is loaded when the first forward needs it (lazyTransport, watch); the URI helper is small.
+import { mcpToolUri } from "@trestle/transport-mcp/tool-uri";
 import { type Logger, pino } from "pino";
 import { capabilitySecretResolver, withCapabilitySecrets } from "./capability-secrets.js";
 import { BUILTIN_PRINCIPAL, DEFAULT_MAX_QUEUED_CALLS, type RouterConfig } from "./config.js";
@@ -44,6 +45,7 @@ import {
   createOriginGuard,
   createTokenAuthenticator,
 } from "./http/security.js";
+import { lazyTransport } from "./lazy-transport.js";
 import { registerCatalogRoutes } from "./management/catalog-routes.js";
 import { registerCodeExecutionRoutes } from "./management/code-execution-routes.js";
 import { registerDiscoveryRoutes } from "./management/discovery-routes.js";
@@ -181,18 +183,20 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       secretFor,
     ),
     // Forwards: existing MCP servers, found in the forward directory (filled once the catalog is open).
-    [MCP_PROTOCOL]: createMcpTransport({
-      directory: forwardDirectory,
-      unaryTimeoutMs: config.unaryTimeoutMs,
-      timeouts,
-      clientInfo: { name: "trestle", version: SERVER_VERSION },
-      // An upstream's messages are not tied to a call; their data may quote anything, so only their level shows.
-      onLog: ({ target, upstream, message }) =>
-        logger.debug(
-          { service: target.serviceName, upstream, level: message.level },
-          "forwarded server logged",
-        ),
-    }),
+    [MCP_PROTOCOL]: lazyTransport(async () =>
+      (await import("@trestle/transport-mcp")).createMcpTransport({
+        directory: forwardDirectory,
+        unaryTimeoutMs: config.unaryTimeoutMs,
+        timeouts,
+        clientInfo: { name: "trestle", version: SERVER_VERSION },
+        // An upstream's messages are not tied to a call; their data may quote anything, so only their level shows.
+        onLog: ({ target, upstream, message }) =>
+          logger.debug(
+            { service: target.serviceName, upstream, level: message.level },
+            "forwarded server logged",
+          ),
+      }),
+    ),
     ...overrides.transports,
   };
   const byServiceName: Record<string, BridgeTransport> = {};
@@ -242,7 +246,11 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     logger: logger.child({ component: "forwards" }),
     catalogTimeoutMs: 30_000,
     // The forwards module names no transport: the MCP transport's watch and tool addressing are handed in here.
-    upstreams: { watch: watchUpstreamCatalog, toolUri: mcpToolUri },
+    upstreams: {
+      watch: async (upstream, options) =>
+        (await import("@trestle/transport-mcp")).watchUpstreamCatalog(upstream, options),
+      toolUri: mcpToolUri,
+    },
     onReleased: (target) => byProtocol[MCP_PROTOCOL]?.release?.(target),
   });
   const forwards = createForwardService({
