@@ -1,6 +1,7 @@
 import type { GitState, MachineDescription } from "./machine.js";
 import type { CodeExecutionMeasurement } from "./scenarios/code-execution.js";
 import type { CrossReplicaMeasurement } from "./scenarios/cross-replica.js";
+import type { IdleFootprintMeasurement } from "./scenarios/idle-footprint.js";
 import type { IdleSessionsMeasurement } from "./scenarios/idle-sessions.js";
 import type { RouterProfileMeasurement } from "./scenarios/router-profile.js";
 import type { ThroughputResult } from "./scenarios/throughput.js";
@@ -31,10 +32,19 @@ export interface BenchReport {
   durationSeconds: number;
   machine: MachineDescription;
   git: GitState;
-  settings: { concurrencies: number[]; rounds: number; warmupMs: number; durationMs: number };
+  settings: {
+    concurrencies: number[];
+    rounds: number;
+    warmupMs: number;
+    durationMs: number;
+    /** `taskset` CPU lists of the server side and the load generator, or why the run was not pinned. */
+    cpuPinning?: { server: string; load: string } | { unpinned: string };
+  };
   throughput: ThroughputResult;
   toolsList: ToolsListMeasurement[] | Skipped;
   idleSessions: IdleSessionsMeasurement[] | Skipped;
+  /** An idle `pnpm start` router (embedded store, built-in services), fresh and reopened data directory. */
+  idleFootprint?: IdleFootprintMeasurement[] | Skipped;
   codeExecution: CodeExecutionMeasurement | Skipped;
   crossReplica: CrossReplicaMeasurement | Skipped;
   profile: RouterProfileMeasurement | Skipped;

@@ -1,4 +1,18 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { availableParallelism } from "node:os";
+
+/**
+ * Which side of the measurement a process is on. Every server-side process (routers, capabilities, bare
+ * servers, gateways and whatever they spawn) shares one CPU set; the load generator gets the other, so that each
+ * configuration gets the same CPU budget whatever the number of its processes.
+ */
+export type CpuRole = "server" | "load";
+
+/** CPU lists for `taskset -c`, one per role. */
+export interface CpuPinning {
+  server: string;
+  load: string;
+}
 
 /** Options for {@link spawnNode}. */
 export interface SpawnNodeOptions {
@@ -8,10 +22,36 @@ export interface SpawnNodeOptions {
   ipc?: boolean;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** Which CPU set it runs on when the run is pinned (default `server`). */
+  role?: CpuRole;
 }
 
 /** Every child started here, so that an interrupted run still ends them all. */
 const started = new Set<ChildProcess>();
+/** The run's CPU sets, once {@link pinCpus} decided them; children inherit their parent's affinity. */
+let pinning: CpuPinning | undefined;
+
+/**
+ * The pinning `pnpm bench` uses on a machine with at least two CPUs and `taskset`: servers on CPU 0, the load
+ * generator and this harness on CPU 1. Undefined (no pinning) otherwise, with the reason.
+ */
+export function defaultPinning(): CpuPinning | string {
+  if (availableParallelism() < 2) return "fewer than 2 CPUs";
+  const probe = spawnSync("taskset", ["-c", "0", "true"], { stdio: "ignore" });
+  if (probe.error || probe.status !== 0) return "taskset (util-linux) is not available";
+  return { server: "0", load: "1" };
+}
+
+/**
+ * Pins every process started from now on to its role's CPU set, and this process (which reads results and
+ * otherwise idles) to the load generator's.
+ * @throws Error when taskset cannot pin this process.
+ */
+export function pinCpus(cpus: CpuPinning): void {
+  const own = spawnSync("taskset", ["-p", "-c", cpus.load, String(process.pid)], { stdio: "ignore" });
+  if (own.error || own.status !== 0) throw new Error(`taskset could not pin the harness to CPU ${cpus.load}`);
+  pinning = cpus;
+}
 
 /**
  * Starts `node script args` in a process group of its own (so that stopping it also stops whatever it spawned,
@@ -22,7 +62,12 @@ export function spawnNode(
   args: readonly string[],
   options: SpawnNodeOptions = {},
 ): ChildProcess {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script, ...args], {
+  const argv = [...(options.nodeArgs ?? []), script, ...args];
+  // taskset execs node in place: the pid, the process group and the IPC channel are node's own.
+  const [command, commandArgs] = pinning
+    ? ["taskset", ["-c", pinning[options.role ?? "server"], process.execPath, ...argv]]
+    : [process.execPath, argv];
+  const child = spawn(command, commandArgs, {
     stdio: options.ipc ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"],
     detached: true,
     env: options.env ?? process.env,

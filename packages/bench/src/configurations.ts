@@ -103,7 +103,10 @@ export async function startTrestle(
   protocol: "grpc" | "connect",
   routerOptions: Parameters<typeof startRouter>[0] = {},
 ): Promise<RunningConfiguration & { router: RouterProcess; capability: CapabilityProcess }> {
-  const [capability, router] = await Promise.all([startCapability(), startRouter(routerOptions)]);
+  // The load generator runs every call of a concurrency level in one session, plus its GET stream: at c256 that
+  // is over the router's default of 256 open streams per session (a limit per client, refused by design).
+  const env = { TRESTLE_MAX_STREAMS_PER_SESSION: "1024", ...routerOptions.env };
+  const [capability, router] = await Promise.all([startCapability(), startRouter({ ...routerOptions, env })]);
   try {
     const serviceName = `echo-${protocol}`;
     await capability.register(router.url, { serviceName, serviceType: "tool-invoker", protocol });
@@ -112,7 +115,7 @@ export async function startTrestle(
     await smokeCall(url);
     return {
       name: protocol === "grpc" ? "trestle-grpc" : "trestle-connect",
-      description: `MCP client → Trestle → ${protocol === "grpc" ? "gRPC (grpc-js)" : "Connect (connect-node)"} → echo capability`,
+      description: `MCP client → Trestle → ${protocol === "grpc" ? "gRPC (node:http2 client)" : "Connect (connect-node)"} → echo capability`,
       target: { kind: "mcp", url, tool: "echo", openStream: true },
       serverPid: router.pid,
       serverTree: false,

@@ -7,7 +7,10 @@ import { distScript } from "./paths.js";
  * last measured call has been answered and before the session ends (the moment to read the servers' CPU).
  */
 export async function runLoad(spec: LoadSpec, onMeasured: () => void = () => undefined): Promise<LoadResult> {
-  const child = spawnNode(distScript("load-generator.js"), [JSON.stringify(spec)], { ipc: true });
+  const child = spawnNode(distScript("load-generator.js"), [JSON.stringify(spec)], {
+    ipc: true,
+    role: "load",
+  });
   const output = captureOutput(child);
   child.on("message", (message: { type?: string }) => {
     if (message?.type !== "measured") return;

@@ -10,7 +10,7 @@ import { loadavg } from "node:os";
 import { join, relative } from "node:path";
 import { type BenchOptions, parseBenchOptions, USAGE } from "./bench-options.js";
 import type { BenchReport, Skipped } from "./bench-report.js";
-import { killAllChildren } from "./child-process.js";
+import { defaultPinning, killAllChildren, pinCpus } from "./child-process.js";
 import { type RunningConfiguration, startConfiguration } from "./configurations.js";
 import { describeGitState, describeMachine } from "./machine.js";
 import { packageDir, repoRoot } from "./paths.js";
@@ -21,6 +21,7 @@ import { renderChart } from "./report/svg-chart.js";
 import { type RouterProcess, startRouter } from "./router-process.js";
 import { runCodeExecution } from "./scenarios/code-execution.js";
 import { runCrossReplica } from "./scenarios/cross-replica.js";
+import { measureIdleFootprint } from "./scenarios/idle-footprint.js";
 import { type IdleSessionsMeasurement, measureIdleSessions } from "./scenarios/idle-sessions.js";
 import { runRouterProfile } from "./scenarios/router-profile.js";
 import { runThroughput } from "./scenarios/throughput.js";
@@ -101,6 +102,15 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
       `load average ${machine.loadAverageAtStart.join(" ")}`,
   );
 
+  const pinning = options.pin ? defaultPinning() : "--no-pin";
+  if (typeof pinning === "string") log(`not pinned to CPUs: ${pinning}`);
+  else {
+    pinCpus(pinning);
+    log(
+      `pinned: every server-side process on CPU ${pinning.server}, the load generator on CPU ${pinning.load}`,
+    );
+  }
+
   // Everything that must start is started together: routers take seconds to open their store.
   log("starting the configurations…");
   const cluster: Promise<PostgresCluster | Error> = findPostgresBinaries()
@@ -176,6 +186,10 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
       return results;
     });
 
+    const idleFootprint = options.footprint
+      ? await attempt("idle footprint of trestle serve --builtins", notes, () => measureIdleFootprint(log))
+      : skipped("--no-footprint");
+
     const profile = options.profile
       ? await attempt("router CPU profile (trestle-grpc, c16)", notes, () =>
           runRouterProfile({ concurrency: 16, warmupMs: 3_000, durationMs: 8_000 }),
@@ -201,10 +215,12 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
         rounds: options.rounds,
         warmupMs: options.warmupMs,
         durationMs: options.durationMs,
+        cpuPinning: typeof pinning === "string" ? { unpinned: pinning } : pinning,
       },
       throughput,
       toolsList,
       idleSessions,
+      idleFootprint,
       codeExecution,
       crossReplica,
       profile,

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 /** Clock ticks per second of /proc/<pid>/stat CPU times (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
 
-function statusField(pid: number, field: "VmRSS" | "VmHWM"): number | undefined {
+function statusField(pid: number, field: "VmRSS" | "VmHWM" | "RssAnon"): number | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/status`, "utf8");
     const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text);
@@ -16,6 +16,19 @@ function statusField(pid: number, field: "VmRSS" | "VmHWM"): number | undefined 
 /** Resident set size of a process now, in bytes; undefined when it is gone. */
 export function readRss(pid: number): number | undefined {
   return statusField(pid, "VmRSS");
+}
+
+/**
+ * The anonymous part of a process's RSS now (heap, stacks, WebAssembly memory), bytes: RSS without the pages of
+ * files it mapped, such as the node binary, which every node process on the machine shares.
+ */
+export function readAnonRss(pid: number): number | undefined {
+  return statusField(pid, "RssAnon");
+}
+
+/** The pids of a process's children alive now. */
+export function childrenOf(pid: number): number[] {
+  return processTree(pid).filter((p) => p !== pid && readStat(p)?.ppid === pid);
 }
 
 /** Peak resident set size of a process since it started (VmHWM), in bytes; undefined when it is gone. */

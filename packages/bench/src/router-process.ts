@@ -21,6 +21,8 @@ export interface StartRouterOptions {
   /** Flags for node (e.g. `--cpu-prof`). */
   nodeArgs?: readonly string[];
   cwd?: string;
+  /** Environment variables besides the harness's own (e.g. `TRESTLE_*` settings). */
+  env?: Record<string, string>;
 }
 
 /** Starts `trestle serve` on a free port and waits until it serves (it prints its MCP URL). */
@@ -31,6 +33,7 @@ export async function startRouter(options: StartRouterOptions = {}): Promise<Rou
     {
       ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
       ...(options.cwd ? { cwd: options.cwd } : {}),
+      ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
     },
   );
   const output = captureOutput(child);

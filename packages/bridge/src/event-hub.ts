@@ -1,5 +1,5 @@
 import type { ToolCallEvent, ToolCallEventSink } from "@trestle/core";
-import { boundEventSize, DEFAULT_EVENT_MAX_BYTES } from "./event-size.js";
+import { boundEventSizeMeasured, DEFAULT_EVENT_MAX_BYTES } from "./event-size.js";
 
 /** Options for {@link createEventHub}. */
 export interface EventHubOptions {
@@ -154,9 +154,8 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
     try {
       const now = clock();
       // Bounded once, here: the history, SSE subscribers and the debug log all see the same bounded event.
-      const event = boundEventSize(raw, eventMaxBytes);
+      const { event, bytes } = boundEventSizeMeasured(raw, eventMaxBytes);
       if (historySize > 0) {
-        const bytes = Buffer.byteLength(JSON.stringify(event));
         recent.push({ event, at: now, bytes });
         recentBytes += bytes;
       }
@@ -283,6 +282,7 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
 
   return {
     emit,
+    wantsEvents: () => historySize > 0 || subscribers.size > 0,
     subscribe,
     stream,
     history(filter = {}) {

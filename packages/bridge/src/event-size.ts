@@ -98,8 +98,19 @@ export function boundEventSize(
   event: ToolCallEvent,
   maxBytes: number = DEFAULT_EVENT_MAX_BYTES,
 ): ToolCallEvent {
+  return boundEventSizeMeasured(event, maxBytes).event;
+}
+
+/**
+ * {@link boundEventSize}, with the bounded event's size as JSON in bytes: the event is serialised once to
+ * measure it, and the caller that keeps it by size (the event history) need not serialise it again.
+ */
+export function boundEventSizeMeasured(
+  event: ToolCallEvent,
+  maxBytes: number = DEFAULT_EVENT_MAX_BYTES,
+): { event: ToolCallEvent; bytes: number } {
   const size = byteLength(event);
-  if (size <= maxBytes) return event;
+  if (size <= maxBytes) return { event, bytes: size };
   const record = event as unknown as Record<string, unknown>;
   const present = PAYLOAD_FIELDS.filter((field) => record[field] !== undefined);
   const keep = stringBudget(
@@ -115,9 +126,10 @@ export function boundEventSize(
   ) {
     const copy: Record<string, unknown> = { ...record };
     for (const field of present) copy[field] = cutStrings(record[field], k, 0);
-    if (byteLength(copy) <= maxBytes) return copy as unknown as ToolCallEvent;
+    const bytes = byteLength(copy);
+    if (bytes <= maxBytes) return { event: copy as unknown as ToolCallEvent, bytes };
   }
   const copy: Record<string, unknown> = { ...record };
   for (const field of present) copy[field] = replaceWhole(record[field]);
-  return copy as unknown as ToolCallEvent;
+  return { event: copy as unknown as ToolCallEvent, bytes: byteLength(copy) };
 }

@@ -27,6 +27,7 @@ import {
   type CallRecord,
   callRecordKey,
   recordUndispatched,
+  type StartedDetails,
 } from "./interceptors/call-events.js";
 import { callSecretsKey } from "./interceptors/scrub-secrets.js";
 import { applyToolProvisioning, provisionOnService } from "./provisioning.js";
@@ -102,24 +103,31 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
   ): Promise<ToolResult> {
     const startedAt = clock();
     const what = `tool '${tool.name}'`;
-    const record = (parts?: ToolCallParts): CallRecord => ({
-      toolName: tool.name,
-      toolType: tool.type,
-      kind: "tool",
-      namespace: context?.namespace ?? tool.namespace,
-      connectionId: context?.connectionId,
-      requestId: context?.requestId,
-      started: {
-        arguments: safeRedactArguments(args),
-        headers: parts ? redactedHeaders(parts) : {},
-        body: redactBody(parts?.body ?? "").text,
-        configurationURI: tool.configurationURI ?? "",
-        secretsURI: redactSecretsUri(tool.secretsURI),
-      },
-      what,
-      operation: "tool invocation",
-      startedAt,
-    });
+    const record = (parts?: ToolCallParts): CallRecord => {
+      let started: StartedDetails | undefined;
+      return {
+        toolName: tool.name,
+        toolType: tool.type,
+        kind: "tool",
+        namespace: context?.namespace ?? tool.namespace,
+        connectionId: context?.connectionId,
+        requestId: context?.requestId,
+        // Redacted when an event is built, not for every call: no event is built while none is kept or read.
+        get started(): StartedDetails {
+          started ??= {
+            arguments: safeRedactArguments(args),
+            headers: parts ? redactedHeaders(parts) : {},
+            body: redactBody(parts?.body ?? "").text,
+            configurationURI: tool.configurationURI ?? "",
+            secretsURI: redactSecretsUri(tool.secretsURI),
+          };
+          return started;
+        },
+        what,
+        operation: "tool invocation",
+        startedAt,
+      };
+    };
     let target: ServiceTarget;
     let parts: ToolCallParts;
     try {

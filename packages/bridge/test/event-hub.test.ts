@@ -209,3 +209,23 @@ describe("history", () => {
     expect(seen).toHaveLength(1);
   });
 });
+
+describe("wantsEvents", () => {
+  it("is true while a history is kept or a subscriber listens, false otherwise", () => {
+    expect(createEventHub().wantsEvents?.()).toBe(true);
+    const hub = createEventHub({ historySize: 0 });
+    expect(hub.wantsEvents?.()).toBe(false);
+    const subscription = hub.subscribe(() => undefined);
+    expect(hub.wantsEvents?.()).toBe(true);
+    subscription.unsubscribe();
+    expect(hub.wantsEvents?.()).toBe(false);
+  });
+
+  it("keeps in the history the size of each event as it measured it once, bounding the history's bytes", () => {
+    const big = "x".repeat(4_000);
+    const hub = createEventHub({ historyMaxBytes: 10_000 });
+    for (let i = 0; i < 5; i++) hub.emit(event({ arguments: { big } }));
+    // Each event is a little over 4,000 bytes as JSON: two fit in 10,000 bytes, three do not.
+    expect(hub.history()).toHaveLength(2);
+  });
+});

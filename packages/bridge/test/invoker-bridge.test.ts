@@ -360,3 +360,24 @@ describe("execute: events and outcomes", () => {
     expect(echoed(textOf(result.content[0])).arguments).toEqual({ q: "1" });
   });
 });
+
+describe("events built only when kept or read", () => {
+  it("builds no event while the sink wants none, and records again once it does", async () => {
+    harness.serve(capability.handlers, { serviceName: "weather", serviceType: "tool-invoker" });
+    const emitted: string[] = [];
+    let wanted = false;
+    const sink = {
+      emit(event: { type: string }) {
+        emitted.push(event.type);
+      },
+      wantsEvents: () => wanted,
+    };
+    const lazy = createInvokerBridge(harness.depsWithEvents(sink));
+    const quiet = await lazy.execute({ city: "Oslo" }, tool("echo://a"));
+    expect(echoed(textOf(quiet.content[0])).arguments).toEqual({ city: "Oslo" });
+    expect(emitted).toEqual([]);
+    wanted = true;
+    await lazy.execute({ city: "Bergen" }, tool("echo://a"));
+    expect(emitted).toEqual(["started", "completed"]);
+  });
+});

@@ -136,4 +136,9 @@ export type ToolCallEvent = ToolCallStartedEvent | ToolCallCompletedEvent | Tool
 /** Receives tool-call events. Implementations must not throw and must not block the caller. */
 export interface ToolCallEventSink {
   emit(event: ToolCallEvent): void;
+  /**
+   * False while nothing would keep or read an event (no history, no subscriber): the caller may then skip
+   * building events at all. A sink without it always wants them.
+   */
+  wantsEvents?(): boolean;
 }

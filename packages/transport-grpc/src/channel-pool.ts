@@ -2,13 +2,18 @@ import * as grpc from "@grpc/grpc-js";
 import { Code, TrestleError } from "@trestle/core";
 import type { ChannelSecurity } from "./channel-security.js";
 
+/** What a pool keeps per address: a grpc-js client, or the lean unary client's HTTP/2 connection. */
+export interface Closable {
+  close(): void;
+}
+
 /** A call in flight on a pooled channel, as the pool sees it: something it can abort when it closes. */
 export type AbortCall = (reason: TrestleError) => void;
 
 /** One use of a pooled channel: take it for a call, give it back when the call ends. */
-export interface ChannelLease {
+export interface ChannelLease<C extends Closable = grpc.Client> {
   /** The shared client of the channel. */
-  readonly client: grpc.Client;
+  readonly client: C;
   /** Registers the running call, so that closing the pool can abort it. */
   track(abort: AbortCall): void;
   /** Ends the use; idempotent. */
@@ -16,9 +21,9 @@ export interface ChannelLease {
 }
 
 /** Channels keyed by address and security, shared by every call and service to that address. */
-export interface ChannelPool {
+export interface ChannelPool<C extends Closable = grpc.Client> {
   /** Takes the channel for `address` with `security`, opening it on first use. */
-  lease(address: string, security: ChannelSecurity): ChannelLease;
+  lease(address: string, security: ChannelSecurity): ChannelLease<C>;
   /**
    * Retires the channel for `address` with `security`: the next call opens a new one, and this one closes
    * (with its connection) once the calls already made on it have finished.
@@ -31,16 +36,21 @@ export interface ChannelPool {
 }
 
 /** Options for {@link createChannelPool}. */
-export interface ChannelPoolOptions {
-  /** Options of every new channel. */
-  channelOptions: grpc.ChannelOptions;
+export interface ChannelPoolOptions<C extends Closable = grpc.Client> {
+  /**
+   * Opens the channel for an address (default: a grpc-js client with `channelOptions`).
+   * @throws TrestleError `InvalidArgument` for an unusable address or TLS settings.
+   */
+  connect?: (address: string, security: ChannelSecurity) => C;
+  /** Options of every new grpc-js channel (used by the default `connect`). */
+  channelOptions?: grpc.ChannelOptions;
   /** A channel with no call for this long is closed. */
   idleTimeoutMs: number;
 }
 
-interface PooledChannel {
+interface PooledChannel<C extends Closable> {
   key: string;
-  client: grpc.Client;
+  client: C;
   active: number;
   lastUsedAt: number;
   calls: Set<AbortCall>;
@@ -56,19 +66,46 @@ interface PooledChannel {
  * has its own subchannel pool (`grpc.use_local_subchannel_pool`), so closing it really closes its
  * connection instead of leaving it to grpc-js's process-wide pool.
  */
-export function createChannelPool(options: ChannelPoolOptions): ChannelPool {
-  const channels = new Map<string, PooledChannel>();
-  // Every channel not closed yet: the pooled ones and the retired ones still finishing calls.
-  const live = new Set<PooledChannel>();
+/** A grpc-js client for `address`, with its own subchannel pool (so that closing it closes its connection). */
+export function grpcClientConnector(channelOptions: grpc.ChannelOptions) {
+  return (address: string, security: ChannelSecurity): grpc.Client => {
+    const credentials = security.credentials();
+    try {
+      return new grpc.Client(address, credentials, {
+        ...channelOptions,
+        ...security.channelOptions,
+        "grpc.use_local_subchannel_pool": 1,
+      });
+    } catch (error) {
+      throw new TrestleError(
+        `Cannot open a channel to ${address}: ${error instanceof Error ? error.message : String(error)}`,
+        Code.InvalidArgument,
+      );
+    }
+  };
+}
 
-  function closeChannel(channel: PooledChannel): void {
+export function createChannelPool<C extends Closable = grpc.Client>(
+  options: ChannelPoolOptions<C>,
+): ChannelPool<C> {
+  const connect =
+    options.connect ??
+    (grpcClientConnector(options.channelOptions ?? {}) as unknown as (
+      address: string,
+      security: ChannelSecurity,
+    ) => C);
+  const channels = new Map<string, PooledChannel<C>>();
+  // Every channel not closed yet: the pooled ones and the retired ones still finishing calls.
+  const live = new Set<PooledChannel<C>>();
+
+  function closeChannel(channel: PooledChannel<C>): void {
     if (channel.closed) return;
     channel.closed = true;
     live.delete(channel);
     channel.client.close();
   }
 
-  function retire(channel: PooledChannel): void {
+  function retire(channel: PooledChannel<C>): void {
     if (channels.get(channel.key) === channel) channels.delete(channel.key);
     if (channel.idleTimer) clearTimeout(channel.idleTimer);
     channel.idleTimer = undefined;
@@ -79,7 +116,7 @@ export function createChannelPool(options: ChannelPoolOptions): ChannelPool {
 
   // One timer per idle channel, re-armed for the time left rather than reset on every call: 10,000 calls
   // cost no timer work beyond a timestamp.
-  function checkIdle(channel: PooledChannel): void {
+  function checkIdle(channel: PooledChannel<C>): void {
     channel.idleTimer = undefined;
     if (channel.active > 0) return;
     const idleFor = Date.now() - channel.lastUsedAt;
@@ -87,28 +124,15 @@ export function createChannelPool(options: ChannelPoolOptions): ChannelPool {
     else armIdleTimer(channel, options.idleTimeoutMs - idleFor);
   }
 
-  function armIdleTimer(channel: PooledChannel, ms: number): void {
+  function armIdleTimer(channel: PooledChannel<C>, ms: number): void {
     if (channel.idleTimer) return;
     channel.idleTimer = setTimeout(() => checkIdle(channel), ms);
     channel.idleTimer.unref();
   }
 
-  function open(key: string, address: string, security: ChannelSecurity): PooledChannel {
-    const credentials = security.credentials();
-    let client: grpc.Client;
-    try {
-      client = new grpc.Client(address, credentials, {
-        ...options.channelOptions,
-        ...security.channelOptions,
-        "grpc.use_local_subchannel_pool": 1,
-      });
-    } catch (error) {
-      throw new TrestleError(
-        `Cannot open a channel to ${address}: ${error instanceof Error ? error.message : String(error)}`,
-        Code.InvalidArgument,
-      );
-    }
-    const channel: PooledChannel = {
+  function open(key: string, address: string, security: ChannelSecurity): PooledChannel<C> {
+    const client = connect(address, security);
+    const channel: PooledChannel<C> = {
       key,
       client,
       active: 0,

@@ -11,6 +11,8 @@ export interface ChannelSecurity {
   credentials(): grpc.ChannelCredentials;
   /** Channel options the settings need (the server name override). */
   readonly channelOptions: grpc.ChannelOptions;
+  /** The TLS settings themselves (undefined: plaintext), for the lean unary client's own connection. */
+  readonly tls?: GrpcTlsOptions;
 }
 
 const plaintext: ChannelSecurity = {
@@ -46,6 +48,7 @@ function tlsSecurity(tls: GrpcTlsOptions): ChannelSecurity {
   return {
     identity: digest(tls),
     channelOptions,
+    tls,
     credentials() {
       if ((tls.cert === undefined) !== (tls.key === undefined)) {
         throw new TrestleError(

@@ -35,9 +35,17 @@ import { channelSecurity } from "./channel-security.js";
 import { type CallPlan, serverStreamCall, unaryCall } from "./grpc-calls.js";
 import {
   DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
   type GrpcDialect,
   type GrpcTransportOptions,
 } from "./grpc-transport-options.js";
+import {
+  connectHttp2,
+  type Http2CallPlan,
+  type Http2UnaryLimits,
+  http2ServerStreamCall,
+  http2UnaryCall,
+} from "./http2-unary.js";
 import {
   fromLegacyCodeReply,
   fromLegacyProvisionReply,
@@ -114,10 +122,21 @@ export function createGrpcTransport(options: GrpcTransportOptions = {}): BridgeT
 export function createGrpcWanakuTransport(options: GrpcTransportOptions = {}): WanakuTransport {
   const unaryTimeoutMs = options.unaryTimeoutMs ?? DEFAULT_UNARY_TIMEOUT_MS;
   const streamTimeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
-  const pool = createChannelPool({
-    channelOptions: channelOptionsOf(options),
-    idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const pool = createChannelPool({ channelOptions: channelOptionsOf(options), idleTimeoutMs });
+  const lean = (options.client ?? "http2") === "http2";
+  const keepalive = {
+    timeMs: options.keepalive?.timeMs ?? 30_000,
+    timeoutMs: options.keepalive?.timeoutMs ?? 10_000,
+  };
+  const http2Pool = createChannelPool({
+    connect: (address, security) => connectHttp2(address, security, keepalive),
+    idleTimeoutMs,
   });
+  const limits: Http2UnaryLimits = {
+    maxReceiveMessageBytes: options.maxReceiveMessageBytes ?? DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
+    maxSendMessageBytes: options.maxSendMessageBytes,
+  };
   let closed = false;
 
   function dialectOf(target: ServiceTarget): GrpcDialect {
@@ -147,6 +166,24 @@ export function createGrpcWanakuTransport(options: GrpcTransportOptions = {}): W
     return { lease, metadata, timeoutMs, signal: callOptions?.signal };
   }
 
+  /** A call's plan on the lean client; throws (synchronously) like {@link plan}. */
+  function leanPlan(
+    target: ServiceTarget,
+    callOptions: CallOptions | undefined,
+    kind: "unary" | "stream",
+    requestId: string,
+  ): Http2CallPlan {
+    if (closed) throw new TrestleError("The gRPC transport is closed", Code.Unavailable);
+    const service = options.timeouts?.(target);
+    const timeoutMs =
+      callOptions?.timeoutMs ??
+      (kind === "unary" ? service?.unaryMs : service?.streamMs) ??
+      (kind === "unary" ? unaryTimeoutMs : streamTimeoutMs);
+    const metadata = callMetadata(callOptions, requestId);
+    const lease = http2Pool.lease(targetAddress(target), securityOf(target));
+    return { lease, metadata, timeoutMs, signal: callOptions?.signal, limits };
+  }
+
   function unary<I, O>(
     method: grpc.MethodDefinition<I, O>,
     request: I,
@@ -155,6 +192,7 @@ export function createGrpcWanakuTransport(options: GrpcTransportOptions = {}): W
     requestId = "",
   ): Promise<O> {
     try {
+      if (lean) return http2UnaryCall(method, request, leanPlan(target, callOptions, "unary", requestId));
       return unaryCall(method, request, plan(target, callOptions, "unary", requestId));
     } catch (error) {
       return Promise.reject(TrestleError.from(error, Code.Internal));
@@ -217,6 +255,22 @@ export function createGrpcWanakuTransport(options: GrpcTransportOptions = {}): W
 
     async *executeCode(request, target, callOptions) {
       // Planned on first read, not when executeCode is called: an iterable never read opens no call.
+      if (lean) {
+        let callPlan: Http2CallPlan;
+        try {
+          callPlan = leanPlan(target, callOptions, "stream", request.requestId);
+        } catch (error) {
+          throw TrestleError.from(error, Code.Internal);
+        }
+        if (dialectOf(target) === "legacy") {
+          yield* legacyCodeStream(
+            http2ServerStreamCall(legacy.executeCode, toLegacyCodeRequest(request), callPlan),
+          );
+        } else {
+          yield* http2ServerStreamCall(v1.executeCode, request, callPlan);
+        }
+        return;
+      }
       let callPlan: CallPlan;
       try {
         callPlan = plan(target, callOptions, "stream", request.requestId);
@@ -246,12 +300,15 @@ export function createGrpcWanakuTransport(options: GrpcTransportOptions = {}): W
 
     release(target) {
       pool.release(targetAddress(target), securityOf(target));
+      http2Pool.release(targetAddress(target), securityOf(target));
     },
 
     async close() {
       if (closed) return;
       closed = true;
-      pool.close(new TrestleError("The gRPC transport was closed during the call", Code.Unavailable));
+      const reason = new TrestleError("The gRPC transport was closed during the call", Code.Unavailable);
+      pool.close(reason);
+      http2Pool.close(reason);
     },
   };
 }

@@ -72,6 +72,28 @@ export function computeHeadlines(report: Omit<BenchReport, "headlines">): Headli
       detail: `best of ${peers.join(", ")} in each round`,
     });
   }
+  if (has("trestle-grpc") && has("mcp-proxy")) {
+    const value = ratioByRound(t, "trestle-grpc", (r) => callsInRound(t, "mcp-proxy", 16, r), 16);
+    headlines.push({
+      name: "throughput trestle-grpc / mcp-proxy at c16",
+      value,
+      unit: "×",
+      target: "≥ 1.5",
+      met: value >= 1.5,
+      detail: "median over rounds of the ratio of calls/s measured in the same round (issue 19)",
+    });
+  }
+  const c256 = cell("trestle-grpc", 256);
+  if (c256) {
+    headlines.push({
+      name: "errors of trestle-grpc at c256",
+      value: c256.errors,
+      unit: "calls",
+      target: "0",
+      met: c256.errors === 0,
+      detail: "failed calls over every round at concurrency 256",
+    });
+  }
   const c64 = cell("trestle-grpc", 64);
   if (c64) {
     headlines.push({
@@ -96,6 +118,18 @@ export function computeHeadlines(report: Omit<BenchReport, "headlines">): Headli
       detail: `p50 ${fixed(trestle1.p50Ms, 3)} ms vs ${fixed(bound1.p50Ms, 3)} ms over every call of every round`,
     });
   }
+  const hop1 = cell("bound-grpc", 1);
+  if (trestle1 && hop1) {
+    const value = trestle1.p50Ms - hop1.p50Ms;
+    headlines.push({
+      name: "p50 added latency, trestle-grpc − bound-grpc (the bare gRPC hop) at c1",
+      value,
+      unit: "ms",
+      target: "≤ 0.3",
+      met: value <= 0.3,
+      detail: `p50 ${fixed(trestle1.p50Ms, 3)} ms vs ${fixed(hop1.p50Ms, 3)} ms over every call of every round (issue 19)`,
+    });
+  }
   for (const name of ["trestle-grpc", "trestle-connect"] as const) {
     const summary = t.configurations.find((c) => c.name === name);
     if (summary?.capabilityConnections !== undefined) {
@@ -111,6 +145,16 @@ export function computeHeadlines(report: Omit<BenchReport, "headlines">): Headli
   }
   const trestle16 = cell("trestle-grpc", 16);
   const bound16 = cell("bound-mcp", 16);
+  if (trestle16) {
+    headlines.push({
+      name: "router CPU per call at c16 (trestle-grpc)",
+      value: trestle16.serverCpuUsPerCall,
+      unit: "µs",
+      target: "≤ 250",
+      met: trestle16.serverCpuUsPerCall <= 250,
+      detail: "median over rounds; /proc CPU time of the router process ÷ calls (issue 19)",
+    });
+  }
   if (trestle16 && bound16) {
     headlines.push({
       name: "server CPU per call at c16, trestle-grpc router vs bound-mcp",
@@ -152,6 +196,22 @@ export function computeHeadlines(report: Omit<BenchReport, "headlines">): Headli
         met: mb <= 200,
         detail: `${fixed(m.rssBeforeBytes / 2 ** 20, 0)} MiB before the sessions; ${fixed(m.bytesPerSession / 1024, 1)} KiB per session`,
       });
+    }
+  }
+  if (report.idleFootprint && measured(report.idleFootprint)) {
+    for (const m of report.idleFootprint) {
+      for (const p of m.processes) {
+        const mb = p.rssBytes / 2 ** 20;
+        const limit = p.process === "router" ? 150 : 50;
+        headlines.push({
+          name: `idle RSS of ${p.process === "router" ? "the router" : `built-in ${p.process}`}, embedded store, ${m.dataDirectory} data directory`,
+          value: mb,
+          unit: "MiB",
+          target: `≤ ${limit}`,
+          met: mb <= limit,
+          detail: `${fixed(p.anonBytes / 2 ** 20, 0)} MiB of it anonymous (the rest: the node binary and other mapped files, shared)`,
+        });
+      }
     }
   }
   if (measured(report.codeExecution)) {

@@ -26,13 +26,20 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     `- **Machine**: ${machine.cpuModel}, ${machine.cores} cores, ${mib(machine.memoryBytes)} MiB memory, Node ${machine.node}, Linux ${machine.kernel}`,
     `- **Load average** (1/5/15 min) at start: ${machine.loadAverageAtStart.join(" / ")}; at end: ${machine.loadAverageAtEnd?.join(" / ") ?? "n/a"}`,
     `- **Settings**: concurrency ${settings.concurrencies.join(", ")}; ${settings.rounds} interleaved round(s); ${settings.warmupMs} ms warm-up and ${settings.durationMs} ms measured per run`,
+    `- **CPUs**: ${
+      settings.cpuPinning === undefined
+        ? "not recorded"
+        : "unpinned" in settings.cpuPinning
+          ? `not pinned (${settings.cpuPinning.unpinned})`
+          : `every server-side process (router, capability, bound server, gateways and their children) pinned with taskset to CPU ${settings.cpuPinning.server}, the load generator to CPU ${settings.cpuPinning.load}`
+    }`,
     "",
     "## Headline figures",
     "",
     "Why the targets that are missed are missed, what bounds each with the profiles' evidence, and what was " +
       "changed to get here: [performance.md](performance.md).",
     "",
-    "| figure | value | target (issue 8) | |",
+    "| figure | value | target (issues 8 and 19) | |",
     "|---|---:|---|---|",
     ...report.headlines.map(
       (h) =>
@@ -113,6 +120,24 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
       "",
     );
   } else push(`Skipped: ${report.idleSessions.skipped}`, "");
+
+  push("## Idle footprint of `pnpm start`", "");
+  if (report.idleFootprint && measured(report.idleFootprint)) {
+    push(
+      "`trestle serve --builtins` on the embedded store (what `pnpm start` runs), idle, once the router's RSS has " +
+        "settled: on a new data directory, then started again on the same one. *Anonymous* is RSS without " +
+        "file-backed pages (mostly the node binary, shared by every node process on the machine).",
+      "",
+      "| data directory | process | RSS MiB | anonymous MiB |",
+      "|---|---|---:|---:|",
+      ...report.idleFootprint.flatMap((m) =>
+        m.processes.map(
+          (p) => `| ${m.dataDirectory} | ${p.process} | ${mib(p.rssBytes)} | ${mib(p.anonBytes)} |`,
+        ),
+      ),
+      "",
+    );
+  } else push(`Skipped: ${report.idleFootprint?.skipped ?? "not measured"}`, "");
 
   push("## Code execution streaming", "");
   if (measured(report.codeExecution)) {

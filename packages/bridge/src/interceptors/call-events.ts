@@ -239,7 +239,8 @@ export function callEvents(options: CallEventsOptions): Interceptor {
     <R extends TransportRequest>(request: R): TransportResponse<R> => {
       const context = request.options.contextValues;
       const record = context?.get(callRecordKey);
-      if (!record) return next(request);
+      // Nothing keeps or reads events (no history, no subscriber): build none.
+      if (!record || options.sink.wantsEvents?.() === false) return next(request);
       const secrets = context?.get(callSecretsKey);
       const { target } = request;
       if (request.method === "executeCode") {

@@ -1,0 +1,522 @@
+import {
+  type ClientHttp2Session,
+  type ClientHttp2Stream,
+  connect,
+  constants,
+  type IncomingHttpHeaders,
+  type IncomingHttpStatusHeader,
+  type OutgoingHttpHeaders,
+} from "node:http2";
+import type * as grpc from "@grpc/grpc-js";
+import { Code, TrestleError } from "@trestle/core";
+import type { ChannelLease } from "./channel-pool.js";
+import type { ChannelSecurity } from "./channel-security.js";
+import { errorFromStatus } from "./status-error.js";
+
+/**
+ * One HTTP/2 connection to a capability service, for unary calls: opened on the first call, opened again on
+ * the next call after it closed or failed. A unary gRPC call is one request with a 5-byte frame header and one
+ * reply with its status in the trailers; this client does that and nothing else, where grpc-js runs each call
+ * through its resolving, retrying, load-balancing and subchannel layers.
+ */
+export interface Http2Connection {
+  /** Starts a request on the current connection (connecting first when there is none). */
+  request(headers: OutgoingHttpHeaders): ClientHttp2Stream;
+  close(): void;
+}
+
+/** Limits of the lean unary client. */
+export interface Http2UnaryLimits {
+  maxReceiveMessageBytes: number;
+  maxSendMessageBytes: number | undefined;
+}
+
+/**
+ * Requests on one connection before the next goes on a new one. A client's stream ids are the odd numbers below
+ * 2^31, so a connection has room for 1,073,741,823 requests (about four days at 3,000 calls/s); the old
+ * connection closes once its last calls have finished.
+ */
+export const MAX_STREAMS_PER_CONNECTION = 1_000_000_000;
+
+/** HTTP/2 keepalive of the lean client, as grpc-js does it with `permit_without_calls` off. */
+export interface Http2Keepalive {
+  /** A PING every this often while calls are in flight. */
+  timeMs: number;
+  /** A PING not answered within this closes the connection (its calls fail with `Unavailable`). */
+  timeoutMs: number;
+}
+
+/**
+ * Opens (lazily) the HTTP/2 connection for `address` with `security`: cleartext (h2c) or TLS with the same
+ * CA, client certificate and server name override grpc-js would use. While calls are in flight it pings the
+ * service every `keepalive.timeMs`, so that a connection that died silently (a host gone, a half-open TCP
+ * connection) is closed and the next call opens a new one instead of waiting for its deadline.
+ * @throws TrestleError `InvalidArgument` for TLS settings that cannot work.
+ */
+export function connectHttp2(
+  address: string,
+  security: ChannelSecurity,
+  keepalive: Http2Keepalive = { timeMs: 30_000, timeoutMs: 10_000 },
+  maxStreamsPerConnection = MAX_STREAMS_PER_CONNECTION,
+): Http2Connection {
+  const tls = security.tls;
+  if (tls && (tls.cert === undefined) !== (tls.key === undefined)) {
+    throw new TrestleError(
+      "TLS needs both a client certificate and its key for mutual TLS, or neither",
+      Code.InvalidArgument,
+    );
+  }
+  const authority = tls?.serverNameOverride ?? address;
+  const url = `${tls ? "https" : "http"}://${address}`;
+  const connectOptions = tls
+    ? {
+        ...(tls.ca === undefined ? {} : { ca: tls.ca }),
+        ...(tls.cert === undefined ? {} : { cert: tls.cert }),
+        ...(tls.key === undefined ? {} : { key: tls.key }),
+        ...(tls.serverNameOverride ? { servername: tls.serverNameOverride } : {}),
+        ALPNProtocols: ["h2"],
+      }
+    : {};
+  let session: ClientHttp2Session | undefined;
+  let closed = false;
+  const current = (): ClientHttp2Session => {
+    if (session && !session.closed && !session.destroyed) return session;
+    if (closed) throw new TrestleError("The channel is closed", Code.Unavailable);
+    let opened: ClientHttp2Session;
+    try {
+      opened = connect(url, { ...connectOptions, settings: { enablePush: false } });
+    } catch (error) {
+      // Node's message names the failing PEM routine, never the key's content.
+      throw new TrestleError(
+        `Unusable TLS settings: ${error instanceof Error ? error.message : String(error)}`,
+        Code.InvalidArgument,
+      );
+    }
+    // A connection failure reaches every stream on it, where the call reports it; the session must not throw.
+    opened.on("error", () => undefined);
+    const forget = () => {
+      if (session === opened) session = undefined;
+    };
+    opened.once("close", forget);
+    opened.once("goaway", forget);
+    // The calls keep the process alive (their deadline timers), not an idle connection.
+    opened.unref();
+    session = opened;
+    requestsOnSession = 0;
+    return opened;
+  };
+  let inFlight = 0;
+  let requestsOnSession = 0;
+  /** Calls in flight per connection, for closing a retired one after its last call. */
+  const active = new WeakMap<ClientHttp2Session, number>();
+  let pinger: NodeJS.Timeout | undefined;
+  const ping = () => {
+    const pinged = session;
+    if (!pinged || inFlight === 0) return;
+    const timeout = setTimeout(() => pinged.destroy(), keepalive.timeoutMs);
+    timeout.unref();
+    const sent = pinged.ping((error) => {
+      clearTimeout(timeout);
+      if (error) pinged.destroy();
+    });
+    if (!sent) clearTimeout(timeout);
+  };
+  return {
+    request(headers) {
+      const on = current();
+      const stream = on.request({ ...headers, ":authority": authority }, { endStream: false });
+      active.set(on, (active.get(on) ?? 0) + 1);
+      if (++requestsOnSession >= maxStreamsPerConnection) {
+        // Out of stream ids soon: later calls go on a new connection.
+        session = undefined;
+      }
+      inFlight++;
+      if (!pinger) {
+        pinger = setInterval(ping, keepalive.timeMs);
+        pinger.unref();
+      }
+      stream.once("close", () => {
+        const left = (active.get(on) ?? 1) - 1;
+        active.set(on, left);
+        // A connection retired for its stream ids closes after its last call (closing it earlier would refuse
+        // the requests not yet sent on it).
+        if (left === 0 && on !== session) on.close();
+        inFlight--;
+        if (inFlight === 0 && pinger) {
+          clearInterval(pinger);
+          pinger = undefined;
+        }
+      });
+      return stream;
+    },
+    close() {
+      closed = true;
+      if (pinger) clearInterval(pinger);
+      pinger = undefined;
+      session?.close();
+      session = undefined;
+    },
+  };
+}
+
+/** Everything one lean unary call needs besides its message. */
+export interface Http2CallPlan {
+  lease: ChannelLease<Http2Connection>;
+  metadata: grpc.Metadata;
+  timeoutMs: number;
+  signal: AbortSignal | undefined;
+  limits: Http2UnaryLimits;
+}
+
+/** `grpc-timeout`: at most 8 digits, in the finest unit that fits. */
+function grpcTimeout(ms: number): string {
+  const whole = Math.max(0, Math.ceil(ms));
+  if (whole < 100_000_000) return `${whole}m`;
+  const seconds = Math.ceil(whole / 1000);
+  if (seconds < 100_000_000) return `${seconds}S`;
+  return `${Math.min(Math.ceil(seconds / 3600), 99_999_999)}H`;
+}
+
+/** The gRPC code an HTTP status without a gRPC status means (gRPC's HTTP-to-gRPC status mapping). */
+function codeOfHttpStatus(status: number): Code {
+  switch (status) {
+    case 400:
+      return Code.Internal;
+    case 401:
+      return Code.Unauthenticated;
+    case 403:
+      return Code.PermissionDenied;
+    case 404:
+      return Code.Unimplemented;
+    case 429:
+    case 502:
+    case 503:
+    case 504:
+      return Code.Unavailable;
+    default:
+      return Code.Unknown;
+  }
+}
+
+function cancelledByCaller(signal: AbortSignal): TrestleError {
+  return new TrestleError("The call was cancelled by the caller", Code.Canceled, { cause: signal.reason });
+}
+
+type ReplyHeaders = IncomingHttpHeaders & IncomingHttpStatusHeader;
+
+/** The 5-byte-framed request message. @throws TrestleError `ResourceExhausted` over the send limit. */
+function frameOf<I>(
+  method: Pick<grpc.MethodDefinition<I, unknown>, "requestSerialize">,
+  request: I,
+  limits: Http2UnaryLimits,
+): Buffer {
+  const message = method.requestSerialize(request);
+  if (limits.maxSendMessageBytes !== undefined && message.length > limits.maxSendMessageBytes) {
+    throw new TrestleError(
+      `Sent message larger than max (${message.length} vs. ${limits.maxSendMessageBytes})`,
+      Code.ResourceExhausted,
+    );
+  }
+  const frame = Buffer.allocUnsafe(5 + message.length);
+  frame[0] = 0;
+  frame.writeUInt32BE(message.length, 1);
+  message.copy(frame, 5);
+  return frame;
+}
+
+/** The request headers of a call: its metadata, then the gRPC ones. */
+function requestHeaders(path: string, plan: Http2CallPlan): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = plan.metadata.toHttp2Headers();
+  headers[":method"] = "POST";
+  headers[":path"] = path;
+  headers["content-type"] = "application/grpc";
+  headers.te = "trailers";
+  headers["grpc-timeout"] = grpcTimeout(plan.timeoutMs);
+  return headers;
+}
+
+/**
+ * How a finished stream ended: undefined for status OK, else the error its status (in the trailers, or in the
+ * headers of a trailers-only reply), its HTTP status or its reset means.
+ */
+function endingOf(
+  stream: ClientHttp2Stream,
+  replyHeaders: ReplyHeaders | undefined,
+  trailers: IncomingHttpHeaders | undefined,
+): TrestleError | undefined {
+  const status = trailers?.["grpc-status"] ?? replyHeaders?.["grpc-status"];
+  if (status === undefined) {
+    const http = replyHeaders?.[":status"];
+    if (http !== undefined && http !== 200) {
+      return new TrestleError(`The service answered HTTP ${http}`, codeOfHttpStatus(http));
+    }
+    if (stream.rstCode === constants.NGHTTP2_REFUSED_STREAM || replyHeaders === undefined) {
+      return new TrestleError("The service closed the call without an answer", Code.Unavailable);
+    }
+    return new TrestleError("The service's reply carries no gRPC status", Code.Internal);
+  }
+  const code = Number(status);
+  if (code === 0) return undefined;
+  const message = trailers?.["grpc-message"] ?? replyHeaders?.["grpc-message"];
+  return errorFromStatus({ code, details: typeof message === "string" ? message : "" });
+}
+
+/** A stream error that is not our own cancellation: the connection's (refused, reset, TLS). */
+function connectionError(error: Error): TrestleError {
+  const cause = (error as Error & { cause?: Error }).cause ?? error;
+  return new TrestleError(`The service could not be reached: ${cause.message}`, Code.Unavailable, {
+    cause: error,
+  });
+}
+
+/**
+ * Runs a unary call on the lean HTTP/2 client, with the same outcomes as the grpc-js path: the reply; the
+ * service's status mapped to a {@link TrestleError}; `DeadlineExceeded` after `timeoutMs` (the deadline is also
+ * sent as `grpc-timeout`, so the service sees it); `Canceled` when the caller's signal aborts (the stream is
+ * reset with CANCEL, so the service sees it); `Unavailable` when the connection fails; `ResourceExhausted` for
+ * a message over the limits; the pool's reason when the pool closes under it.
+ */
+export function http2UnaryCall<I, O>(
+  method: grpc.MethodDefinition<I, O>,
+  request: I,
+  plan: Http2CallPlan,
+): Promise<O> {
+  const { lease, signal, limits } = plan;
+  return new Promise<O>((resolve, reject) => {
+    if (signal?.aborted) {
+      lease.done();
+      reject(cancelledByCaller(signal));
+      return;
+    }
+    let frame: Buffer;
+    let headers: OutgoingHttpHeaders;
+    try {
+      frame = frameOf(method, request, limits);
+      headers = requestHeaders(method.path, plan);
+    } catch (error) {
+      lease.done();
+      reject(TrestleError.from(error, Code.Internal));
+      return;
+    }
+    let stream: ClientHttp2Stream;
+    try {
+      stream = lease.client.request(headers);
+    } catch (error) {
+      lease.done();
+      reject(TrestleError.from(error, Code.Unavailable));
+      return;
+    }
+
+    let settled = false;
+    let replyHeaders: ReplyHeaders | undefined;
+    let trailers: IncomingHttpHeaders | undefined;
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const finish = (error: TrestleError | undefined, reply?: O) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      lease.done();
+      if (error) reject(error);
+      else resolve(reply as O);
+    };
+    const abort = (reason: TrestleError) => {
+      if (settled) return;
+      if (!stream.destroyed) stream.close(constants.NGHTTP2_CANCEL);
+      finish(reason);
+    };
+    const onAbort = () => {
+      if (signal) abort(cancelledByCaller(signal));
+    };
+    const timer = setTimeout(
+      () => abort(new TrestleError("Deadline exceeded", Code.DeadlineExceeded)),
+      plan.timeoutMs,
+    );
+    signal?.addEventListener("abort", onAbort, { once: true });
+    lease.track(abort);
+
+    stream.on("response", (h: ReplyHeaders) => {
+      replyHeaders = h;
+    });
+    stream.on("trailers", (t: IncomingHttpHeaders) => {
+      trailers = t;
+    });
+    stream.on("data", (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limits.maxReceiveMessageBytes + 5) {
+        abort(
+          new TrestleError(
+            `Received message larger than max (${received - 5} vs. ${limits.maxReceiveMessageBytes})`,
+            Code.ResourceExhausted,
+          ),
+        );
+        return;
+      }
+      chunks.push(chunk);
+    });
+    // Our own cancellations settle first; any other stream error is the connection's.
+    stream.on("error", (error: Error) => finish(connectionError(error)));
+    stream.on("close", () => {
+      if (settled) return;
+      const failure = endingOf(stream, replyHeaders, trailers);
+      if (failure) {
+        finish(failure);
+        return;
+      }
+      const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+      if (body.length < 5) {
+        finish(new TrestleError("The service sent no reply", Code.Internal));
+        return;
+      }
+      if (body[0] !== 0) {
+        finish(
+          new TrestleError("The service sent a compressed reply, which was not asked for", Code.Internal),
+        );
+        return;
+      }
+      const length = body.readUInt32BE(1);
+      if (body.length < 5 + length) {
+        finish(new TrestleError("The service's reply was cut short", Code.Internal));
+        return;
+      }
+      let reply: O;
+      try {
+        reply = method.responseDeserialize(body.subarray(5, 5 + length));
+      } catch (error) {
+        finish(TrestleError.from(error, Code.Internal));
+        return;
+      }
+      finish(undefined, reply);
+    });
+    stream.end(frame);
+  });
+}
+
+/**
+ * Runs a server-streaming call on the same HTTP/2 connection as the unary calls and yields each reply as it
+ * arrives, with the outcomes of the grpc-js path: reading pauses while 16 replies wait for the consumer;
+ * replies received before a failure are yielded before it is thrown; breaking out of the iteration, the
+ * caller's signal or the deadline reset the stream with CANCEL, so the service sees it.
+ */
+export async function* http2ServerStreamCall<I, O>(
+  method: grpc.MethodDefinition<I, O>,
+  request: I,
+  plan: Http2CallPlan,
+): AsyncGenerator<O> {
+  const { lease, signal, limits } = plan;
+  if (signal?.aborted) {
+    lease.done();
+    throw cancelledByCaller(signal);
+  }
+  let stream: ClientHttp2Stream;
+  try {
+    const frame = frameOf(method, request, limits);
+    stream = lease.client.request(requestHeaders(method.path, plan));
+    stream.end(frame);
+  } catch (error) {
+    lease.done();
+    throw TrestleError.from(error, Code.Unavailable);
+  }
+  const highWater = 16;
+  const queue: O[] = [];
+  let ended = false;
+  let failure: TrestleError | undefined;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  let replyHeaders: ReplyHeaders | undefined;
+  let trailers: IncomingHttpHeaders | undefined;
+  let pending: Buffer = Buffer.alloc(0);
+
+  const abort = (reason: TrestleError) => {
+    if (ended || failure) return;
+    if (!stream.destroyed) stream.close(constants.NGHTTP2_CANCEL);
+    failure = reason;
+    notify();
+  };
+  const onAbort = () => {
+    if (signal) abort(cancelledByCaller(signal));
+  };
+  const timer = setTimeout(
+    () => abort(new TrestleError("Deadline exceeded", Code.DeadlineExceeded)),
+    plan.timeoutMs,
+  );
+  signal?.addEventListener("abort", onAbort, { once: true });
+  lease.track(abort);
+
+  stream.on("response", (h: ReplyHeaders) => {
+    replyHeaders = h;
+  });
+  stream.on("trailers", (t: IncomingHttpHeaders) => {
+    trailers = t;
+  });
+  stream.on("data", (chunk: Buffer) => {
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+    while (pending.length >= 5) {
+      if (pending[0] !== 0) {
+        abort(
+          new TrestleError("The service sent a compressed reply, which was not asked for", Code.Internal),
+        );
+        return;
+      }
+      const length = pending.readUInt32BE(1);
+      if (length > limits.maxReceiveMessageBytes) {
+        abort(
+          new TrestleError(
+            `Received message larger than max (${length} vs. ${limits.maxReceiveMessageBytes})`,
+            Code.ResourceExhausted,
+          ),
+        );
+        return;
+      }
+      if (pending.length < 5 + length) break;
+      try {
+        queue.push(method.responseDeserialize(pending.subarray(5, 5 + length)));
+      } catch (error) {
+        abort(TrestleError.from(error, Code.Internal));
+        return;
+      }
+      pending = pending.subarray(5 + length);
+    }
+    if (queue.length >= highWater) stream.pause();
+    notify();
+  });
+  stream.on("error", (error: Error) => {
+    if (!ended && !failure) failure = connectionError(error);
+    notify();
+  });
+  stream.on("close", () => {
+    if (!ended && !failure) {
+      const ending = endingOf(stream, replyHeaders, trailers);
+      if (ending) failure = ending;
+      else ended = true;
+    }
+    notify();
+  });
+
+  try {
+    while (true) {
+      const reply = queue.shift();
+      if (reply !== undefined) {
+        if (stream.isPaused() && queue.length < highWater / 2) stream.resume();
+        yield reply;
+        continue;
+      }
+      if (failure) throw failure;
+      if (ended) return;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+    // The consumer stopped early: tell the service, so its engine stops too.
+    if (!ended && !failure) abort(new TrestleError("The consumer stopped reading the stream", Code.Canceled));
+    lease.done();
+  }
+}
