@@ -12,6 +12,7 @@ export const CONFIGURATION_NAMES = [
   "bound-mcp",
   "bound-grpc",
   "trestle-grpc",
+  "trestle-grpc-stateless",
   "trestle-connect",
   "supergateway",
   "mcp-proxy",
@@ -102,6 +103,8 @@ async function startBoundGrpc(): Promise<RunningConfiguration> {
 export async function startTrestle(
   protocol: "grpc" | "connect",
   routerOptions: Parameters<typeof startRouter>[0] = {},
+  /** Call as MCP 2026-07-28 clients do (stateless), not as session clients. */
+  stateless = false,
 ): Promise<RunningConfiguration & { router: RouterProcess; capability: CapabilityProcess }> {
   // The load generator runs every call of a concurrency level in one session, plus its GET stream: at c256 that
   // is over the router's default of 256 open streams per session (a limit per client, refused by design).
@@ -114,9 +117,9 @@ export async function startTrestle(
     const url = `${router.url}/mcp`;
     await smokeCall(url);
     return {
-      name: protocol === "grpc" ? "trestle-grpc" : "trestle-connect",
-      description: `MCP client → Trestle → ${protocol === "grpc" ? "gRPC (node:http2 client)" : "Connect (connect-node)"} → echo capability`,
-      target: { kind: "mcp", url, tool: "echo", openStream: true },
+      name: protocol === "grpc" ? (stateless ? "trestle-grpc-stateless" : "trestle-grpc") : "trestle-connect",
+      description: `MCP ${stateless ? "2026-07-28 (stateless)" : "2025-11-25 (session)"} client → Trestle → ${protocol === "grpc" ? "gRPC (node:http2 client)" : "Connect (connect-node)"} → echo capability`,
+      target: { kind: "mcp", url, tool: "echo", openStream: !stateless, stateless },
       serverPid: router.pid,
       serverTree: false,
       capability,
@@ -205,6 +208,8 @@ export function startConfiguration(name: ConfigurationName): Promise<RunningConf
       return startBoundGrpc();
     case "trestle-grpc":
       return startTrestle("grpc");
+    case "trestle-grpc-stateless":
+      return startTrestle("grpc", {}, true);
     case "trestle-connect":
       return startTrestle("connect");
     case "supergateway":

@@ -16,11 +16,14 @@ interface Session {
 
 async function mcpSession(spec: LoadSpec & { target: { kind: "mcp" } }): Promise<Session> {
   const agent = new Agent({ keepAlive: true, maxSockets: spec.concurrency });
-  const client = createMcpHttpClient({ url: spec.target.url, agent });
-  await client.initialize();
-  const stream = spec.target.openStream
-    ? await client.openStream(() => undefined).catch(() => undefined)
-    : undefined;
+  const stateless = spec.target.stateless === true;
+  const client = createMcpHttpClient({ url: spec.target.url, agent, stateless });
+  // A 2026-07-28 client has no session to open: every call stands alone.
+  if (!stateless) await client.initialize();
+  const stream =
+    spec.target.openStream && !stateless
+      ? await client.openStream(() => undefined).catch(() => undefined)
+      : undefined;
   const tool = spec.target.tool;
   return {
     async call(text) {
@@ -33,7 +36,7 @@ async function mcpSession(spec: LoadSpec & { target: { kind: "mcp" } }): Promise
     },
     async close() {
       stream?.close();
-      await client.terminate();
+      if (!stateless) await client.terminate();
       agent.destroy();
     },
   };

@@ -22,7 +22,16 @@ export interface McpHttpClientOptions {
   agent: Agent;
   /** Told of every notification that arrives on a POST's SSE reply (progress, log messages). */
   onNotification?: (message: JsonRpcMessage) => void;
+  /**
+   * Speak MCP 2026-07-28 (stateless) instead: no `initialize`, each request carrying the revision and the client's
+   * capabilities in `_meta` and the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers, as that revision's
+   * clients send them.
+   */
+  stateless?: boolean;
 }
+
+/** The stateless revision. */
+export const STATELESS_PROTOCOL_VERSION = "2026-07-28";
 
 /** A reply to one JSON-RPC request. */
 export type McpReply = Pick<JsonRpcMessage, "result" | "error">;
@@ -91,7 +100,12 @@ export function createMcpHttpClient(options: McpHttpClientOptions): McpHttpClien
   setHeaders();
 
   /** POSTs one message; resolves with the reply carrying `id`, or undefined for a notification (202). */
-  function post(message: Record<string, unknown>, id: number | undefined, first = false): Promise<McpReply> {
+  function post(
+    message: Record<string, unknown>,
+    id: number | undefined,
+    first = false,
+    requestHeaders: Record<string, string> = headers,
+  ): Promise<McpReply> {
     const body = JSON.stringify(message);
     return new Promise((resolve, reject) => {
       const req = httpRequest(
@@ -100,7 +114,7 @@ export function createMcpHttpClient(options: McpHttpClientOptions): McpHttpClien
           method: "POST",
           headers: first
             ? { "content-type": "application/json", accept: "application/json, text/event-stream" }
-            : headers,
+            : requestHeaders,
         },
         (res) => {
           const status = res.statusCode ?? 0;
@@ -198,7 +212,32 @@ export function createMcpHttpClient(options: McpHttpClientOptions): McpHttpClien
     },
     request(method, params) {
       const id = nextId++;
-      return post({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) }, id);
+      if (!options.stateless) return post({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) }, id);
+      const name = method === "tools/call" || method === "prompts/get" ? params?.name : undefined;
+      return post(
+        {
+          jsonrpc: "2.0",
+          id,
+          method,
+          params: {
+            ...params,
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": STATELESS_PROTOCOL_VERSION,
+              "io.modelcontextprotocol/clientCapabilities": {},
+              "io.modelcontextprotocol/clientInfo": { name: "trestle-bench", version: "0.1.0" },
+            },
+          },
+        },
+        id,
+        false,
+        {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": STATELESS_PROTOCOL_VERSION,
+          "mcp-method": method,
+          ...(typeof name === "string" ? { "mcp-name": name } : {}),
+        },
+      );
     },
     openStream(onMessage) {
       return new Promise((resolve, reject) => {

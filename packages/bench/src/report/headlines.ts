@@ -105,6 +105,26 @@ export function computeHeadlines(report: Omit<BenchReport, "headlines">): Headli
       detail: "failed calls over every round at concurrency 64",
     });
   }
+  // Issue 17: the stateless (2026-07-28) path costs no more router CPU per call than the session path.
+  if (has("trestle-grpc") && has("trestle-grpc-stateless")) {
+    const ratios: number[] = [];
+    for (const concurrency of [...new Set(t.cells.map((c) => c.concurrency))]) {
+      for (const m of rounds(t, "trestle-grpc-stateless", concurrency)) {
+        const session = rounds(t, "trestle-grpc", concurrency).find((s) => s.round === m.round);
+        if (session && session.serverCpuUsPerCall > 0)
+          ratios.push(m.serverCpuUsPerCall / session.serverCpuUsPerCall);
+      }
+    }
+    const value = median(ratios);
+    headlines.push({
+      name: "router CPU per call, stateless (2026-07-28) / session (2025-11-25)",
+      value,
+      unit: "×",
+      target: "≤ 1.0",
+      met: value <= 1,
+      detail: "median over every round and concurrency of the ratio measured in the same round",
+    });
+  }
   const trestle1 = cell("trestle-grpc", 1);
   const bound1 = cell("bound-mcp", 1);
   if (trestle1 && bound1) {

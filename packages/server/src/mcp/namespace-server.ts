@@ -49,7 +49,7 @@ import {
   requireInputCapabilities,
 } from "./input-relay.js";
 import { JsonRpcErrorCode } from "./json-rpc.js";
-import { checkParamHeaders } from "./param-headers.js";
+import { createParamHeaderCheck } from "./param-headers.js";
 import { type CallTurn, createParkedCalls } from "./parked-calls.js";
 import { expandPrompt } from "./prompt-expansion.js";
 import { type ModernClient, ModernErrorCode, negotiateLegacyRevision } from "./protocol-era.js";
@@ -300,6 +300,7 @@ export function createNamespaceMethods(
   const table = new Map<string, McpRequestHandler>();
   const requestStates = createRequestStateSealer(settings.requestStateKey ?? randomBytes(32));
   const parkedCalls = createParkedCalls({ holdMs: 10 * 60_000, maxHeld: 1_000 });
+  const checkParamHeaders = createParamHeaderCheck();
 
   /**
    * The first forward of this namespace whose upstream does not advertise `capability`: what the router serves

@@ -43,20 +43,49 @@ function sameValue(header: string, value: unknown): boolean {
   return false;
 }
 
+/** A {@link ParamHeaderCheck} with its own cache of each schema's marks. */
+export type ParamHeaderCheck = (
+  inputSchema: unknown,
+  args: Record<string, unknown>,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+) => void;
+
 /**
- * Checks a stateless HTTP `tools/call`'s `Mcp-Param-*` headers against its arguments, for the arguments the tool's
- * input schema marks with `x-mcp-header`: a marked argument present in the body needs its header, valid
- * (visible ASCII, or the `=?base64?…?=` form with padded Base64) and equal to it.
+ * Creates the check of a stateless HTTP `tools/call`'s `Mcp-Param-*` headers against its arguments, for the
+ * arguments the tool's input schema marks with `x-mcp-header`: a marked argument present in the body needs its
+ * header, valid (visible ASCII, or the `=?base64?…?=` form with padded Base64) and equal to it. Catalog schemas are
+ * frozen and shared, so each one's marks are found once (weakly cached), not on every call.
  *
- * @throws ProtocolError -32020 (header mismatch) naming the header and what was wrong.
+ * The check throws ProtocolError -32020 (header mismatch) naming the header and what was wrong.
  */
+export function createParamHeaderCheck(): ParamHeaderCheck {
+  const cache = new WeakMap<object, readonly HeaderMark[]>();
+  return (inputSchema, args, headers) => {
+    if (!isObject(inputSchema)) return;
+    let marks = cache.get(inputSchema);
+    if (!marks) {
+      marks = marksOf(inputSchema);
+      cache.set(inputSchema, marks);
+    }
+    checkMarks(marks, args, headers);
+  };
+}
+
+/** {@link createParamHeaderCheck}'s check, without a cache (tests, one-off checks). */
 export function checkParamHeaders(
   inputSchema: unknown,
   args: Record<string, unknown>,
   headers: Readonly<Record<string, string | string[] | undefined>>,
 ): void {
-  if (!isObject(inputSchema) || !JSON.stringify(inputSchema).includes('"x-mcp-header"')) return;
-  for (const mark of marksOf(inputSchema)) {
+  if (isObject(inputSchema)) checkMarks(marksOf(inputSchema), args, headers);
+}
+
+function checkMarks(
+  marks: readonly HeaderMark[],
+  args: Record<string, unknown>,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): void {
+  for (const mark of marks) {
     let value: unknown = args;
     for (const key of mark.path) value = isObject(value) ? value[key] : undefined;
     const headerName = `mcp-param-${mark.name.toLowerCase()}`;
