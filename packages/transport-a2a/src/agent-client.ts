@@ -6,6 +6,8 @@ import {
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from "@a2a-js/sdk/client";
+import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc";
+import * as grpc from "@grpc/grpc-js";
 import { Code, TrestleError } from "@trestle/core";
 
 /** An A2A agent behind the router: where its card is, and the credentials its card asks for. */
@@ -87,7 +89,24 @@ function fetchWith(
 }
 
 /**
- * Reads the agent's card and makes a client for the interface it names (JSON-RPC or HTTP+JSON, v1.0 or, for a
+ * A grpc-js interceptor that sends the agent's configured headers as call metadata (the gRPC binding's headers),
+ * without overriding what the SDK set itself (`A2A-Version`).
+ */
+function metadataFrom(headers: Record<string, string> | undefined): grpc.Interceptor {
+  return (options, nextCall) =>
+    new grpc.InterceptingCall(nextCall(options), {
+      start(metadata, listener, next) {
+        for (const [name, value] of Object.entries(headers ?? {})) {
+          const key = name.toLowerCase();
+          if (metadata.get(key).length === 0) metadata.set(key, value);
+        }
+        next(metadata, listener);
+      },
+    });
+}
+
+/**
+ * Reads the agent's card and makes a client for the interface it names (JSON-RPC, HTTP+JSON or gRPC, v1.0 or, for a
  * v0.3 card, v0.3 with v0.3 method names), sending `headers` with every request. `signal` bounds the card's
  * read only.
  *
@@ -115,6 +134,13 @@ export async function connectAgent(agent: A2aAgent, signal?: AbortSignal): Promi
     transports: [
       new JsonRpcTransportFactory({ fetchImpl: callFetch, legacyCompat }),
       new RestTransportFactory({ fetchImpl: callFetch, legacyCompat }),
+      // The gRPC binding: TLS when the agent is reached over https, plaintext (as its http card says) otherwise.
+      new GrpcTransportFactory({
+        grpcChannelCredentials:
+          url.protocol === "https:" ? grpc.credentials.createSsl() : grpc.credentials.createInsecure(),
+        grpcCallOptions: { interceptors: [metadataFrom(agent.headers)] },
+        legacyCompat,
+      }),
     ],
     cardResolver: new CardResolver({ fetchImpl: cardFetch, legacyCompat }),
   });

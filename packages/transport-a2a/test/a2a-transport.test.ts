@@ -221,6 +221,8 @@ for (const version of ["1.0", "0.3"] as const) {
 for (const [binding, streaming] of [
   ["HTTP+JSON", true],
   ["JSONRPC", false],
+  ["GRPC", true],
+  ["GRPC", false],
 ] as const) {
   describe(`an agent on ${binding}${streaming ? "" : " that does not stream"}`, () => {
     let agent: FixtureAgent;
@@ -238,8 +240,11 @@ for (const [binding, streaming] of [
       const reply = await transport.callTool(call("echo", { message: "hi" }), target, { contextValues });
       expect(texts(reply)).toBe("echo: hi");
       expect(report.backend?.method).toBe(streaming ? "SendStreamingMessage" : "SendMessage");
-      const seen = agent.log.filter((e) => e.event === (binding === "HTTP+JSON" ? "rest" : "rpc"));
+      const event = binding === "HTTP+JSON" ? "rest" : binding === "GRPC" ? "grpc" : "rpc";
+      const seen = agent.log.filter((e) => e.event === event);
       expect(seen.length).toBeGreaterThan(0);
+      // Every binding says which A2A version it speaks (an absent version means 0.3).
+      expect(seen.every((e) => e.version === "1.0")).toBe(true);
       const first = await transport.callTool(call("converse", { message: "hi" }), target);
       expect(first.structuredContent?.state).toBe("input-required");
       const second = await transport.callTool(
@@ -253,39 +258,40 @@ for (const [binding, streaming] of [
   });
 }
 
-describe("an agent whose card requires credentials", () => {
-  const token = "s3cret-token-value";
-  let agent: FixtureAgent;
-  beforeAll(async () => {
-    agent = await startAgent({ token });
-  });
-  afterAll(() => agent.close());
-
-  it("refuses without them, naming what the card asks for, never a value", async () => {
-    const error = await readAgentCatalog({ url: agent.url }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(TrestleError);
-    expect((error as TrestleError).code).toBe(Code.Unauthenticated);
-    expect((error as TrestleError).message).toContain("'bearer' (header authorization)");
-  });
-
-  it("calls with them, and never shows them in a failure", async () => {
-    const transport = createA2aTransport({
-      agentFor: () => ({ url: agent.url, headers: { authorization: `Bearer ${token}` } }),
+for (const binding of ["JSONRPC", "GRPC"] as const)
+  describe(`an agent whose card requires credentials (${binding})`, () => {
+    const token = "s3cret-token-value";
+    let agent: FixtureAgent;
+    beforeAll(async () => {
+      agent = await startAgent({ token, binding });
     });
-    const result = await transport.callTool(call("echo", { message: "hi" }), target);
-    expect(texts(result)).toBe("echo: hi");
-    const wrong = createA2aTransport({
-      agentFor: () => ({ url: agent.url, headers: { authorization: "Bearer wrong-token-123" } }),
+    afterAll(() => agent.close());
+
+    it("refuses without them, naming what the card asks for, never a value", async () => {
+      const error = await readAgentCatalog({ url: agent.url }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TrestleError);
+      expect((error as TrestleError).code).toBe(Code.Unauthenticated);
+      expect((error as TrestleError).message).toContain("'bearer' (header authorization)");
     });
-    const error = (await wrong
-      .callTool(call("echo", { message: "hi" }), target)
-      .catch((e: unknown) => e)) as TrestleError;
-    expect(error).toBeInstanceOf(TrestleError);
-    expect(error.message).not.toContain("wrong-token-123");
-    await transport.close();
-    await wrong.close();
+
+    it("calls with them, and never shows them in a failure", async () => {
+      const transport = createA2aTransport({
+        agentFor: () => ({ url: agent.url, headers: { authorization: `Bearer ${token}` } }),
+      });
+      const result = await transport.callTool(call("echo", { message: "hi" }), target);
+      expect(texts(result)).toBe("echo: hi");
+      const wrong = createA2aTransport({
+        agentFor: () => ({ url: agent.url, headers: { authorization: "Bearer wrong-token-123" } }),
+      });
+      const error = (await wrong
+        .callTool(call("echo", { message: "hi" }), target)
+        .catch((e: unknown) => e)) as TrestleError;
+      expect(error).toBeInstanceOf(TrestleError);
+      expect(error.message).not.toContain("wrong-token-123");
+      await transport.close();
+      await wrong.close();
+    });
   });
-});
 
 describe("bad input", () => {
   it("refuses a call with neither message nor data, and a forged handle", async () => {
