@@ -5,9 +5,9 @@ import {
   DefaultAgentCardResolver,
   JsonRpcTransportFactory,
   RestTransportFactory,
+  type TransportFactory,
 } from "@a2a-js/sdk/client";
-import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc";
-import * as grpc from "@grpc/grpc-js";
+import type * as grpc from "@grpc/grpc-js";
 import { Code, TrestleError } from "@trestle/core";
 
 /** An A2A agent behind the router: where its card is, and the credentials its card asks for. */
@@ -92,9 +92,9 @@ function fetchWith(
  * A grpc-js interceptor that sends the agent's configured headers as call metadata (the gRPC binding's headers),
  * without overriding what the SDK set itself (`A2A-Version`).
  */
-function metadataFrom(headers: Record<string, string> | undefined): grpc.Interceptor {
+function metadataFrom(grpcJs: typeof grpc, headers: Record<string, string> | undefined): grpc.Interceptor {
   return (options, nextCall) =>
-    new grpc.InterceptingCall(nextCall(options), {
+    new grpcJs.InterceptingCall(nextCall(options), {
       start(metadata, listener, next) {
         for (const [name, value] of Object.entries(headers ?? {})) {
           const key = name.toLowerCase();
@@ -103,6 +103,30 @@ function metadataFrom(headers: Record<string, string> | undefined): grpc.Interce
         next(metadata, listener);
       },
     });
+}
+
+/**
+ * The gRPC binding, loaded (the SDK's gRPC client and grpc-js, about 9 MiB) only when an agent's card names a gRPC
+ * interface: TLS when the agent is reached over https, plaintext (as its http card says) otherwise.
+ */
+function lazyGrpcTransportFactory(
+  tls: boolean,
+  headers: Record<string, string> | undefined,
+): TransportFactory {
+  return {
+    protocolName: "GRPC",
+    async create(endpoint, card) {
+      const [{ GrpcTransportFactory }, grpcJs] = await Promise.all([
+        import("@a2a-js/sdk/client/grpc"),
+        import("@grpc/grpc-js"),
+      ]);
+      return new GrpcTransportFactory({
+        grpcChannelCredentials: tls ? grpcJs.credentials.createSsl() : grpcJs.credentials.createInsecure(),
+        grpcCallOptions: { interceptors: [metadataFrom(grpcJs, headers)] },
+        legacyCompat: { enabled: true },
+      }).create(endpoint, card);
+    },
+  };
 }
 
 /**
@@ -134,13 +158,7 @@ export async function connectAgent(agent: A2aAgent, signal?: AbortSignal): Promi
     transports: [
       new JsonRpcTransportFactory({ fetchImpl: callFetch, legacyCompat }),
       new RestTransportFactory({ fetchImpl: callFetch, legacyCompat }),
-      // The gRPC binding: TLS when the agent is reached over https, plaintext (as its http card says) otherwise.
-      new GrpcTransportFactory({
-        grpcChannelCredentials:
-          url.protocol === "https:" ? grpc.credentials.createSsl() : grpc.credentials.createInsecure(),
-        grpcCallOptions: { interceptors: [metadataFrom(agent.headers)] },
-        legacyCompat,
-      }),
+      lazyGrpcTransportFactory(url.protocol === "https:", agent.headers),
     ],
     cardResolver: new CardResolver({ fetchImpl: cardFetch, legacyCompat }),
   });
