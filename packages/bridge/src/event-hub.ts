@@ -9,7 +9,8 @@ export interface EventHubOptions {
   historyMaxAgeMs?: number;
   /**
    * Bytes the history may hold in all (events serialised as JSON); the oldest go first. Default 8 MiB. With
-   * `historySize` it bounds the history's memory whatever the calls carry.
+   * `historySize` it bounds the history's memory whatever the calls carry. An event offered with `emitLater`
+   * counts its caller's estimate until the history is read, and is then built and bounded like any other.
    */
   historyMaxBytes?: number;
   /**
@@ -115,6 +116,17 @@ class DroppingQueue<T> {
   }
 }
 
+/**
+ * One event of the history: built at once (`event`), or kept as the function that builds it (`build`) until the
+ * history is read. `bytes` is its size as JSON when built at once, the caller's estimate otherwise.
+ */
+interface HistoryEntry {
+  event?: ToolCallEvent | undefined;
+  build?: (() => ToolCallEvent) | undefined;
+  at: number;
+  bytes: number;
+}
+
 interface Subscriber {
   offer(event: ToolCallEvent): void;
 }
@@ -137,7 +149,8 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
   const eventMaxBytes = options.eventMaxBytes ?? DEFAULT_EVENT_MAX_BYTES;
   const clock = options.clock ?? Date.now;
   const subscribers = new Set<Subscriber>();
-  const recent: { event: ToolCallEvent; at: number; bytes: number }[] = [];
+  /** The history: each entry an event, or how to build it when the history is first read. */
+  const recent: HistoryEntry[] = [];
   let recentBytes = 0;
 
   function dropOldest(): void {
@@ -164,6 +177,36 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
     } catch {
       // emit must never throw into a tool call.
     }
+  }
+
+  function emitLater(build: () => ToolCallEvent, estimatedBytes: number): boolean {
+    // Someone reads events as they happen: they want this one now.
+    if (subscribers.size > 0) return false;
+    if (historySize === 0) return true;
+    // A large call is bounded now rather than held whole until the history is read.
+    if (estimatedBytes > eventMaxBytes) return false;
+    try {
+      const now = clock();
+      recent.push({ build, at: now, bytes: estimatedBytes });
+      recentBytes += estimatedBytes;
+      prune(now);
+    } catch {
+      // emitLater must never throw into a tool call.
+    }
+    return true;
+  }
+
+  /** The entry's event, built (and bounded) on first read; an entry whose build fails is left out. */
+  function eventOf(entry: HistoryEntry): ToolCallEvent | undefined {
+    if (entry.event) return entry.event;
+    const build = entry.build;
+    entry.build = undefined;
+    try {
+      if (build) entry.event = boundEventSizeMeasured(build(), eventMaxBytes).event;
+    } catch {
+      // A build that throws loses its event, as an emit that throws would have.
+    }
+    return entry.event;
   }
 
   function subscribe(
@@ -282,12 +325,17 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
 
   return {
     emit,
+    emitLater,
     wantsEvents: () => historySize > 0 || subscribers.size > 0,
     subscribe,
     stream,
     history(filter = {}) {
       prune(clock());
-      let events = recent.map((entry) => entry.event);
+      let events: ToolCallEvent[] = [];
+      for (const entry of recent) {
+        const event = eventOf(entry);
+        if (event) events.push(event);
+      }
       if (filter.toolName !== undefined) events = events.filter((e) => e.toolName === filter.toolName);
       if (filter.type !== undefined) events = events.filter((e) => e.type === filter.type);
       if (filter.namespace !== undefined) events = events.filter((e) => e.namespace === filter.namespace);

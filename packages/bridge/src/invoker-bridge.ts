@@ -16,6 +16,7 @@ import {
   type ToolResult,
   TrestleError,
   toolCallParts,
+  toolCallPartsKey,
   translationRecorderKey,
   validateRequiredArguments,
 } from "@trestle/core";
@@ -83,6 +84,17 @@ function redactedHeaders(parts: ToolCallParts): Record<string, string> {
 }
 
 /**
+ * About how much memory a call's recorded request holds until its event is built: its parts' texts, and as much
+ * again for the arguments they were made from.
+ */
+function partsBytes(parts: ToolCallParts): number {
+  let bytes = parts.body.length;
+  for (const name in parts.arguments) bytes += name.length + (parts.arguments[name] as string).length;
+  for (const name in parts.headers) bytes += name.length + (parts.headers[name] as string).length;
+  return 2 * bytes;
+}
+
+/**
  * Creates the {@link InvokerBridge}.
  *
  * @example
@@ -126,6 +138,7 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
         what,
         operation: "tool invocation",
         startedAt,
+        ...(parts ? { estimatedBytes: partsBytes(parts) } : {}),
       };
     };
     let target: ServiceTarget;
@@ -154,7 +167,8 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
       .set(
         translationRecorderKey,
         translationFor(callRecord, context?.client, target, context?.translationNotes),
-      );
+      )
+      .set(toolCallPartsKey, { arguments: args, tool, parts });
     const call: ToolCall = { tool, arguments: args as JsonObject };
     if (context?.input) call.input = context.input;
     try {

@@ -229,3 +229,72 @@ describe("wantsEvents", () => {
     expect(hub.history()).toHaveLength(2);
   });
 });
+
+describe("emitLater", () => {
+  it("builds a kept event only when the history is read, once, bounded like an emitted one", () => {
+    const hub = createEventHub({ eventMaxBytes: 2_000 });
+    let builds = 0;
+    const kept = event({ arguments: { text: "y".repeat(5_000) } });
+    expect(
+      hub.emitLater?.(() => {
+        builds++;
+        return kept;
+      }, 100),
+    ).toBe(true);
+    expect(builds).toBe(0);
+    const [first] = hub.history();
+    expect(builds).toBe(1);
+    expect(first?.eventId).toBe(kept.eventId);
+    expect(JSON.stringify(first).length).toBeLessThanOrEqual(2_100);
+    expect(JSON.stringify(first)).toContain("[truncated");
+    hub.history();
+    expect(builds).toBe(1);
+  });
+
+  it("keeps emitted and later-built events in the order they came", () => {
+    const hub = createEventHub();
+    const a = event();
+    const b = event();
+    const c = event();
+    hub.emitLater?.(() => a, 10);
+    hub.emit(b);
+    hub.emitLater?.(() => c, 10);
+    expect(hub.history().map((e) => e.eventId)).toEqual([a.eventId, b.eventId, c.eventId]);
+  });
+
+  it("asks for the event now while a subscriber listens, or when the call holds more than an event may", () => {
+    const hub = createEventHub({ eventMaxBytes: 1_000 });
+    expect(hub.emitLater?.(() => event(), 5_000)).toBe(false);
+    const subscription = hub.subscribe(() => undefined);
+    expect(hub.emitLater?.(() => event(), 10)).toBe(false);
+    subscription.unsubscribe();
+    expect(hub.emitLater?.(() => event(), 10)).toBe(true);
+  });
+
+  it("never builds what no history keeps, and bounds the history by the estimates until read", () => {
+    const none = createEventHub({ historySize: 0 });
+    let built = false;
+    expect(
+      none.emitLater?.(() => {
+        built = true;
+        return event();
+      }, 10),
+    ).toBe(true);
+    expect(none.history()).toEqual([]);
+    expect(built).toBe(false);
+
+    const small = createEventHub({ historyMaxBytes: 10_000 });
+    for (let i = 0; i < 5; i++) small.emitLater?.(() => event(), 4_000);
+    expect(small.history()).toHaveLength(2);
+  });
+
+  it("leaves out an event whose build throws, and never throws itself", () => {
+    const hub = createEventHub();
+    const good = event();
+    hub.emitLater?.(() => {
+      throw new Error("broken");
+    }, 10);
+    hub.emitLater?.(() => good, 10);
+    expect(hub.history().map((e) => e.eventId)).toEqual([good.eventId]);
+  });
+});

@@ -1,6 +1,8 @@
 import {
   Code,
   createTransportSelector,
+  type ToolCallEvent,
+  type ToolCallEventSink,
   type ToolCallFailedEvent,
   type ToolReference,
   TrestleError,
@@ -9,6 +11,7 @@ import { createWanakuReferenceCapability, type WanakuReferenceCapability } from 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   callEvents,
+  createEventHub,
   createInvokerBridge,
   type InvokerBridge,
   interceptTransports,
@@ -379,5 +382,39 @@ describe("events built only when kept or read", () => {
     wanted = true;
     await lazy.execute({ city: "Bergen" }, tool("echo://a"));
     expect(emitted).toEqual(["started", "completed"]);
+  });
+
+  it("keeps a call's events unbuilt in a history nobody reads, and builds them redacted and scrubbed when read", async () => {
+    harness.serve(capability.handlers, { serviceName: "weather", serviceType: "tool-invoker" });
+    const args = { city: "Oslo", api_key: "k-very-secret-42", wanaku_meta_Trace: "t1" };
+    const kept = createEventHub();
+    const live = createEventHub();
+    const liveEvents: ToolCallEvent[] = [];
+    live.subscribe((event) => void liveEvents.push(event));
+    let built = 0;
+    const countingHub: ToolCallEventSink = {
+      emit: (event) => kept.emit(event),
+      wantsEvents: () => true,
+      emitLater: (build, bytes) =>
+        kept.emitLater?.(() => {
+          built++;
+          return build();
+        }, bytes) ?? false,
+    };
+    const lazy = createInvokerBridge(harness.depsWithEvents(countingHub));
+    const eager = createInvokerBridge(harness.depsWithEvents(live));
+    await lazy.execute(args, tool("echo://a"));
+    await eager.execute(args, tool("echo://a"));
+    expect(built).toBe(0);
+    const history = kept.history();
+    expect(built).toBe(2);
+    expect(history.map((e) => e.type)).toEqual(["started", "completed"]);
+    // The same events the eager path builds, but for their ids and times.
+    const comparable = (e: ToolCallEvent) => ({ ...e, eventId: "", timestamp: 0, duration: 0 });
+    expect(history.map(comparable)).toEqual(liveEvents.map(comparable));
+    const text = JSON.stringify(history);
+    expect(text).not.toContain("k-very-secret-42");
+    expect(text).toContain("Oslo");
+    expect(history[0]?.eventId).toBe(history[1]?.eventId);
   });
 });

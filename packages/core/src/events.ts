@@ -141,4 +141,11 @@ export interface ToolCallEventSink {
    * building events at all. A sink without it always wants them.
    */
   wantsEvents?(): boolean;
+  /**
+   * Offers an event to be built only if it is ever read: `build` is called at most once, later or never, and
+   * must return what {@link emit} would have been given now. `estimatedBytes` is about how much memory `build`
+   * holds on to until then. Returns false when the sink wants the event at once (someone reads events as they
+   * happen): the caller then builds it and calls {@link emit}. A sink without it always wants events at once.
+   */
+  emitLater?(build: () => ToolCallEvent, estimatedBytes: number): boolean;
 }

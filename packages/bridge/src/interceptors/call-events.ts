@@ -49,6 +49,12 @@ export interface CallRecord {
   /** When the call began (the bridge's clock): durations count from here, resolution included. */
   startedAt?: number;
   /**
+   * About how many bytes {@link started} stands for (its strings' lengths), when the bridge knows it cheaply: the
+   * events of such a call may then be built only if read (see `ToolCallEventSink.emitLater`). Without it they are
+   * built at once.
+   */
+  estimatedBytes?: number;
+  /**
    * What translating the call between protocols or revisions kept and lost. The front that receives the call
    * sets the legs; interceptors and transports that translate add notes while the call runs; the terminal
    * event carries it.
@@ -87,8 +93,15 @@ function guarded(fn: () => void): void {
 
 /** One call's events: STARTED once, then exactly one terminal event (later ends have no effect). */
 interface Recording {
-  end(outcome: CallEnd): void;
+  /**
+   * Records the call's end: `outcome` is called when the terminal event is built (at once, or when the history
+   * is first read), `estimatedBytes` about how much it holds until then.
+   */
+  end(outcome: () => CallEnd, estimatedBytes?: number): void;
 }
+
+/** What an event costs beyond its payload, for estimates: ids, names, timestamps, the target. */
+const EVENT_OVERHEAD_BYTES = 400;
 
 function startRecording(
   options: CallEventsOptions,
@@ -97,19 +110,33 @@ function startRecording(
   target: ServiceTarget | undefined,
 ): Recording {
   const clock = options.clock ?? Date.now;
-  const eventId = (options.newId ?? (() => crypto.randomUUID()))();
+  const newId = options.newId ?? (() => crypto.randomUUID());
+  const sink = options.sink;
+  // Both events of a call share one id, drawn when the first of them is built.
+  let eventId: string | undefined;
   const startedAt = record.startedAt ?? clock();
   // Every event passes through the call's scrubber: a value that escaped key-based redaction (a secret under an
   // innocent-looking header name) is never recorded.
-  const emit = (event: ToolCallEvent) =>
-    guarded(() => options.sink.emit(secrets ? secrets.scrubDeep(event) : event));
-  const base = () => {
+  const scrubbed = (event: ToolCallEvent) => (secrets ? secrets.scrubDeep(event) : event);
+  /**
+   * Hands an event to the sink: as a function, built only if read, when the sink only keeps events and the call
+   * says what it holds; built now otherwise.
+   */
+  const publish = (build: () => ToolCallEvent, estimatedBytes: number | undefined) =>
+    guarded(() => {
+      const later =
+        estimatedBytes !== undefined &&
+        sink.emitLater?.(() => scrubbed(build()), estimatedBytes + EVENT_OVERHEAD_BYTES) === true;
+      if (!later) sink.emit(scrubbed(build()));
+    });
+  const base = (timestamp: number) => {
+    eventId ??= newId();
     const event: Pick<
       ToolCallStartedEvent,
       "eventId" | "timestamp" | "toolName" | "toolType" | "kind" | "namespace" | "requestId"
     > = {
       eventId,
-      timestamp: clock(),
+      timestamp,
       toolName: record.toolName,
       toolType: record.toolType,
       kind: record.kind,
@@ -118,42 +145,52 @@ function startRecording(
     if (record.requestId) event.requestId = record.requestId;
     return event;
   };
-  const started: ToolCallStartedEvent = { ...base(), type: "started", ...record.started };
-  if (record.connectionId) started.connectionId = record.connectionId;
-  if (target) {
-    started.serviceId = target.id;
-    started.serviceAddress = targetAddress(target);
-  }
-  emit(started);
+  const startedTimestamp = clock();
+  publish(() => {
+    const started: ToolCallStartedEvent = { ...base(startedTimestamp), type: "started", ...record.started };
+    if (record.connectionId) started.connectionId = record.connectionId;
+    if (target) {
+      started.serviceId = target.id;
+      started.serviceAddress = targetAddress(target);
+    }
+    return started;
+  }, record.estimatedBytes);
   let ended = false;
   return {
-    end(outcome) {
+    end(outcomeOf, estimatedBytes) {
       if (ended) return;
       ended = true;
-      const duration = Math.max(0, clock() - startedAt);
-      if (outcome.ok) {
-        const event: ToolCallCompletedEvent = {
-          ...base(),
-          type: "completed",
-          isError: false,
-          content: outcome.content,
-          duration,
-        };
-        if (record.translation) event.translation = record.translation;
-        emit(event);
-      } else {
-        const event: ToolCallFailedEvent = {
-          ...base(),
-          type: "failed",
-          isError: true,
-          content: outcome.content,
-          duration,
-          errorCategory: outcome.errorCategory,
-          errorMessage: outcome.errorMessage,
-        };
-        if (record.translation) event.translation = record.translation;
-        emit(event);
-      }
+      const endedAt = clock();
+      const duration = Math.max(0, endedAt - startedAt);
+      const translation = record.translation;
+      publish(
+        () => {
+          const outcome = outcomeOf();
+          if (outcome.ok) {
+            const event: ToolCallCompletedEvent = {
+              ...base(endedAt),
+              type: "completed",
+              isError: false,
+              content: outcome.content,
+              duration,
+            };
+            if (translation) event.translation = translation;
+            return event;
+          }
+          const event: ToolCallFailedEvent = {
+            ...base(endedAt),
+            type: "failed",
+            isError: true,
+            content: outcome.content,
+            duration,
+            errorCategory: outcome.errorCategory,
+            errorMessage: outcome.errorMessage,
+          };
+          if (translation) event.translation = translation;
+          return event;
+        },
+        record.estimatedBytes === undefined ? undefined : estimatedBytes,
+      );
     },
   };
 }
@@ -178,7 +215,8 @@ export function recordUndispatched(
   options: CallEventsOptions,
   secrets?: SecretValues,
 ): void {
-  startRecording(options, record, secrets, undefined).end(failure(record, error, undefined));
+  const end = failure(record, error, undefined);
+  startRecording(options, record, secrets, undefined).end(() => end, endBytes(end));
 }
 
 /** A block as an event records it: text with secret-named JSON fields redacted, any other block as JSON. */
@@ -186,12 +224,44 @@ function eventText(block: ContentBlock): string {
   return block.type === "text" ? redactBody(block.text).text : JSON.stringify(block);
 }
 
-function toolEnd(result: ToolResult): CallEnd {
-  // The client gets the result as it is; the event keeps no secret-named field of it (a login tool's
-  // `{"access_token": …}`), as it keeps none of the request's body.
-  const content = result.content.map(eventText);
-  if (!result.isError) return { ok: true, content };
+function contentEnd(content: string[], isError: boolean): CallEnd {
+  if (!isError) return { ok: true, content };
   return { ok: false, content, errorCategory: "execution_error", errorMessage: content.join("\n") };
+}
+
+/**
+ * Ends `recording` with a tool result. The client gets the result as it is; the event keeps no secret-named field
+ * of it (a login tool's `{"access_token": …}`), as it keeps none of the request's body. A result of text blocks
+ * only is recorded from its texts alone (nothing else of the result is held until the event is built).
+ */
+function endWithResult(recording: Recording, result: ToolResult): void {
+  const isError = result.isError === true;
+  const texts: string[] = [];
+  let bytes = 0;
+  for (const block of result.content) {
+    if (block.type !== "text") {
+      const end = contentEnd(result.content.map(eventText), isError);
+      recording.end(() => end, endBytes(end));
+      return;
+    }
+    texts.push(block.text);
+    bytes += block.text.length;
+  }
+  recording.end(
+    () =>
+      contentEnd(
+        texts.map((text) => redactBody(text).text),
+        isError,
+      ),
+    bytes,
+  );
+}
+
+/** About how many bytes an outcome's event holds: its texts' lengths. */
+function endBytes(end: CallEnd): number {
+  let bytes = end.ok ? 0 : end.errorMessage.length;
+  for (const text of end.content) bytes += text.length;
+  return bytes;
 }
 
 /** How a run ended, as its last `exit` output said. */
@@ -248,7 +318,7 @@ export function callEvents(options: CallEventsOptions): Interceptor {
         async function* observed(): AsyncGenerator<CodeOutput> {
           const recording = startRecording(options, record as CallRecord, secrets, target);
           // An abort while the consumer is not reading still ends the call now, not at its next read.
-          const onAbort = () => recording.end(cancelled());
+          const onAbort = () => recording.end(cancelled, CANCELLED_BY_CLIENT.length);
           signal?.addEventListener("abort", onAbort, { once: true });
           let end: CallEnd | undefined;
           let lastStatus: ExitStatus | undefined;
@@ -267,7 +337,8 @@ export function callEvents(options: CallEventsOptions): Interceptor {
             throw thrown;
           } finally {
             signal?.removeEventListener("abort", onAbort);
-            recording.end(end ?? cancelled());
+            const outcome = end ?? cancelled();
+            recording.end(() => outcome, endBytes(outcome));
           }
         }
         return observed() as unknown as TransportResponse<R>;
@@ -278,16 +349,18 @@ export function callEvents(options: CallEventsOptions): Interceptor {
       try {
         response = next(request) as Promise<ToolResult>;
       } catch (thrown) {
-        recording.end(failure(record, thrown, target));
+        const end = failure(record, thrown, target);
+        recording.end(() => end, endBytes(end));
         throw thrown;
       }
       return response.then(
         (result) => {
-          recording.end(toolEnd(result));
+          endWithResult(recording, result);
           return result;
         },
         (thrown: unknown) => {
-          recording.end(failure(record, thrown, target));
+          const end = failure(record, thrown, target);
+          recording.end(() => end, endBytes(end));
           throw thrown;
         },
       ) as TransportResponse<R>;
