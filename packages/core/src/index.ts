@@ -152,8 +152,10 @@ export {
   targetAddress,
 } from "./service-target.js";
 export {
+  type SplitToolCall,
   type ToolCallParts,
   toolCallParts,
+  toolCallPartsKey,
   validateRequiredArguments,
 } from "./tool-call-parts.js";
 export { type TranslationRecorder, translationRecorderKey } from "./translation.js";

@@ -1,4 +1,5 @@
 import type { ToolReference } from "./catalog.js";
+import { createContextKey } from "./context-values.js";
 import { Code, TrestleError } from "./error.js";
 import {
   AUTH_ARGUMENT_PREFIX,
@@ -28,6 +29,22 @@ export interface ToolCallParts {
   /** Secret values the call carries: auth values, secret-named arguments, credential headers, body secrets. */
   secretValues: string[];
 }
+
+/** A call's arguments and tool, with the parts {@link toolCallParts} split them into. */
+export interface SplitToolCall {
+  arguments: Readonly<Record<string, unknown>>;
+  tool: ToolReference;
+  parts: ToolCallParts;
+}
+
+/**
+ * The parts of the call being made, when whoever made it split it already (the bridge does, to find the secret
+ * values to scrub): a transport that needs them uses these, when they are of the same arguments and tool, instead of
+ * splitting the arguments again.
+ */
+export const toolCallPartsKey = createContextKey<SplitToolCall | undefined>(undefined, {
+  description: "trestle.toolCallParts",
+});
 
 function isPresent(value: unknown): boolean {
   return value !== null && value !== undefined;

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { type ToolCall, toolCallParts } from "@trestle/core";
+import { type ToolCall, type ToolCallParts, toolCallParts } from "@trestle/core";
 import { type ToolInvokeRequest, ToolInvokeRequestSchema } from "@trestle/proto";
 
 /**
@@ -11,12 +11,16 @@ import { type ToolInvokeRequest, ToolInvokeRequestSchema } from "@trestle/proto"
  * - `configuration_uri`, `secrets_uri`: the tool's, or "";
  * - `request_id`: the caller's request id.
  *
- * It does not validate required arguments: see `validateRequiredArguments` in `@trestle/core`.
+ * It does not validate required arguments: see `validateRequiredArguments` in `@trestle/core`. `parts`, when the
+ * caller has them already, must be `toolCallParts(call.arguments, call.tool)`.
  *
  * @throws TrestleError `InvalidArgument` when an argument value cannot be turned into text.
  */
-export function buildToolInvokeRequest(call: ToolCall, requestId = ""): ToolInvokeRequest {
-  const parts = toolCallParts(call.arguments, call.tool);
+export function buildToolInvokeRequest(
+  call: ToolCall,
+  requestId = "",
+  parts: ToolCallParts = toolCallParts(call.arguments, call.tool),
+): ToolInvokeRequest {
   return create(ToolInvokeRequestSchema, {
     uri: call.tool.uri,
     body: parts.body,

@@ -1,10 +1,11 @@
-import type {
-  BridgeTransport,
-  CallOptions,
-  CodeOutput,
-  HealthStatus,
-  ProvisioningReference,
-  ServiceTarget,
+import {
+  type BridgeTransport,
+  type CallOptions,
+  type CodeOutput,
+  type HealthStatus,
+  type ProvisioningReference,
+  type ServiceTarget,
+  toolCallPartsKey,
 } from "@trestle/core";
 import type {
   CodeExecutionReply,
@@ -69,7 +70,10 @@ export interface WanakuTransport {
 export function fromWanakuTransport(wanaku: WanakuTransport): BridgeTransport {
   const neutral: BridgeTransport = {
     async callTool(call, target, callOptions) {
-      const request = buildToolInvokeRequest(call, callOptions?.requestId ?? "");
+      // Split once per call: the bridge split it already, unless an interceptor has changed the call since.
+      const split = callOptions?.contextValues?.get(toolCallPartsKey);
+      const parts = split?.arguments === call.arguments && split.tool === call.tool ? split.parts : undefined;
+      const request = buildToolInvokeRequest(call, callOptions?.requestId ?? "", parts);
       return toolResultFromReply(await wanaku.invokeTool(request, target, callOptions));
     },
     async readResource(read, target, callOptions) {

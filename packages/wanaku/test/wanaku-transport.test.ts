@@ -1,9 +1,29 @@
-import { createInMemoryNetwork, createInMemoryTransport, type ToolReference } from "@trestle/core";
+import { create } from "@bufbuild/protobuf";
+import {
+  createContextValues,
+  createInMemoryNetwork,
+  createInMemoryTransport,
+  type ToolReference,
+  toolCallParts,
+  toolCallPartsKey,
+} from "@trestle/core";
 import { describeTransportContract } from "@trestle/core/testing";
-import { ExecutionStatus, OutputType, PayloadType, type ProvisionRequest } from "@trestle/proto";
+import {
+  ExecutionStatus,
+  OutputType,
+  PayloadType,
+  type ProvisionRequest,
+  ToolInvokeReplySchema,
+  type ToolInvokeRequest,
+} from "@trestle/proto";
 import { describe, expect, it } from "vitest";
 import type { CapabilityHandlers } from "../src/index.js";
-import { fromCapabilityHandlers, wanakuHandlers } from "../src/index.js";
+import {
+  fromCapabilityHandlers,
+  fromWanakuTransport,
+  type WanakuTransport,
+  wanakuHandlers,
+} from "../src/index.js";
 
 const network = createInMemoryNetwork();
 
@@ -106,5 +126,37 @@ describe("a neutral call on the Wanaku wire", () => {
       configuration: { type: PayloadType.BUILTIN, name: "weather", payload: "units=metric" },
       secret: { type: PayloadType.BUILTIN, name: "weather", payload: "apiKey=s3cr3t" },
     });
+  });
+});
+
+describe("the parts of a call split once", () => {
+  const seen: ToolInvokeRequest[] = [];
+  const wanaku = {
+    async invokeTool(request: ToolInvokeRequest) {
+      seen.push(request);
+      return create(ToolInvokeReplySchema, { content: ["ok"] });
+    },
+  } as unknown as WanakuTransport;
+  const transport = fromWanakuTransport(wanaku);
+  const target = { id: "t", serviceName: "s", host: "h", port: 1, serviceType: "tool-invoker" } as const;
+  const tool: ToolReference = { name: "echo", type: "svc", uri: "echo://x" };
+
+  it("uses the parts the caller split for these arguments and this tool, and splits anew for others", async () => {
+    const args = { city: "Oslo" };
+    const split = toolCallParts(args, tool);
+    // Parts that could not come from these arguments show which split the request was built from.
+    const marked = { ...split, arguments: { city: "split by the caller" } };
+    const contextValues = createContextValues().set(toolCallPartsKey, {
+      arguments: args,
+      tool,
+      parts: marked,
+    });
+    await transport.callTool({ tool, arguments: args }, target, { contextValues });
+    expect(seen.at(-1)?.arguments).toEqual({ city: "split by the caller" });
+    // An interceptor replaced the arguments: the request is built from the call as it is now.
+    await transport.callTool({ tool, arguments: { city: "Bergen" } }, target, { contextValues });
+    expect(seen.at(-1)?.arguments).toEqual({ city: "Bergen" });
+    await transport.callTool({ tool: { ...tool }, arguments: args }, target, { contextValues });
+    expect(seen.at(-1)?.arguments).toEqual({ city: "Oslo" });
   });
 });
