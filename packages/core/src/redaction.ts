@@ -49,8 +49,12 @@ const SECRET_ENDINGS = [
 ] as const;
 const SECRET_LAST_WORDS: ReadonlySet<string> = new Set(["auth", "session", "cookies"]);
 
+/** A name that is one lower-case word already (most argument names): nothing to split. */
+const ONE_LOWER_CASE_WORD = /^[a-z0-9]+$/;
+
 /** The lower-case words of a name: `X-Api-Key` → x, api, key; `accessToken` → access, token. */
 function nameWords(name: string): string[] {
+  if (ONE_LOWER_CASE_WORD.test(name)) return [name];
   return name
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")

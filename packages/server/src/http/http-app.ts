@@ -5,6 +5,9 @@ import type { RateLimiter } from "./rate-limit.js";
 import { type OriginGuard, setRequestPrincipal, type TokenAuthenticator } from "./security.js";
 
 /** A namespace name as it may appear in a path: a DNS label. Anything else is not a namespace. */
+/** A request target the URL parser would leave as it is: non-empty segments of plain characters, no query. */
+const PLAIN_PATH = /^(?:\/[A-Za-z0-9_-]+)*\/?$/;
+const URL_BASE = "http://router.invalid";
 const NAMESPACE_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /** What the HTTP front door routes to. */
@@ -89,14 +92,17 @@ export function createHttpApp(deps: HttpAppDependencies) {
         sendError(res, 404, "Nothing at this path");
         return;
       }
-      let url: URL;
-      try {
-        url = new URL(req.url ?? "/", "http://router.invalid");
-      } catch {
-        sendError(res, 400, "The request target is not a valid URL");
-        return;
+      let url: URL | undefined;
+      // A plain path with no query (every MCP POST) is its own pathname: the URL parser is for the rest.
+      if (!(rawPath === req.url && rawPath.startsWith("/") && PLAIN_PATH.test(rawPath))) {
+        try {
+          url = new URL(req.url ?? "/", URL_BASE);
+        } catch {
+          sendError(res, 400, "The request target is not a valid URL");
+          return;
+        }
       }
-      const path = url.pathname;
+      const path = url?.pathname ?? rawPath;
       if (path === "/healthz") {
         sendData(res, 200, { status: "ok" });
         return;
@@ -152,7 +158,7 @@ export function createHttpApp(deps: HttpAppDependencies) {
           return;
         }
         // The management API answers every /api request itself, 404 and 405 included.
-        await deps.api.handle(req, res, url, outcome.principal);
+        await deps.api.handle(req, res, url ?? new URL(rawPath, URL_BASE), outcome.principal);
         return;
       }
 
