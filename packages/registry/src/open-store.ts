@@ -1,8 +1,6 @@
 import { Code, TrestleError } from "@trestle/core";
-import { openEmbeddedDatabase, openThrowawayDatabase } from "./embedded-store.js";
 import { type RegistryLogger, silentLogger } from "./logger.js";
 import { applyMigrations } from "./migrations.js";
-import { createPostgresClient } from "./postgres-client.js";
 import type { SqlClient } from "./sql-client.js";
 import { createSqlStore } from "./sql-store.js";
 import type { Store } from "./store.js";
@@ -55,16 +53,19 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   }
   let client: SqlClient;
   try {
+    // Each backend's driver is loaded only when chosen: a router on the embedded store never holds pg's, and one
+    // on PostgreSQL never holds PGlite's.
     if (options.databaseUrl !== undefined) {
+      const { createPostgresClient } = await import("./postgres-client.js");
       client = createPostgresClient({
         connectionString: options.databaseUrl,
         logger,
         ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
       });
     } else if (options.memory) {
-      client = await openThrowawayDatabase();
+      client = await (await import("./embedded-store.js")).openThrowawayDatabase();
     } else {
-      client = await openEmbeddedDatabase(options.dataDir ?? DEFAULT_DATA_DIR);
+      client = await (await import("./embedded-store.js")).openEmbeddedDatabase(options.dataDir ?? DEFAULT_DATA_DIR);
     }
   } catch (error) {
     throw new TrestleError(`The store could not be opened: ${(error as Error).message}`, Code.Unavailable, {

@@ -25,14 +25,13 @@ import {
   TrestleError,
 } from "@trestle/core";
 import { createRegistry, openStore, type Registry } from "@trestle/registry";
-import { a2aSkillUri, createA2aTransport, readAgentCatalog } from "@trestle/transport-a2a";
-import { createConnectTransport } from "@trestle/transport-connect";
+import { a2aSkillUri } from "@trestle/transport-a2a/skill-uri";
 import { createGrpcTransport } from "@trestle/transport-grpc";
 // The MCP client stack is loaded when the first forward needs it (lazyTransport, watch); the URI helper is small.
 import type { McpUpstream } from "@trestle/transport-mcp";
 import { mcpToolUri } from "@trestle/transport-mcp/tool-uri";
 import { type Logger, pino } from "pino";
-import { createA2aEndpoint } from "./a2a/a2a-endpoint.js";
+import { lazyA2aEndpoint } from "./a2a/lazy-a2a-endpoint.js";
 import { capabilitySecretResolver, withCapabilitySecrets } from "./capability-secrets.js";
 import { BUILTIN_PRINCIPAL, DEFAULT_MAX_QUEUED_CALLS, type RouterConfig } from "./config.js";
 import { combinedUpstreamConnector } from "./forwards/a2a-connector.js";
@@ -184,12 +183,15 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       secretFor,
     ),
     connect: withCapabilitySecrets(
-      createConnectTransport({
-        unaryTimeoutMs: config.unaryTimeoutMs,
-        streamTimeoutMs: config.streamTimeoutMs,
-        timeouts,
-        ...(useTls ? { tls } : {}),
-      }),
+      // Loaded when a service that speaks Connect is first called: most routers have none.
+      lazyTransport(async () =>
+        (await import("@trestle/transport-connect")).createConnectTransport({
+          unaryTimeoutMs: config.unaryTimeoutMs,
+          streamTimeoutMs: config.streamTimeoutMs,
+          timeouts,
+          ...(useTls ? { tls } : {}),
+        }),
+      ),
       secretFor,
     ),
     // Forwards: existing MCP servers, found in the forward directory (filled once the catalog is open).
@@ -218,16 +220,18 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       }),
     ),
     // A2A forwards: agents whose skills are imported as tools, found in the same directory.
-    [A2A_PROTOCOL]: createA2aTransport({
-      directory: {
-        agentFor: (target) => {
-          const upstream = forwardDirectory.upstreamFor(target);
-          return upstream?.kind === "a2a"
-            ? { url: upstream.url, ...(upstream.headers ? { headers: upstream.headers } : {}) }
-            : undefined;
+    [A2A_PROTOCOL]: lazyTransport(async () =>
+      (await import("@trestle/transport-a2a")).createA2aTransport({
+        directory: {
+          agentFor: (target) => {
+            const upstream = forwardDirectory.upstreamFor(target);
+            return upstream?.kind === "a2a"
+              ? { url: upstream.url, ...(upstream.headers ? { headers: upstream.headers } : {}) }
+              : undefined;
+          },
         },
-      },
-    }),
+      }),
+    ),
     ...overrides.transports,
   };
   const byServiceName: Record<string, BridgeTransport> = {};
@@ -284,7 +288,11 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
           (await import("@trestle/transport-mcp")).watchUpstreamCatalog(upstream as McpUpstream, options),
         toolUri: mcpToolUri,
       },
-      { readAgentCatalog, skillUri: a2aSkillUri },
+      {
+        readAgentCatalog: async (agent, options) =>
+          (await import("@trestle/transport-a2a")).readAgentCatalog(agent, options),
+        skillUri: a2aSkillUri,
+      },
     ),
     onReleased: (target) => byProtocol[target.protocol ?? MCP_PROTOCOL]?.release?.(target),
   });
@@ -400,7 +408,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   });
 
   // The A2A front: each namespace's tools as an A2A agent, its tasks in the store (any replica answers for them).
-  const a2a = createA2aEndpoint({
+  const a2a = lazyA2aEndpoint({
     backend: {
       catalog: registry.catalog,
       invoker,
