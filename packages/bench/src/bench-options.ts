@@ -24,11 +24,23 @@ export interface BenchOptions {
   /** Pin the server side and the load generator to one CPU each with `taskset` (when the machine allows). */
   pin: boolean;
   replicaChanges: number;
+  /** The soak (router memory under a long load, issue 19); undefined: not run. */
+  soak: SoakOptions | undefined;
+}
+
+/** Settings of the soak: trestle-grpc under load while its RSS is sampled. */
+export interface SoakOptions {
+  concurrency: number;
+  /** Unmeasured load first, so that the bounded call history and the caches fill. */
+  warmupMs: number;
+  durationMs: number;
+  sampleIntervalMs: number;
 }
 
 /** The usage text. */
 export const USAGE = `usage: pnpm bench [--quick] [--out DIR] [--rounds N] [--duration-ms N] [--warmup-ms N]
                   [--configurations a,b,...] [--no-profile] [--no-replicas] [--no-footprint] [--no-pin]
+                  [--soak-minutes N | --no-soak]
 
   --quick            one short round, 100 and 1,000 tools, no profile, no cross-replica run (under 2 minutes);
                      writes packages/bench/results/ unless --out says otherwise
@@ -36,6 +48,10 @@ export const USAGE = `usage: pnpm bench [--quick] [--out DIR] [--rounds N] [--du
                      profile, cross-replica change time (9–11 minutes); writes docs/
   --configurations   a subset of: ${CONFIGURATION_NAMES.join(", ")}
   --no-footprint     skip the idle footprint of \`trestle serve --builtins\` (fresh and reopened data directory)
+  --soak-minutes N   the soak: trestle-grpc at concurrency 16 for 30 s of warm-up, then N minutes (a decimal
+                     is allowed) while the router's RSS is sampled every 5 s; memory growth per call is fitted.
+                     Default 10 in a full run; in --quick it runs only when this flag is given
+  --no-soak          skip the soak
   --no-pin           do not pin with taskset (default: every server-side process on CPU 0, the load generator
                      and the harness on CPU 1, when there are 2 CPUs or more)`;
 
@@ -43,6 +59,14 @@ function positive(text: string | undefined, name: string): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);
   if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, not '${text}'`);
+  return n;
+}
+
+function positiveNumber(text: string | undefined, name: string): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (text.trim() === "" || !Number.isFinite(n) || n <= 0)
+    throw new Error(`--${name} must be a positive number, not '${text}'`);
   return n;
 }
 
@@ -62,11 +86,19 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | "help
       "no-replicas": { type: "boolean" },
       "no-footprint": { type: "boolean" },
       "no-pin": { type: "boolean" },
+      "soak-minutes": { type: "string" },
+      "no-soak": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
   if (values.help) return "help";
   const quick = values.quick === true;
+  const soakMinutes = positiveNumber(values["soak-minutes"], "soak-minutes");
+  if (soakMinutes !== undefined && values["no-soak"] === true) {
+    throw new Error("--soak-minutes and --no-soak contradict each other: give one");
+  }
+  // The full run soaks for the issue's 10 minutes; --quick only when asked.
+  const soakMinutesToRun = values["no-soak"] === true ? undefined : (soakMinutes ?? (quick ? undefined : 10));
   let configurations = [...CONFIGURATION_NAMES];
   if (values.configurations) {
     const wanted = values.configurations.split(",").map((s) => s.trim());
@@ -95,5 +127,14 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | "help
     replicaChanges: 10,
     footprint: values["no-footprint"] !== true,
     pin: values["no-pin"] !== true,
+    soak:
+      soakMinutesToRun === undefined
+        ? undefined
+        : {
+            concurrency: 16,
+            warmupMs: 30_000,
+            durationMs: Math.round(soakMinutesToRun * 60_000),
+            sampleIntervalMs: 5_000,
+          },
   };
 }

@@ -3,6 +3,7 @@ import type { CodeExecutionMeasurement } from "./scenarios/code-execution.js";
 import type { CrossReplicaMeasurement } from "./scenarios/cross-replica.js";
 import type { IdleFootprintMeasurement } from "./scenarios/idle-footprint.js";
 import type { IdleSessionsMeasurement } from "./scenarios/idle-sessions.js";
+import type { MemoryUnderLoadMeasurement } from "./scenarios/memory-under-load.js";
 import type { RouterProfileMeasurement } from "./scenarios/router-profile.js";
 import type { ThroughputResult } from "./scenarios/throughput.js";
 import type { ToolsListMeasurement } from "./scenarios/tools-list.js";
@@ -48,6 +49,8 @@ export interface BenchReport {
   codeExecution: CodeExecutionMeasurement | Skipped;
   crossReplica: CrossReplicaMeasurement | Skipped;
   profile: RouterProfileMeasurement | Skipped;
+  /** The soak: the router's RSS over a long load at c16 and its growth per call (issue 19). */
+  memoryUnderLoad?: MemoryUnderLoadMeasurement | Skipped;
   headlines: Headline[];
   /** Configurations or scenarios that failed, with their reason. */
   notes: string[];

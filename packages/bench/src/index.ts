@@ -1,6 +1,7 @@
 /**
  * The benchmark harness of issue 8 (`pnpm bench`). Its command line is `dist/main.js`; these exports are the
- * pieces that hold no process: latency summaries, the CPU-profile summary, the chart and the report.
+ * pieces that hold no process: latency summaries, the CPU-profile summary, the memory-growth fit, the chart and the
+ * report.
  *
  * @packageDocumentation
  */
@@ -16,6 +17,12 @@ export {
   summariseCpuProfile,
 } from "./cpu-profile-summary.js";
 export { type LatencySummary, median, quantile, summariseLatencies } from "./latency-summary.js";
+export {
+  leastSquaresSlope,
+  type MemoryGrowth,
+  type MemorySample,
+  summariseMemoryGrowth,
+} from "./memory-growth.js";
 export { computeHeadlines, headlineLines } from "./report/headlines.js";
 export { renderMarkdown } from "./report/markdown.js";
 export { niceCeiling, renderChart } from "./report/svg-chart.js";

@@ -4,7 +4,7 @@
  * process so that its CPU is not the server's.
  */
 import { Agent } from "node:http";
-import type { LoadResult, LoadSpec } from "./load-spec.js";
+import type { LoadProgress, LoadResult, LoadSpec } from "./load-spec.js";
 import { createMcpHttpClient } from "./mcp-http-client.js";
 
 type CallFn = (text: string) => Promise<string>;
@@ -111,9 +111,25 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   await new Promise((resolve) => setTimeout(resolve, spec.warmupMs));
   measuring = true;
   const windowStart = performance.now();
+  const reportProgress = () => {
+    const progress: LoadProgress = {
+      type: "progress",
+      calls,
+      errors,
+      elapsedMs: performance.now() - windowStart,
+    };
+    process.send?.(progress);
+  };
+  const progressTimer =
+    spec.progressIntervalMs === undefined ? undefined : setInterval(reportProgress, spec.progressIntervalMs);
+  if (progressTimer) reportProgress();
   await new Promise((resolve) => setTimeout(resolve, spec.durationMs));
   measuring = false;
   const windowMs = performance.now() - windowStart;
+  if (progressTimer) {
+    clearInterval(progressTimer);
+    reportProgress();
+  }
   stopped = true;
   await Promise.race([Promise.all(workers), new Promise((resolve) => setTimeout(resolve, 10_000))]);
   // The harness reads the servers' CPU now, before the session ends: a gateway ends the stdio server of a

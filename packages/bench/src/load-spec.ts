@@ -14,6 +14,22 @@ export interface LoadSpec {
   warmupMs: number;
   /** The measured window. */
   durationMs: number;
+  /**
+   * Send a {@link LoadProgress} over IPC at the start of the measured window, every this many ms during it, and
+   * at its end. Absent: no progress reports.
+   */
+  progressIntervalMs?: number;
+}
+
+/** Where a run stands, sent while it runs when {@link LoadSpec.progressIntervalMs} asks for it. */
+export interface LoadProgress {
+  type: "progress";
+  /** Calls answered correctly since the measured window began. */
+  calls: number;
+  /** Calls that failed since the measured window began. */
+  errors: number;
+  /** Time since the measured window began, ms. */
+  elapsedMs: number;
 }
 
 /** What one run measured. */

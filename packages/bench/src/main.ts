@@ -23,6 +23,7 @@ import { runCodeExecution } from "./scenarios/code-execution.js";
 import { runCrossReplica } from "./scenarios/cross-replica.js";
 import { measureIdleFootprint } from "./scenarios/idle-footprint.js";
 import { type IdleSessionsMeasurement, measureIdleSessions } from "./scenarios/idle-sessions.js";
+import { runMemoryUnderLoad } from "./scenarios/memory-under-load.js";
 import { runRouterProfile } from "./scenarios/router-profile.js";
 import { runThroughput } from "./scenarios/throughput.js";
 import { runToolsList } from "./scenarios/tools-list.js";
@@ -203,6 +204,15 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
             runCrossReplica(pg, options.replicaChanges, log),
           );
 
+    const soak = options.soak;
+    const memoryUnderLoad = !soak
+      ? skipped(options.mode === "quick" ? "not in --quick without --soak-minutes" : "--no-soak")
+      : await attempt(
+          `memory under load (trestle-grpc, c${soak.concurrency}, ${(soak.durationMs / 60_000).toFixed(1)} min)`,
+          notes,
+          () => runMemoryUnderLoad({ ...soak, log }),
+        );
+
     machine.loadAverageAtEnd = loadavg().map((l) => Math.round(l * 100) / 100);
     const partial = {
       mode: options.mode,
@@ -224,6 +234,7 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
       codeExecution,
       crossReplica,
       profile,
+      memoryUnderLoad,
       notes,
     };
     return { ...partial, headlines: computeHeadlines(partial) };

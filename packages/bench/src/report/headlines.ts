@@ -1,6 +1,7 @@
 import { type BenchReport, type Headline, measured } from "../bench-report.js";
 import type { ConfigurationName } from "../configurations.js";
 import { median } from "../latency-summary.js";
+import type { MemoryUnderLoadMeasurement } from "../scenarios/memory-under-load.js";
 import type { RoundMeasurement, ThroughputResult } from "../scenarios/throughput.js";
 
 const PEERS: ConfigurationName[] = ["supergateway", "mcp-proxy"];
@@ -27,6 +28,9 @@ function ratioByRound(
 function callsInRound(t: ThroughputResult, name: ConfigurationName, concurrency: number, round: number) {
   return rounds(t, name, concurrency).find((m) => m.round === round)?.callsPerSecond;
 }
+
+/** Units shown without decimals. */
+export const INTEGER_UNITS: ReadonlySet<string> = new Set(["calls", "connections", "bytes"]);
 
 const fixed = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
 
@@ -256,7 +260,36 @@ export function computeHeadlines(report: Omit<BenchReport, "headlines">): Headli
       detail: `p50 ${fixed(c.notified.p50, 1)} ms; listed by tools/list there: p50 ${fixed(c.visible.p50, 1)} ms, max ${fixed(c.visible.max, 1)} ms`,
     });
   }
+  if (report.memoryUnderLoad && measured(report.memoryUnderLoad)) {
+    headlines.push(...memoryUnderLoadHeadlines(report.memoryUnderLoad));
+  }
   return headlines;
+}
+
+/** The soak's figures: RSS growth per call (the least-squares slope) and its errors. */
+export function memoryUnderLoadHeadlines(m: MemoryUnderLoadMeasurement): Headline[] {
+  const minutes = fixed(m.windowMs / 60_000, 1);
+  return [
+    {
+      name: "memory growth per call under load",
+      value: m.slopeBytesPerCall,
+      unit: "bytes",
+      target: "≤ 512",
+      met: m.slopeBytesPerCall <= 512,
+      detail:
+        `least-squares slope of the router's RSS over ${fixed(m.calls, 0)} calls in ${minutes} min at c${m.concurrency} (trestle-grpc, after ${fixed(m.warmupMs / 1000, 0)} s of warm-up), ` +
+        `${m.samples} samples; RSS ${fixed(m.rssStartBytes / 2 ** 20, 0)} → ${fixed(m.rssEndBytes / 2 ** 20, 0)} MiB (min ${fixed(m.rssMinBytes / 2 ** 20, 0)}, max ${fixed(m.rssMaxBytes / 2 ** 20, 0)}), ` +
+        `end − start ÷ calls ${fixed(m.growthBytesPerCall, 0)} bytes (issue 19)`,
+    },
+    {
+      name: "errors of trestle-grpc under load for memory",
+      value: m.errors,
+      unit: "calls",
+      target: "0",
+      met: m.errors === 0,
+      detail: `failed calls in the ${minutes} min measured window at c${m.concurrency}`,
+    },
+  ];
 }
 
 /** One line per headline, for the terminal. */
@@ -264,6 +297,6 @@ export function headlineLines(headlines: readonly Headline[]): string[] {
   return headlines.map((h) => {
     const verdict = h.met === undefined ? "" : h.met ? "  ✓ target met" : "  ✗ target missed";
     const target = h.target ? ` (target ${h.target})` : "";
-    return `${h.name}: ${fixed(h.value, h.unit === "calls" || h.unit === "connections" ? 0 : 2)} ${h.unit}${target}${verdict}`;
+    return `${h.name}: ${fixed(h.value, INTEGER_UNITS.has(h.unit) ? 0 : 2)} ${h.unit}${target}${verdict}`;
   });
 }

@@ -1,6 +1,8 @@
 import { type BenchReport, measured } from "../bench-report.js";
 import { cpuProfileMarkdown } from "../cpu-profile-summary.js";
+import type { MemoryUnderLoadMeasurement } from "../scenarios/memory-under-load.js";
 import { MIN_SAMPLES } from "../scenarios/router-profile.js";
+import { INTEGER_UNITS } from "./headlines.js";
 
 const mib = (bytes: number) => (Number.isFinite(bytes) ? `${(bytes / 2 ** 20).toFixed(0)}` : "n/a");
 const ms = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
@@ -43,7 +45,7 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     "|---|---:|---|---|",
     ...report.headlines.map(
       (h) =>
-        `| ${h.name} | ${ms(h.value, h.unit === "calls" || h.unit === "connections" ? 0 : 2)} ${h.unit} | ${h.target || "–"} | ${h.met === undefined ? "context" : h.met ? "met" : "**missed**"} |`,
+        `| ${h.name} | ${ms(h.value, INTEGER_UNITS.has(h.unit) ? 0 : 2)} ${h.unit} | ${h.target || "–"} | ${h.met === undefined ? "context" : h.met ? "met" : "**missed**"} |`,
     ),
     "",
     ...report.headlines.map((h) => `- *${h.name}*: ${h.detail}.`),
@@ -188,6 +190,11 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     );
   } else push(`Skipped: ${report.profile.skipped}`, "");
 
+  push("## Memory under load", "");
+  if (report.memoryUnderLoad && measured(report.memoryUnderLoad)) {
+    push(...memoryUnderLoadMarkdown(report.memoryUnderLoad), "");
+  } else push(`Skipped: ${report.memoryUnderLoad?.skipped ?? "not measured"}`, "");
+
   push(
     "## Method and noise",
     "",
@@ -216,10 +223,36 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     "",
     "```sh",
     "pnpm install",
-    "pnpm bench            # full run, 9–11 minutes here, writes docs/benchmarks.{md,json} and docs/benchmark-chart.svg",
+    "pnpm bench            # full run, 9–11 minutes here plus the 10.5-minute soak, writes docs/benchmarks.{md,json} and docs/benchmark-chart.svg",
     "pnpm bench --quick    # under 2 minutes, writes packages/bench/results/",
+    "pnpm bench --no-soak  # the full run without the 10-minute memory soak",
+    "pnpm bench --quick --configurations trestle-grpc --soak-minutes 10   # the soak with a short run around it",
     "```",
     "",
   );
   return lines.join("\n");
+}
+
+/** The soak's section: what ran, then one table row of what it found. */
+export function memoryUnderLoadMarkdown(m: MemoryUnderLoadMeasurement): string[] {
+  const signed = (value: number) => (Number.isFinite(value) ? Math.round(value).toString() : "n/a");
+  return [
+    `trestle-grpc (a fresh router, \`--memory-store\`) loaded at concurrency ${m.concurrency} in one session for ` +
+      `${ms(m.warmupMs / 1000, 0)} s of warm-up (enough for the bounded call history and the caches to fill), then ` +
+      `for the measured window while the load generator reports its count of answered calls every ` +
+      `${ms(m.sampleIntervalMs / 1000, 0)} s and the harness reads the router's VmRSS from /proc at each report. ` +
+      "*Slope* is the least-squares fit of RSS over calls, the figure held to the target (≤ 512 bytes per call), " +
+      "since single readings move with each garbage collection; *growth* is (end − start) ÷ calls. " +
+      "`--soak-minutes N` sets the window (default 10 in a full run), `--no-soak` skips it.",
+    "",
+    "| calls | minutes | calls/s | errors | p50 ms | p99 ms | RSS before warm-up MiB | RSS start MiB | RSS end MiB | RSS min MiB | RSS max MiB | slope bytes/call | growth bytes/call | samples |",
+    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    `| ${int(m.calls)} | ${ms(m.windowMs / 60_000, 1)} | ${int(m.callsPerSecond)} | ${m.errors} | ${ms(m.latency.p50)} | ${ms(m.latency.p99)} | ${mib(m.rssBeforeWarmupBytes)} | ${mib(m.rssStartBytes)} | ${mib(m.rssEndBytes)} | ${mib(m.rssMinBytes)} | ${mib(m.rssMaxBytes)} | ${signed(m.slopeBytesPerCall)} | ${signed(m.growthBytesPerCall)} | ${m.samples} |`,
+    ...(m.errorSamples.length > 0
+      ? [
+          "",
+          `Errors seen (first samples): ${m.errorSamples.map((e) => `\`${e.replace(/`/g, "'")}\``).join("; ")}`,
+        ]
+      : []),
+  ];
 }
