@@ -1,0 +1,45 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { eventually, startRouter, stopAll } from "./support/processes.js";
+
+const register = fileURLToPath(new URL("../fixtures/module-trace/register.mjs", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "trestle-module-trace-"));
+
+afterAll(async () => {
+  await stopAll();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Stacks an idle router on the embedded store has no use for, by a part of their module URLs. */
+const UNUSED_WHEN_IDLE = {
+  "the A2A SDK": "/@a2a-js+sdk@",
+  "the A2A transport": "/transport-a2a/dist/index.js",
+  "the MCP client transport": "/transport-mcp/dist/index.js",
+  "the Connect transport": "/transport-connect/",
+  "connect-node": "/@connectrpc+connect-node@",
+  "the PostgreSQL driver": "/pg@",
+};
+
+describe("what an idle router holds", () => {
+  it("loads no protocol stack nothing uses yet, and loads the A2A stack with the first A2A request", async () => {
+    const trace = join(dir, "modules.txt");
+    const router = await startRouter([], {
+      NODE_OPTIONS: `--import ${register}`,
+      TRESTLE_MODULE_TRACE: trace,
+    });
+    const loaded = () => readFileSync(trace, "utf8");
+    // The trace works: the router's own modules and the embedded store's are in it.
+    expect(loaded()).toContain("/server/dist/router.js");
+    expect(loaded()).toContain("/@electric-sql+pglite@");
+    const present = Object.entries(UNUSED_WHEN_IDLE).filter(([, part]) => loaded().includes(part));
+    expect(present.map(([what]) => what)).toEqual([]);
+
+    const card = await fetch(`${router.url}/a2a/.well-known/agent-card.json`);
+    expect(card.status).toBe(200);
+    expect(((await card.json()) as { name?: string }).name).toBe("Trestle");
+    await eventually(() => loaded().includes(UNUSED_WHEN_IDLE["the A2A SDK"]), 10_000, "the A2A SDK loaded");
+  });
+});
