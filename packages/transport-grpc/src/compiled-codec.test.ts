@@ -323,7 +323,35 @@ describe("compileMessageCodec on the Wanaku contract", () => {
     expectSameDecoding(request, Buffer.from([0x8a, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x61]));
     expectSameDecoding(request, Buffer.from([0x02, 0x01, 0x61]));
     expect(() => codecOf(request).decode(Buffer.from([0x0a, 0x05, 0x61]))).toThrow();
-    // Invalid UTF-8 in a proto3 string is refused, as fromBinary refuses it.
+    // Invalid UTF-8 (short and long strings) is refused as fromBinary refuses it: a bad continuation, an
+    // overlong form, an encoded surrogate, a code point over U+10FFFF, a cut sequence, a stray continuation.
+    const invalid = [
+      [0xc3, 0x28],
+      [0xc0, 0x80],
+      [0xed, 0xa0, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xe2, 0x82],
+      [0x80],
+    ];
+    for (const sequence of invalid) {
+      for (const padding of [0, 3, 40]) {
+        const text = [...Buffer.from("a".repeat(padding)), ...sequence, 0x62];
+        const bytes = Buffer.from([0x0a, text.length, ...text]);
+        expect(() => codecOf(request).decode(bytes)).toThrow();
+        expectSameDecoding(request, bytes);
+      }
+    }
+    // A real U+FFFD and a leading BOM, short and long, decode as TextDecoder decodes them.
+    for (const text of [
+      "\ufffd",
+      "abc\ufffddefghijkl",
+      "\ufeffabcdefghijkl",
+      "\ufeff",
+      "x\ufeffabcdefghijkl",
+    ]) {
+      const bytes = toBinary(request, create(request, { uri: text }));
+      expectSameDecoding(request, bytes);
+    }
     expect(() => codecOf(request).decode(Buffer.from([0x0a, 0x02, 0xc3, 0x28]))).toThrow();
     expectSameDecoding(request, Buffer.from([0x0a, 0x02, 0xc3, 0x28]));
   });

@@ -299,9 +299,10 @@ const decodeUtf8 = (bytes: Uint8Array, strict: boolean): string =>
   getTextEncoding().decodeUtf8(bytes, strict);
 
 /**
- * Reads a length-delimited string. ASCII (every byte below 0x80) is sliced directly, which gives the same
- * string as any UTF-8 decoder; anything else goes through protobuf-es's own decoder, so invalid UTF-8 is
- * refused (or replaced) and a leading BOM dropped exactly as `fromBinary` does.
+ * Reads a length-delimited string with the outcome of protobuf-es's decoder (TextDecoder). Node's native
+ * UTF-8 slicing gives the same string for valid UTF-8 and puts U+FFFD where the input is invalid; a result
+ * holding U+FFFD (invalid input, or a U+FFFD really sent) or starting with a BOM (which TextDecoder drops) is
+ * decoded again by protobuf-es's own decoder, so invalid UTF-8 is refused (or replaced) exactly as there.
  */
 function readString(r: Reader, strict: boolean): string {
   const length = readVarint32(r);
@@ -310,7 +311,7 @@ function readString(r: Reader, strict: boolean): string {
   const buf = r.buf;
   if (end > buf.length) throw handOver;
   r.pos = end;
-  if (length < 16) {
+  if (length < 8) {
     let text = "";
     for (let i = start; i < end; i++) {
       const c = buf[i] as number;
@@ -319,10 +320,9 @@ function readString(r: Reader, strict: boolean): string {
     }
     return text;
   }
-  for (let i = start; i < end; i++) {
-    if ((buf[i] as number) >= 0x80) return decodeUtf8(buf.subarray(start, end), strict);
-  }
-  return r.view.toString("latin1", start, end);
+  const text = r.view.toString("utf8", start, end);
+  if (text.charCodeAt(0) !== 0xfeff && text.indexOf("\ufffd") === -1) return text;
+  return decodeUtf8(buf.subarray(start, end), strict);
 }
 
 function readBytes(r: Reader): Uint8Array {
