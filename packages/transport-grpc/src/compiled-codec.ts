@@ -85,7 +85,7 @@ interface EncodeState {
 interface Reader {
   buf: Uint8Array;
   pos: number;
-  /** The input as a Buffer view (no copy), for native ASCII slicing. */
+  /** The input as a Buffer view (no copy), for native UTF-8 slicing. */
   view: Buffer;
 }
 
