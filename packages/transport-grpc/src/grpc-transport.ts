@@ -1,5 +1,4 @@
 import { create } from "@bufbuild/protobuf";
-import type * as grpc from "@grpc/grpc-js";
 import {
   type BridgeTransport,
   type CallOptions,
@@ -56,7 +55,7 @@ import {
   toLegacyResourceRequest,
   toLegacyToolRequest,
 } from "./legacy-dialect.js";
-import { grpcServiceDefinition } from "./service-definition.js";
+import { type FramingMethodDefinition, grpcServiceDefinition } from "./service-definition.js";
 
 const v1 = {
   invokeTool: grpcServiceDefinition(ToolInvoker).invokeTool,
@@ -185,7 +184,7 @@ export function createGrpcWanakuTransport(options: GrpcTransportOptions = {}): W
   }
 
   function unary<I, O>(
-    method: grpc.MethodDefinition<I, O>,
+    method: FramingMethodDefinition<I, O>,
     request: I,
     target: ServiceTarget,
     callOptions: CallOptions | undefined,

@@ -11,6 +11,7 @@ import type * as grpc from "@grpc/grpc-js";
 import { Code, TrestleError } from "@trestle/core";
 import type { ChannelLease } from "./channel-pool.js";
 import type { ChannelSecurity } from "./channel-security.js";
+import type { FramingMethodDefinition } from "./service-definition.js";
 import { errorFromStatus } from "./status-error.js";
 
 /**
@@ -204,23 +205,33 @@ function cancelledByCaller(signal: AbortSignal): TrestleError {
 
 type ReplyHeaders = IncomingHttpHeaders & IncomingHttpStatusHeader;
 
-/** The 5-byte-framed request message. @throws TrestleError `ResourceExhausted` over the send limit. */
+/**
+ * The 5-byte-framed request message: written in place by the method's compiled codec when it has one, else
+ * serialized and copied behind the header.
+ * @throws TrestleError `ResourceExhausted` over the send limit.
+ */
 function frameOf<I>(
-  method: Pick<grpc.MethodDefinition<I, unknown>, "requestSerialize">,
+  method: Pick<FramingMethodDefinition<I, unknown>, "requestSerialize" | "requestFrame">,
   request: I,
   limits: Http2UnaryLimits,
 ): Buffer {
-  const message = method.requestSerialize(request);
-  if (limits.maxSendMessageBytes !== undefined && message.length > limits.maxSendMessageBytes) {
+  let frame: Buffer;
+  if (method.requestFrame) {
+    frame = method.requestFrame(request);
+  } else {
+    const message = method.requestSerialize(request);
+    frame = Buffer.allocUnsafe(5 + message.length);
+    frame[0] = 0;
+    frame.writeUInt32BE(message.length, 1);
+    message.copy(frame, 5);
+  }
+  const length = frame.length - 5;
+  if (limits.maxSendMessageBytes !== undefined && length > limits.maxSendMessageBytes) {
     throw new TrestleError(
-      `Sent message larger than max (${message.length} vs. ${limits.maxSendMessageBytes})`,
+      `Sent message larger than max (${length} vs. ${limits.maxSendMessageBytes})`,
       Code.ResourceExhausted,
     );
   }
-  const frame = Buffer.allocUnsafe(5 + message.length);
-  frame[0] = 0;
-  frame.writeUInt32BE(message.length, 1);
-  message.copy(frame, 5);
   return frame;
 }
 
@@ -277,7 +288,7 @@ function connectionError(error: Error): TrestleError {
  * a message over the limits; the pool's reason when the pool closes under it.
  */
 export function http2UnaryCall<I, O>(
-  method: grpc.MethodDefinition<I, O>,
+  method: FramingMethodDefinition<I, O>,
   request: I,
   plan: Http2CallPlan,
 ): Promise<O> {
@@ -400,7 +411,7 @@ export function http2UnaryCall<I, O>(
  * caller's signal or the deadline reset the stream with CANCEL, so the service sees it.
  */
 export async function* http2ServerStreamCall<I, O>(
-  method: grpc.MethodDefinition<I, O>,
+  method: FramingMethodDefinition<I, O>,
   request: I,
   plan: Http2CallPlan,
 ): AsyncGenerator<O> {
