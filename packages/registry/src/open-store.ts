@@ -65,7 +65,9 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     } else if (options.memory) {
       client = await (await import("./embedded-store.js")).openThrowawayDatabase();
     } else {
-      client = await (await import("./embedded-store.js")).openEmbeddedDatabase(options.dataDir ?? DEFAULT_DATA_DIR);
+      client = await (await import("./embedded-store.js")).openEmbeddedDatabase(
+        options.dataDir ?? DEFAULT_DATA_DIR,
+      );
     }
   } catch (error) {
     throw new TrestleError(`The store could not be opened: ${(error as Error).message}`, Code.Unavailable, {
