@@ -10,8 +10,8 @@ import type { GrpcJsModule } from "./load-grpc-js.js";
  */
 export type CallHeaders = Record<string, string>;
 
-// gRPC's rules, as grpc-js applies them, minus ":": grpc-js accepts pseudo-header keys and then drops them
-// from what it sends, where a caller is better told.
+// gRPC's rules, as grpc-js applies them, minus ":": grpc-js accepts a pseudo-header key and silently does not
+// send it, and a colon inside a key fails in Node's HTTP/2 layer; a caller is better told at once.
 const LEGAL_KEY = /^[0-9a-z_.-]+$/;
 const LEGAL_TEXT_VALUE = /^[ -~]*$/;
 
