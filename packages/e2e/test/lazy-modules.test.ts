@@ -21,6 +21,7 @@ const UNUSED_WHEN_IDLE = {
   "the Connect transport": "/transport-connect/",
   "connect-node": "/@connectrpc+connect-node@",
   "the PostgreSQL driver": "/pg@",
+  "grpc-js": "/@grpc+grpc-js@",
 };
 
 describe("what an idle router holds", () => {

@@ -1,27 +1,70 @@
-import * as grpc from "@grpc/grpc-js";
+import type * as grpc from "@grpc/grpc-js";
 import { type CallOptions, Code, REQUEST_ID_METADATA_KEY, TrestleError } from "@trestle/core";
+import type { GrpcJsModule } from "./load-grpc-js.js";
 
 /**
- * The gRPC metadata of one call: every entry of `options.metadata` (keys lower-cased; a `-bin` key carries
- * its value's UTF-8 bytes), then `x-wanaku-request-id` from `options.requestId`, else from the request's own
- * `request_id` (`fallbackRequestId`), so a service that reads only metadata still sees it.
- *
- * @throws {TrestleError} `InvalidArgument` when a key or value is not legal gRPC metadata. The message names
- *   the key only: metadata values may be credentials.
+ * The metadata of one call as HTTP/2 request headers: lower-case keys, text values as they are, and the
+ * values of `-bin` keys base64-encoded (no padding stripped), exactly what grpc-js's
+ * `Metadata.toHttp2Headers()` gives for the same entries. The lean client sends it as it is; the grpc-js client
+ * turns it into a `grpc.Metadata` with {@link toGrpcMetadata}.
  */
-export function callMetadata(options: CallOptions | undefined, fallbackRequestId: string): grpc.Metadata {
-  const metadata = new grpc.Metadata();
+export type CallHeaders = Record<string, string>;
+
+// gRPC's rules, as grpc-js applies them, minus ":": grpc-js accepts a pseudo-header key and silently does not
+// send it, and a colon inside a key fails in Node's HTTP/2 layer; a caller is better told at once.
+const LEGAL_KEY = /^[0-9a-z_.-]+$/;
+const LEGAL_TEXT_VALUE = /^[ -~]*$/;
+
+function isBinaryKey(key: string): boolean {
+  return key.endsWith("-bin");
+}
+
+/**
+ * The gRPC metadata of one call, as {@link CallHeaders}: every entry of `options.metadata` (keys lower-cased;
+ * a `-bin` key carries its value's UTF-8 bytes), then `x-wanaku-request-id` from `options.requestId`, else
+ * from the request's own `request_id` (`fallbackRequestId`), so a service that reads only metadata still
+ * sees it. Keys that differ only in case keep the last value.
+ *
+ * @throws {TrestleError} `InvalidArgument` when a key or value is not legal gRPC metadata: a key with a
+ *   character outside `0-9 a-z _ . -` (after lower-casing; so also a pseudo-header such as `:path`), or a
+ *   text value with a character outside printable ASCII. The message names the key only: metadata values may
+ *   be credentials.
+ */
+export function callMetadata(options: CallOptions | undefined, fallbackRequestId: string): CallHeaders {
+  const headers: CallHeaders = {};
   const set = (key: string, value: string) => {
-    try {
-      if (key.endsWith("-bin")) metadata.set(key, Buffer.from(value, "utf8"));
-      else metadata.set(key, value);
-    } catch {
-      // grpc-js's own message quotes the value; a value may be a credential, so it stays out.
-      throw new TrestleError(`Metadata entry "${key}" is not legal gRPC metadata`, Code.InvalidArgument);
+    if (!LEGAL_KEY.test(key)) {
+      throw new TrestleError(
+        `Metadata entry "${key}" is not legal gRPC metadata: a key has only 0-9 a-z _ . - (after lower-casing)`,
+        Code.InvalidArgument,
+      );
     }
+    if (isBinaryKey(key)) {
+      headers[key] = Buffer.from(value, "utf8").toString("base64");
+      return;
+    }
+    if (!LEGAL_TEXT_VALUE.test(value)) {
+      // The value may be a credential: it stays out of the message.
+      throw new TrestleError(
+        `Metadata entry "${key}" is not legal gRPC metadata: a text value must be printable ASCII (a key ending in -bin carries any text)`,
+        Code.InvalidArgument,
+      );
+    }
+    headers[key] = value;
   };
-  for (const [key, value] of Object.entries(options?.metadata ?? {})) set(key.toLowerCase(), value);
+  const metadata = options?.metadata;
+  if (metadata) for (const key of Object.keys(metadata)) set(key.toLowerCase(), metadata[key] as string);
   const requestId = options?.requestId || fallbackRequestId;
   if (requestId) set(REQUEST_ID_METADATA_KEY, requestId);
+  return headers;
+}
+
+/** The same metadata as a grpc-js `Metadata`, for the grpc-js client (`-bin` values back to their bytes). */
+export function toGrpcMetadata(grpcJs: GrpcJsModule, headers: CallHeaders): grpc.Metadata {
+  const metadata = new grpcJs.Metadata();
+  for (const key in headers) {
+    const value = headers[key] as string;
+    metadata.set(key, isBinaryKey(key) ? Buffer.from(value, "base64") : value);
+  }
   return metadata;
 }

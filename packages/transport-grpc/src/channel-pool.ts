@@ -1,6 +1,7 @@
-import * as grpc from "@grpc/grpc-js";
+import type * as grpc from "@grpc/grpc-js";
 import { Code, TrestleError } from "@trestle/core";
 import type { ChannelSecurity } from "./channel-security.js";
+import { loadGrpcJs } from "./load-grpc-js.js";
 
 /** What a pool keeps per address: a grpc-js client, or the lean unary client's HTTP/2 connection. */
 export interface Closable {
@@ -61,17 +62,14 @@ interface PooledChannel<C extends Closable> {
 }
 
 /**
- * Creates a pool of grpc-js channels: one channel (so one HTTP/2 connection) per address and TLS identity,
- * reused by every call and every service there, closed after `idleTimeoutMs` without a call. Each channel
- * has its own subchannel pool (`grpc.use_local_subchannel_pool`), so closing it really closes its
- * connection instead of leaving it to grpc-js's process-wide pool.
+ * A grpc-js client for `address`, with its own subchannel pool (so that closing it closes its connection).
+ * grpc-js is loaded when the first client is made, not before.
  */
-/** A grpc-js client for `address`, with its own subchannel pool (so that closing it closes its connection). */
 export function grpcClientConnector(channelOptions: grpc.ChannelOptions) {
   return (address: string, security: ChannelSecurity): grpc.Client => {
     const credentials = security.credentials();
     try {
-      return new grpc.Client(address, credentials, {
+      return new (loadGrpcJs().Client)(address, credentials, {
         ...channelOptions,
         ...security.channelOptions,
         "grpc.use_local_subchannel_pool": 1,
@@ -85,6 +83,13 @@ export function grpcClientConnector(channelOptions: grpc.ChannelOptions) {
   };
 }
 
+/**
+ * Creates a pool of channels (grpc-js clients unless `connect` says otherwise): one channel (so one HTTP/2
+ * connection) per address and TLS identity, reused by every call and every service there, closed after
+ * `idleTimeoutMs` without a call. Each grpc-js channel has its own subchannel pool
+ * (`grpc.use_local_subchannel_pool`), so closing it really closes its connection instead of leaving it to
+ * grpc-js's process-wide pool.
+ */
 export function createChannelPool<C extends Closable = grpc.Client>(
   options: ChannelPoolOptions<C>,
 ): ChannelPool<C> {

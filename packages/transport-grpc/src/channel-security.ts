@@ -1,13 +1,17 @@
 import { createHash } from "node:crypto";
-import * as grpc from "@grpc/grpc-js";
+import type * as grpc from "@grpc/grpc-js";
 import { Code, TrestleError } from "@trestle/core";
 import type { GrpcTlsOptions } from "./grpc-transport-options.js";
+import { loadGrpcJs } from "./load-grpc-js.js";
 
 /** How a channel secures its connection, and a key that tells two such settings apart. */
 export interface ChannelSecurity {
   /** Equal for equal settings: part of the channel pool's key. Holds a digest, never key material. */
   readonly identity: string;
-  /** Credentials for a new channel. @throws {TrestleError} `InvalidArgument` for unusable TLS material. */
+  /**
+   * Credentials for a new grpc-js channel (loads grpc-js: only the `"grpc-js"` client calls it).
+   * @throws {TrestleError} `InvalidArgument` for unusable TLS material.
+   */
   credentials(): grpc.ChannelCredentials;
   /** Channel options the settings need (the server name override). */
   readonly channelOptions: grpc.ChannelOptions;
@@ -17,7 +21,7 @@ export interface ChannelSecurity {
 
 const plaintext: ChannelSecurity = {
   identity: "plaintext",
-  credentials: () => grpc.credentials.createInsecure(),
+  credentials: () => loadGrpcJs().credentials.createInsecure(),
   channelOptions: {},
 };
 
@@ -57,7 +61,7 @@ function tlsSecurity(tls: GrpcTlsOptions): ChannelSecurity {
         );
       }
       try {
-        return grpc.credentials.createSsl(bytes(tls.ca), bytes(tls.key), bytes(tls.cert));
+        return loadGrpcJs().credentials.createSsl(bytes(tls.ca), bytes(tls.key), bytes(tls.cert));
       } catch (error) {
         // Node's message names the failing PEM routine, never the key's content.
         throw new TrestleError(

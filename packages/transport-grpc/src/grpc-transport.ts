@@ -27,7 +27,7 @@ import {
   provisioningReferenceFromReply,
   type WanakuTransport,
 } from "@trestle/wanaku";
-import { callMetadata } from "./call-metadata.js";
+import { callMetadata, toGrpcMetadata } from "./call-metadata.js";
 import { channelOptionsOf } from "./channel-options.js";
 import { createChannelPool } from "./channel-pool.js";
 import { channelSecurity } from "./channel-security.js";
@@ -55,6 +55,7 @@ import {
   toLegacyResourceRequest,
   toLegacyToolRequest,
 } from "./legacy-dialect.js";
+import { type GrpcJsModule, loadGrpcJs } from "./load-grpc-js.js";
 import { type FramingMethodDefinition, grpcServiceDefinition } from "./service-definition.js";
 
 const v1 = {
@@ -88,8 +89,9 @@ export function createGrpcTransport(options: GrpcTransportOptions = {}): BridgeT
 }
 
 /**
- * Creates a {@link WanakuTransport} that sends Wanaku's messages over gRPC with @grpc/grpc-js, as they are:
- * for tests of a service's raw wire, and under {@link createGrpcTransport}.
+ * Creates a {@link WanakuTransport} that sends Wanaku's messages over gRPC, as they are: for tests of a
+ * service's raw wire, and under {@link createGrpcTransport}. The default client is a lean one on `node:http2`;
+ * `client: "grpc-js"` uses @grpc/grpc-js, which is loaded only then (with its first call).
  *
  * - One channel (one HTTP/2 connection) per target address and TLS identity, shared by all calls and
  *   services there; closed by `release(target)`, by `close()`, and after `idleTimeoutMs` without a call.
@@ -137,6 +139,8 @@ export function createGrpcWanakuTransport(options: GrpcTransportOptions = {}): W
     maxSendMessageBytes: options.maxSendMessageBytes,
   };
   let closed = false;
+  // Loaded by the first call on the grpc-js client: the default client never loads it.
+  let grpcJs: GrpcJsModule | undefined;
 
   function dialectOf(target: ServiceTarget): GrpcDialect {
     return options.dialectFor?.(target) ?? target.dialect ?? "v1";
@@ -160,7 +164,8 @@ export function createGrpcWanakuTransport(options: GrpcTransportOptions = {}): W
       callOptions?.timeoutMs ??
       (kind === "unary" ? service?.unaryMs : service?.streamMs) ??
       (kind === "unary" ? unaryTimeoutMs : streamTimeoutMs);
-    const metadata = callMetadata(callOptions, requestId);
+    grpcJs ??= loadGrpcJs();
+    const metadata = toGrpcMetadata(grpcJs, callMetadata(callOptions, requestId));
     const lease = pool.lease(targetAddress(target), securityOf(target));
     return { lease, metadata, timeoutMs, signal: callOptions?.signal };
   }

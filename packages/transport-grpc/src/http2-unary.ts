@@ -7,8 +7,8 @@ import {
   type IncomingHttpStatusHeader,
   type OutgoingHttpHeaders,
 } from "node:http2";
-import type * as grpc from "@grpc/grpc-js";
 import { Code, TrestleError } from "@trestle/core";
+import type { CallHeaders } from "./call-metadata.js";
 import type { ChannelLease } from "./channel-pool.js";
 import type { ChannelSecurity } from "./channel-security.js";
 import type { FramingMethodDefinition } from "./service-definition.js";
@@ -163,7 +163,8 @@ export function connectHttp2(
 /** Everything one lean unary call needs besides its message. */
 export interface Http2CallPlan {
   lease: ChannelLease<Http2Connection>;
-  metadata: grpc.Metadata;
+  /** The call's metadata as headers; this call's own object, completed in place with the gRPC headers. */
+  metadata: CallHeaders;
   timeoutMs: number;
   signal: AbortSignal | undefined;
   limits: Http2UnaryLimits;
@@ -237,7 +238,7 @@ function frameOf<I>(
 
 /** The request headers of a call: its metadata, then the gRPC ones. */
 function requestHeaders(path: string, plan: Http2CallPlan): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = plan.metadata.toHttp2Headers();
+  const headers: OutgoingHttpHeaders = plan.metadata;
   headers[":method"] = "POST";
   headers[":path"] = path;
   headers["content-type"] = "application/grpc";

@@ -1,7 +1,7 @@
 /**
- * The gRPC transport of Trestle: a `BridgeTransport` over @grpc/grpc-js that reaches Wanaku capability
- * services in the v1 or the legacy dialect, with pooled channels, deadlines, cancellation, metadata, status
- * mapping and TLS.
+ * The gRPC transport of Trestle: a `BridgeTransport` that reaches Wanaku capability services in the v1 or the
+ * legacy dialect, with pooled channels, deadlines, cancellation, metadata, status mapping and TLS; over a lean
+ * `node:http2` client by default, or over @grpc/grpc-js (loaded only for that client).
  *
  * @packageDocumentation
  */
