@@ -95,6 +95,46 @@ function partsBytes(parts: ToolCallParts): number {
 }
 
 /**
+ * The {@link CallRecord} of a tool call. Built here, apart from the call's own scope, on purpose: a history may
+ * keep it until it is read, and it must then hold the request it records and nothing else of the call (not its
+ * context, whose callbacks reach the client's connection).
+ */
+function toolCallRecord(call: {
+  args: Record<string, unknown>;
+  tool: ToolReference;
+  parts: ToolCallParts | undefined;
+  context: CallContext | undefined;
+  startedAt: number;
+  what: string;
+}): CallRecord {
+  const { args, tool, parts, context } = call;
+  let started: StartedDetails | undefined;
+  return {
+    toolName: tool.name,
+    toolType: tool.type,
+    kind: "tool",
+    namespace: context?.namespace ?? tool.namespace,
+    connectionId: context?.connectionId,
+    requestId: context?.requestId,
+    // Redacted when an event is built, not for every call: no event is built while none is kept or read.
+    get started(): StartedDetails {
+      started ??= {
+        arguments: safeRedactArguments(args),
+        headers: parts ? redactedHeaders(parts) : {},
+        body: redactBody(parts?.body ?? "").text,
+        configurationURI: tool.configurationURI ?? "",
+        secretsURI: redactSecretsUri(tool.secretsURI),
+      };
+      return started;
+    },
+    what: call.what,
+    operation: "tool invocation",
+    startedAt: call.startedAt,
+    ...(parts ? { estimatedBytes: partsBytes(parts) } : {}),
+  };
+}
+
+/**
  * Creates the {@link InvokerBridge}.
  *
  * @example
@@ -115,32 +155,8 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
   ): Promise<ToolResult> {
     const startedAt = clock();
     const what = `tool '${tool.name}'`;
-    const record = (parts?: ToolCallParts): CallRecord => {
-      let started: StartedDetails | undefined;
-      return {
-        toolName: tool.name,
-        toolType: tool.type,
-        kind: "tool",
-        namespace: context?.namespace ?? tool.namespace,
-        connectionId: context?.connectionId,
-        requestId: context?.requestId,
-        // Redacted when an event is built, not for every call: no event is built while none is kept or read.
-        get started(): StartedDetails {
-          started ??= {
-            arguments: safeRedactArguments(args),
-            headers: parts ? redactedHeaders(parts) : {},
-            body: redactBody(parts?.body ?? "").text,
-            configurationURI: tool.configurationURI ?? "",
-            secretsURI: redactSecretsUri(tool.secretsURI),
-          };
-          return started;
-        },
-        what,
-        operation: "tool invocation",
-        startedAt,
-        ...(parts ? { estimatedBytes: partsBytes(parts) } : {}),
-      };
-    };
+    const record = (parts?: ToolCallParts): CallRecord =>
+      toolCallRecord({ args, tool, parts, context, startedAt, what });
     let target: ServiceTarget;
     let parts: ToolCallParts;
     try {
