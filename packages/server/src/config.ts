@@ -283,7 +283,7 @@ export const routerConfigSchema = z.object({
     .nonnegative()
     .default(8 * 1024 * 1024)
     .describe(
-      "Bytes of tool-call events the history keeps in all (the oldest go first), besides eventHistorySize",
+      "Bytes of tool-call events the history keeps in all (the oldest go first), besides eventHistorySize; an event not yet read counts the size of what it records",
     ),
   maxBatchMessages: z
     .number()
