@@ -38,6 +38,7 @@ import {
   TrestleError,
 } from "@trestle/core";
 import type { z } from "zod";
+import { acceptCommonToolCall } from "./call-tool-params.js";
 import type { CatalogView, EngineLanguage } from "./catalog-view.js";
 import { codeExecutionTool, runCodeExecutionTool } from "./code-execution-tool.js";
 import {
@@ -113,8 +114,15 @@ function onRequest<S extends z.ZodType<{ method: string }>>(
   method: string,
   schema: S,
   handler: (request: z.output<S>, extra: McpRequestExtra, raw: { params?: unknown }) => unknown,
+  /**
+   * A check of the method's common shape without the schema library, for a hot path: what it returns must be
+   * what the schema would; undefined leaves the request to the schema.
+   */
+  accept?: (request: { method: string; params?: unknown }) => z.output<S> | undefined,
 ): void {
   table.set(method, (request, extra) => {
+    const accepted = accept?.(request);
+    if (accepted !== undefined) return handler(accepted, extra, request);
     const parsed = schema.safeParse(request);
     if (!parsed.success) {
       const problems = parsed.error.issues
@@ -640,6 +648,7 @@ export function createNamespaceMethods(
       }
       throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`);
     },
+    acceptCommonToolCall,
   );
 
   onRequest(table, "resources/list", ListResourcesRequestSchema, (request, extra) => {
