@@ -1,0 +1,77 @@
+// Interleaved A/B of trestle-grpc builds (and, if asked, bound-mcp) in one run, on the harness's own pieces:
+// round by round, each checkout's router and echo capability are started, loaded at a concurrency (3 s warm-up,
+// 6 s measured), and the server's CPU per call read from /proc; the order reverses every other round so a drift of
+// the machine falls on all alike. Servers on CPU 0, this script and the load generator on CPU 1, as `pnpm bench`.
+//
+//   node packages/bench/scripts/interleaved-ab.mjs ROUNDS CHECKOUT[|FLAGS|bound-mcp] ...
+//   C=64 node packages/bench/scripts/interleaved-ab.mjs 6 ../before . ".|bound-mcp"
+//
+// A checkout is a directory holding a built Trestle (its packages/bench/dist is used). After `|`: node flags for
+// its router (space-separated), or `bound-mcp` for the bare MCP SDK server instead. STATELESS=1 calls as a
+// 2026-07-28 client.
+import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const [rounds, ...variants] = process.argv.slice(2);
+if (!rounds || variants.length === 0) {
+  console.error("usage: interleaved-ab.mjs ROUNDS CHECKOUT[|FLAGS|bound-mcp] ...");
+  process.exit(2);
+}
+const concurrency = Number(process.env.C ?? 16);
+const modules = {};
+for (const variant of variants) {
+  const dist = pathToFileURL(`${resolve(variant.split("|")[0])}/packages/bench/dist/`);
+  modules[variant] = {
+    configurations: await import(new URL("configurations.js", dist).href),
+    load: await import(new URL("load-runner.js", dist).href),
+    proc: await import(new URL("proc-stats.js", dist).href),
+    childProcess: await import(new URL("child-process.js", dist).href),
+  };
+}
+if (spawnSync("taskset", ["-c", "0", "true"]).status === 0) {
+  for (const variant of variants) modules[variant].childProcess.pinCpus({ server: "0", load: "1" });
+}
+const cpu = Object.fromEntries(variants.map((v) => [v, []]));
+const throughput = Object.fromEntries(variants.map((v) => [v, []]));
+for (let round = 0; round < Number(rounds); round++) {
+  for (const variant of round % 2 ? [...variants].reverse() : variants) {
+    const m = modules[variant];
+    const extra = variant.split("|")[1];
+    const running =
+      extra === "bound-mcp"
+        ? await m.configurations.startConfiguration("bound-mcp")
+        : await m.configurations.startTrestle(
+            "grpc",
+            extra ? { nodeArgs: extra.split(" ") } : {},
+            process.env.STATELESS === "1",
+          );
+    try {
+      await m.load.runLoad({ target: running.target, concurrency, warmupMs: 0, durationMs: 3000 });
+      const before = m.proc.readSelfCpuMs(running.serverPid);
+      let after = before;
+      const result = await m.load.runLoad(
+        { target: running.target, concurrency, warmupMs: 0, durationMs: 6000 },
+        () => {
+          after = m.proc.readSelfCpuMs(running.serverPid);
+        },
+      );
+      const usPerCall = ((after - before) * 1000) / result.totalCalls;
+      const callsPerSecond = (result.calls * 1000) / result.windowMs;
+      cpu[variant].push(usPerCall);
+      throughput[variant].push(callsPerSecond);
+      console.log(
+        `round ${round} ${variant}: ${usPerCall.toFixed(0)} µs/call, ${callsPerSecond.toFixed(0)} calls/s, ${result.errors} errors`,
+      );
+    } finally {
+      await running.stop();
+    }
+  }
+}
+const summary = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return `median ${sorted[Math.floor(sorted.length / 2)].toFixed(0)} (${sorted.map((v) => v.toFixed(0)).join(", ")})`;
+};
+for (const variant of variants) {
+  console.log(`${variant}: calls/s ${summary(throughput[variant])}; server µs/call ${summary(cpu[variant])}`);
+}
