@@ -28,7 +28,8 @@ describe("what an idle router holds", () => {
   it("loads no protocol stack nothing uses yet, and loads the A2A stack with the first A2A request", async () => {
     const trace = join(dir, "modules.txt");
     const router = await startRouter([], {
-      NODE_OPTIONS: `--import ${register}`,
+      // Quoted: NODE_OPTIONS splits on spaces, and the checkout may live under a path with one.
+      NODE_OPTIONS: `--import ${JSON.stringify(register)}`,
       TRESTLE_MODULE_TRACE: trace,
     });
     const loaded = () => readFileSync(trace, "utf8");
