@@ -142,11 +142,9 @@ export function connectHttp2(
         // A connection retired for its stream ids closes after its last call (closing it earlier would refuse
         // the requests not yet sent on it).
         if (left === 0 && on !== session) on.close();
+        // The pinger stays until the connection is closed: it pings only while calls are in flight, and one call
+        // at a time would otherwise start and stop a timer per call.
         inFlight--;
-        if (inFlight === 0 && pinger) {
-          clearInterval(pinger);
-          pinger = undefined;
-        }
       });
       return stream;
     },
