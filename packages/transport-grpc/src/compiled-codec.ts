@@ -627,21 +627,10 @@ function compileField(field: DescField, into: CompiledMessage, compile: Compile)
         setDecoder(into, number, LENGTH_DELIMITED, (r, message) => {
           (message[name] as unknown[]).push(readBody(nested, r, readLengthEnd(r)));
         });
-        return {
-          localName: name,
-          size(value, state) {
-            if (!Array.isArray(value)) throw handOver;
-            let size = 0;
-            for (const item of value) size += tag.length + sizeDelimited(nested, item, state);
-            return size;
-          },
-          write(value, out, pos, state) {
-            for (const item of value as AnyMessage[]) {
-              pos = writeDelimited(nested, item, out, writeTag(out, pos, tag), state);
-            }
-            return pos;
-          },
-        };
+        return unpackedList(name, tag, {
+          size: (item, state) => sizeDelimited(nested, item, state),
+          write: (item, out, pos, state) => writeDelimited(nested, item as AnyMessage, out, pos, state),
+        });
       }
       const scalar =
         field.listKind === "enum"
@@ -656,21 +645,7 @@ function compileField(field: DescField, into: CompiledMessage, compile: Compile)
       });
       if (scalar.wireType !== VARINT) {
         // Strings and bytes are never packed.
-        return {
-          localName: name,
-          size(value, state) {
-            if (!Array.isArray(value)) throw handOver;
-            let size = 0;
-            for (const item of value) size += unpackedTag.length + scalar.size(item, state);
-            return size;
-          },
-          write(value, out, pos, state) {
-            for (const item of value as unknown[]) {
-              pos = scalar.write(item, out, writeTag(out, pos, unpackedTag), state);
-            }
-            return pos;
-          },
-        };
+        return unpackedList(name, unpackedTag, scalar);
       }
       // A reader accepts both the packed and the unpacked form of a varint list.
       setDecoder(into, number, LENGTH_DELIMITED, (r, message) => {
@@ -680,21 +655,7 @@ function compileField(field: DescField, into: CompiledMessage, compile: Compile)
         if (r.pos !== end) throw handOver;
       });
       if (!field.packed) {
-        return {
-          localName: name,
-          size(value, state) {
-            if (!Array.isArray(value)) throw handOver;
-            let size = 0;
-            for (const item of value) size += unpackedTag.length + scalar.size(item, state);
-            return size;
-          },
-          write(value, out, pos, state) {
-            for (const item of value as unknown[]) {
-              pos = scalar.write(item, out, writeTag(out, pos, unpackedTag), state);
-            }
-            return pos;
-          },
-        };
+        return unpackedList(name, unpackedTag, scalar);
       }
       const packedTag = tagBytes(number, LENGTH_DELIMITED);
       return {
@@ -720,6 +681,27 @@ function compileField(field: DescField, into: CompiledMessage, compile: Compile)
     case "map":
       return compileMapField(field, into, compile, where);
   }
+}
+
+/** A repeated field written item after item, each with its own tag (not packed). */
+function unpackedList(
+  localName: string,
+  tag: number[],
+  item: Pick<ScalarCodec, "size" | "write">,
+): FieldCodec {
+  return {
+    localName,
+    size(value, state) {
+      if (!Array.isArray(value)) throw handOver;
+      let size = 0;
+      for (const each of value) size += tag.length + item.size(each, state);
+      return size;
+    },
+    write(value, out, pos, state) {
+      for (const each of value as unknown[]) pos = item.write(each, out, writeTag(out, pos, tag), state);
+      return pos;
+    },
+  };
 }
 
 function compileMapField(
