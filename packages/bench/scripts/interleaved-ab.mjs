@@ -33,6 +33,7 @@ if (spawnSync("taskset", ["-c", "0", "true"]).status === 0) {
   for (const variant of variants) modules[variant].childProcess.pinCpus({ server: "0", load: "1" });
 }
 const cpu = Object.fromEntries(variants.map((v) => [v, []]));
+const capabilityCpu = Object.fromEntries(variants.map((v) => [v, []]));
 const throughput = Object.fromEntries(variants.map((v) => [v, []]));
 for (let round = 0; round < Number(rounds); round++) {
   for (const variant of round % 2 ? [...variants].reverse() : variants) {
@@ -49,19 +50,25 @@ for (let round = 0; round < Number(rounds); round++) {
     try {
       await m.load.runLoad({ target: running.target, concurrency, warmupMs: 0, durationMs: 3000 });
       const before = m.proc.readSelfCpuMs(running.serverPid);
+      const capabilityPid = running.capability?.pid;
+      const capabilityBefore = capabilityPid ? m.proc.readSelfCpuMs(capabilityPid) : 0;
       let after = before;
+      let capabilityAfter = capabilityBefore;
       const result = await m.load.runLoad(
         { target: running.target, concurrency, warmupMs: 0, durationMs: 6000 },
         () => {
           after = m.proc.readSelfCpuMs(running.serverPid);
+          if (capabilityPid) capabilityAfter = m.proc.readSelfCpuMs(capabilityPid);
         },
       );
       const usPerCall = ((after - before) * 1000) / result.totalCalls;
       const callsPerSecond = (result.calls * 1000) / result.windowMs;
+      const capabilityUsPerCall = ((capabilityAfter - capabilityBefore) * 1000) / result.totalCalls;
       cpu[variant].push(usPerCall);
+      if (capabilityPid) capabilityCpu[variant].push(capabilityUsPerCall);
       throughput[variant].push(callsPerSecond);
       console.log(
-        `round ${round} ${variant}: ${usPerCall.toFixed(0)} µs/call, ${callsPerSecond.toFixed(0)} calls/s, ${result.errors} errors`,
+        `round ${round} ${variant}: ${usPerCall.toFixed(0)} µs/call${capabilityPid ? ` (+ capability ${capabilityUsPerCall.toFixed(0)})` : ""}, ${callsPerSecond.toFixed(0)} calls/s, ${result.errors} errors`,
       );
     } finally {
       await running.stop();
@@ -73,5 +80,10 @@ const summary = (values) => {
   return `median ${sorted[Math.floor(sorted.length / 2)].toFixed(0)} (${sorted.map((v) => v.toFixed(0)).join(", ")})`;
 };
 for (const variant of variants) {
-  console.log(`${variant}: calls/s ${summary(throughput[variant])}; server µs/call ${summary(cpu[variant])}`);
+  const capability = capabilityCpu[variant].length
+    ? `; capability µs/call ${summary(capabilityCpu[variant])}`
+    : "";
+  console.log(
+    `${variant}: calls/s ${summary(throughput[variant])}; server µs/call ${summary(cpu[variant])}${capability}`,
+  );
 }
