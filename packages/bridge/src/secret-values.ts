@@ -21,64 +21,69 @@ export interface SecretValues {
 const schemeAndCredential = /^\s*\S+\s+(\S+)\s*$/;
 const keyValueLine = /^[^=:]+[=:]\s*(.+)$/;
 
-/** Creates an empty {@link SecretValues}. */
-export function createSecretValues(): SecretValues {
-  const values = new Set<string>();
+/**
+ * The set behind {@link createSecretValues}. A class with a set made on the first value: every tool call creates one,
+ * and most calls never add a value, so an empty one costs one small object.
+ */
+class SecretValueSet implements SecretValues {
+  private values: Set<string> | undefined;
 
-  function add(value: string | undefined): void {
+  add(value: string | undefined): void {
     if (!value) return;
-    values.add(value);
+    this.values ??= new Set();
+    this.values.add(value);
     const trimmed = value.trim();
-    if (trimmed !== value) values.add(trimmed);
+    if (trimmed !== value) this.values.add(trimmed);
     const credential = schemeAndCredential.exec(value)?.[1];
-    if (credential) values.add(credential);
+    if (credential) this.values.add(credential);
   }
 
-  function collectJsonStrings(value: unknown): void {
-    if (typeof value === "string") add(value);
-    else if (Array.isArray(value)) for (const item of value) collectJsonStrings(item);
-    else if (value !== null && typeof value === "object")
-      for (const item of Object.values(value)) collectJsonStrings(item);
+  addPayload(payload: string | undefined): void {
+    if (!payload) return;
+    this.add(payload);
+    for (const line of payload.split(/\r?\n/)) {
+      this.add(line);
+      this.add(keyValueLine.exec(line)?.[1]);
+    }
+    try {
+      this.collectJsonStrings(JSON.parse(payload));
+    } catch {
+      // Not JSON: the lines above already cover it.
+    }
   }
 
-  function scrub(text: string): string {
-    return values.size === 0 ? text : scrubSecrets(text, values);
-  }
+  /** An arrow, not a method: callers hand `secrets.scrub` on as a function. */
+  readonly scrub = (text: string): string =>
+    this.values === undefined || this.values.size === 0 ? text : scrubSecrets(text, this.values);
 
-  function scrubDeep<T>(value: T): T {
+  scrubDeep<T>(value: T): T {
     // Most calls carry no secret: their events go out as they are, without a copy.
-    if (values.size === 0) return value;
-    if (typeof value === "string") return scrub(value) as T;
-    if (Array.isArray(value)) return value.map((item) => scrubDeep(item)) as T;
+    if (this.size === 0) return value;
+    if (typeof value === "string") return this.scrub(value) as T;
+    if (Array.isArray(value)) return value.map((item) => this.scrubDeep(item)) as T;
     if (value !== null && typeof value === "object") {
       const out: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(value)) out[key] = scrubDeep(item);
+      for (const [key, item] of Object.entries(value)) out[key] = this.scrubDeep(item);
       return out as T;
     }
     return value;
   }
 
-  return {
-    add,
-    addPayload(payload) {
-      if (!payload) return;
-      add(payload);
-      for (const line of payload.split(/\r?\n/)) {
-        add(line);
-        add(keyValueLine.exec(line)?.[1]);
-      }
-      try {
-        collectJsonStrings(JSON.parse(payload));
-      } catch {
-        // Not JSON: the lines above already cover it.
-      }
-    },
-    scrub,
-    scrubDeep,
-    get size() {
-      return values.size;
-    },
-  };
+  get size(): number {
+    return this.values?.size ?? 0;
+  }
+
+  private collectJsonStrings(value: unknown): void {
+    if (typeof value === "string") this.add(value);
+    else if (Array.isArray(value)) for (const item of value) this.collectJsonStrings(item);
+    else if (value !== null && typeof value === "object")
+      for (const item of Object.values(value)) this.collectJsonStrings(item);
+  }
+}
+
+/** Creates an empty {@link SecretValues}. */
+export function createSecretValues(): SecretValues {
+  return new SecretValueSet();
 }
 
 /**
@@ -90,5 +95,6 @@ export function addSecretMetadata(
   secrets: SecretValues,
   metadata: Readonly<Record<string, string>> | undefined,
 ): void {
-  for (const [key, value] of Object.entries(metadata ?? {})) if (isSecretHeaderKey(key)) secrets.add(value);
+  if (!metadata) return;
+  for (const key in metadata) if (isSecretHeaderKey(key)) secrets.add(metadata[key]);
 }

@@ -52,12 +52,10 @@ export async function resolveToolService(
   resolver: ExplainingResolver,
   toolType: string,
 ): Promise<ServiceTarget> {
-  const target = await resolveOrFail(async () => {
-    return (
-      (await resolver.resolve(toolType, "tool-invoker")) ??
-      (await resolver.resolve(toolType, "code-execution-engine"))
-    );
-  });
+  // The common case, one lookup that finds an invoker, awaits one promise (this runs on every tool call).
+  const target =
+    (await resolveOrFail(() => resolver.resolve(toolType, "tool-invoker"))) ??
+    (await resolveOrFail(() => resolver.resolve(toolType, "code-execution-engine")));
   if (target) return target;
   throw (
     explanation(() => resolver.explain?.(toolType, "tool-invoker")) ??

@@ -26,6 +26,9 @@ export interface Http2Connection {
   close(): void;
 }
 
+/** Node copies the options of each request; one object serves them all. */
+const REQUEST_OPTIONS = { endStream: false } as const;
+
 /** Limits of the lean unary client. */
 export interface Http2UnaryLimits {
   maxReceiveMessageBytes: number;
@@ -125,7 +128,8 @@ export function connectHttp2(
   return {
     request(headers) {
       const on = current();
-      const stream = on.request({ ...headers, ":authority": authority }, { endStream: false });
+      headers[":authority"] = authority;
+      const stream = on.request(headers, REQUEST_OPTIONS);
       active.set(on, (active.get(on) ?? 0) + 1);
       if (++requestsOnSession >= maxStreamsPerConnection) {
         // Out of stream ids soon: later calls go on a new connection.
