@@ -2,10 +2,11 @@ import { once } from "node:events";
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerHttp2Stream } from "node:http2";
 import { promisify } from "node:util";
 import { gunzip, inflate } from "node:zlib";
-import { create, type DescMessage, type DescMethod, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, type DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { HandlerContext } from "@trestle/core";
 import { CodeExecutor, HealthProbe, Provisioner, ResourceAcquirer, ToolInvoker } from "@trestle/proto";
+import { compileMessageCodec, type MessageCodec } from "@trestle/protobuf-codec";
 import type { CapabilityHandlers } from "@trestle/wanaku";
 import { CallCancellation } from "./call-cancellation.js";
 import type { CallSecretCheck } from "./call-secret.js";
@@ -22,7 +23,7 @@ type UnaryHandler = (request: never, context: HandlerContext) => unknown;
 type StreamHandler = (request: never, context: HandlerContext) => AsyncIterable<unknown>;
 
 /** One method the server answers: how to read its request and write its replies, and its handler. */
-type ServedMethod = { input: DescMessage; output: DescMessage } & (
+type ServedMethod = { input: MessageCodec; output: MessageCodec } & (
   | { kind: "unary"; handler: UnaryHandler }
   | { kind: "serverStream"; handler: StreamHandler }
 );
@@ -67,14 +68,12 @@ function statusHeaders(answer: GrpcStatus): OutgoingHttpHeaders {
 
 const OK_TRAILERS: Readonly<OutgoingHttpHeaders> = { "grpc-status": "0", "grpc-message": "OK" };
 
-/** A reply message behind its 5-byte gRPC frame header (not compressed). */
-function frameOf(schema: DescMessage, reply: unknown): Buffer {
-  const bytes = toBinary(schema, create(schema, reply as never));
-  const frame = Buffer.allocUnsafe(5 + bytes.byteLength);
-  frame[0] = 0;
-  frame.writeUInt32BE(bytes.byteLength, 1);
-  frame.set(bytes, 5);
-  return frame;
+/**
+ * A handler's reply (a plain init object or a message) behind its 5-byte gRPC frame header (not compressed),
+ * written in one buffer by the method's compiled codec.
+ */
+function frameOf(codec: MessageCodec, reply: unknown): Buffer {
+  return codec.encodeFramed(create(codec.desc, reply as never));
 }
 
 /**
@@ -149,11 +148,11 @@ class GrpcCall {
   }
 
   /** Answers a unary call with its reply and status OK. */
-  succeed(schema: DescMessage, reply: unknown): void {
+  succeed(codec: MessageCodec, reply: unknown): void {
     if (this.answered) return;
     let frame: Buffer;
     try {
-      frame = frameOf(schema, reply);
+      frame = frameOf(codec, reply);
     } catch (error) {
       this.fail(
         status(
@@ -168,9 +167,9 @@ class GrpcCall {
   }
 
   /** Writes one reply of a stream; false when the caller reads slower than this writes (wait for `drain`). */
-  write(schema: DescMessage, reply: unknown): boolean {
+  write(codec: MessageCodec, reply: unknown): boolean {
     if (this.answered || !this.#respond()) return true;
-    return this.#stream.write(frameOf(schema, reply));
+    return this.#stream.write(frameOf(codec, reply));
   }
 
   /** Ends a stream of replies with status OK. */
@@ -283,9 +282,9 @@ function readRequest(
   });
 }
 
-function decodeRequest(schema: DescMessage, message: Buffer, call: GrpcCall): unknown {
+function decodeRequest(codec: MessageCodec, message: Buffer, call: GrpcCall): unknown {
   try {
-    return fromBinary(schema, message);
+    return codec.decode(message);
   } catch (error) {
     call.fail(
       status(
@@ -355,6 +354,11 @@ function pathOf(method: DescMethod): string {
   return `/${method.parent.typeName}/${method.name}`;
 }
 
+/** A method's request and reply codecs, compiled once when the server is made. */
+function codecsOf(method: DescMethod): { input: MessageCodec; output: MessageCodec } {
+  return { input: compileMessageCodec(method.input), output: compileMessageCodec(method.output) };
+}
+
 /** The methods of the five Wanaku v1 services that have a handler, by their gRPC path. */
 function servedMethods(handlers: CapabilityHandlers): Map<string, ServedMethod> {
   const served = new Map<string, ServedMethod>();
@@ -365,18 +369,12 @@ function servedMethods(handlers: CapabilityHandlers): Map<string, ServedMethod> 
     [HealthProbe.method.getStatus, handlers.healthProbe?.bind(handlers)],
   ];
   for (const [method, handler] of unary) {
-    if (handler)
-      served.set(pathOf(method), { kind: "unary", input: method.input, output: method.output, handler });
+    if (handler) served.set(pathOf(method), { kind: "unary", ...codecsOf(method), handler });
   }
   const executeCode = handlers.codeExecutor?.bind(handlers);
   if (executeCode) {
     const method = CodeExecutor.method.executeCode;
-    served.set(pathOf(method), {
-      kind: "serverStream",
-      input: method.input,
-      output: method.output,
-      handler: executeCode,
-    });
+    served.set(pathOf(method), { kind: "serverStream", ...codecsOf(method), handler: executeCode });
   }
   return served;
 }
