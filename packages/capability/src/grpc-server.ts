@@ -52,9 +52,16 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | undefined)?.then === "function";
 }
 
-/** A failure the server itself finds in a request, with the code and words grpc-js answers it with. */
-function status(code: Code, message: string): GrpcStatus {
-  return { code: code as number, message };
+/** A status the server itself answers with (a request it cannot serve, a deadline), as grpc-js words it. */
+class ServerStatus implements GrpcStatus {
+  constructor(
+    readonly code: number,
+    readonly message: string,
+  ) {}
+}
+
+function status(code: Code, message: string): ServerStatus {
+  return new ServerStatus(code as number, message);
 }
 
 /** The trailers (or, in a trailers-only reply, the headers' part) that carry a status. */
@@ -180,13 +187,13 @@ class GrpcCall {
     this.#end(OK_TRAILERS);
   }
 
-  /** Answers with the status `failure` means (a {@link GrpcStatus} as it is; anything else through `toGrpcStatus`). */
+  /** Answers with the status `failure` means (a {@link ServerStatus} as it is; anything else through `toGrpcStatus`). */
   fail(failure: unknown): void {
     if (this.answered) return;
     this.answered = true;
     const stream = this.#stream;
     if (stream.destroyed) return;
-    const answer = isGrpcStatus(failure) ? failure : toGrpcStatus(failure);
+    const answer = failure instanceof ServerStatus ? failure : toGrpcStatus(failure);
     if (this.#headersSent) {
       this.#end(statusHeaders(answer));
       return;
@@ -198,16 +205,6 @@ class GrpcCall {
       { endStream: true },
     );
   }
-}
-
-function isGrpcStatus(value: unknown): value is GrpcStatus {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    !(value instanceof Error) &&
-    typeof (value as GrpcStatus).code === "number" &&
-    typeof (value as GrpcStatus).message === "string"
-  );
 }
 
 /** Answers a request that never became a call (unknown method, bad headers): trailers-only, nothing read. */

@@ -109,6 +109,17 @@ describe("the lean gRPC server on the wire (node:http2 client)", () => {
     expect(headers["grpc-message"]).toBe("na%C3%AFve 100%25 %E2%9C%93");
   });
 
+  it("answers a thrown object that looks like a status INTERNAL, as any other non-error thrown", async () => {
+    await serve({
+      toolInvoker() {
+        throw { code: 5, message: "not a status" };
+      },
+    });
+    const { headers } = await send({}, frame(REQUEST)).answer;
+    expect(headers["grpc-status"]).toBe("13");
+    expect(headers["grpc-message"]).toBe("[object Object]");
+  });
+
   it.each([
     ["gzip", gzipSync],
     ["deflate", deflateSync],
