@@ -1,7 +1,7 @@
 /**
- * The cancellation of one grpc-js call. Its `AbortSignal` is made only when someone reads `signal` (a handler
- * that never looks at it costs no signal); one read after {@link CallCancellation.abort} gets a signal already
- * aborted with the same reason.
+ * The cancellation of one call on the lean gRPC server. Its `AbortSignal` is made only when someone reads `signal`
+ * (a handler that never looks at it costs no signal); one read after {@link CallCancellation.abort} gets a signal
+ * already aborted with the same reason.
  */
 export class CallCancellation {
   #controller: AbortController | undefined;

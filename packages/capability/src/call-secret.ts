@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http2";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import type * as grpc from "@grpc/grpc-js";
 import { CAPABILITY_SECRET_METADATA_KEY } from "@trestle/core";
 
 /**
@@ -17,8 +17,8 @@ export interface CallSecretCheck {
   refusal(): ConnectError;
   /** A Connect interceptor that refuses, before any handler runs, a call without the secret. */
   connectInterceptor: Interceptor;
-  /** True when a grpc-js call's metadata carries the secret. */
-  acceptsGrpc(metadata: grpc.Metadata): boolean;
+  /** True when a gRPC call's HTTP/2 request headers carry the secret. */
+  acceptsGrpc(headers: IncomingHttpHeaders): boolean;
 }
 
 function digest(text: string): Buffer {
@@ -45,11 +45,11 @@ export function createCallSecretCheck(secret: string): CallSecretCheck {
       if (!accepts(request.header.get(CAPABILITY_SECRET_METADATA_KEY) ?? undefined)) throw refusal();
       return next(request);
     },
-    acceptsGrpc(metadata) {
-      const values = metadata.get(CAPABILITY_SECRET_METADATA_KEY);
-      // Exactly one value: a caller that repeats the key gets no second guess in the same call.
-      const only = values.length === 1 ? values[0] : undefined;
-      return accepts(typeof only === "string" ? only : undefined);
+    acceptsGrpc(headers) {
+      // Node joins a repeated header's values with ", ": a caller that repeats the key gets no second guess in
+      // the same call, since the joined text is not the secret.
+      const value = headers[CAPABILITY_SECRET_METADATA_KEY];
+      return accepts(typeof value === "string" ? value : undefined);
     },
   };
 }

@@ -5,15 +5,18 @@ import * as net from "node:net";
 import type { Duplex } from "node:stream";
 import * as tls from "node:tls";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { connectNodeAdapter } from "@connectrpc/connect-node";
-import * as grpc from "@grpc/grpc-js";
 import type { CapabilityHandlers } from "@trestle/wanaku";
 
 import { createCallSecretCheck } from "./call-secret.js";
-import { capabilityRoutes, type InFlightCalls } from "./capability-routes.js";
-import { registerGrpcHandlers } from "./grpc-handlers.js";
+import type { InFlightCalls } from "./capability-routes.js";
+import { createGrpcServer } from "./grpc-server.js";
 import { sniffHttpVersion } from "./http-version-sniffer.js";
-import { createHttp2StreamRouter, type Http2StreamListener } from "./http2-stream-router.js";
+import {
+  createHttp2StreamRouter,
+  type Http2RequestListener,
+  type Http2StreamListener,
+} from "./http2-stream-router.js";
+import { createLazyRequestListener } from "./lazy-request-listener.js";
 
 /** TLS settings of a {@link CapabilityServer}. PEM text or buffers. */
 export interface CapabilityServerTlsOptions {
@@ -109,7 +112,7 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
   let closing: Promise<void> | undefined;
 
   let inFlightCalls = 0;
-  /** How to end each grpc-js call in flight when the grace period runs out (Connect's follow the shutdown signal). */
+  /** How to end each gRPC call in flight when the grace period runs out (Connect's follow the shutdown signal). */
   const cancellers = new Set<(reason: ConnectError) => void>();
   // A call ends in two steps that may come in either order: its handler returns, its HTTP response closes.
   function notifyIfDrained() {
@@ -126,22 +129,16 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
       };
     },
   };
-  // Connect, gRPC-Web, and gRPC with the JSON codec, over HTTP/1.1 and HTTP/2.
   const secretCheck =
     options.callSecret === undefined ? undefined : createCallSecretCheck(options.callSecret);
-  const adapter = connectNodeAdapter({
-    routes: capabilityRoutes(options, inFlight),
-    shutdownSignal: shutdown.signal,
-    ...(secretCheck ? { interceptors: [secretCheck.connectInterceptor] } : {}),
+  // gRPC in protobuf, what Trestle's router and other gRPC clients send, served right on the HTTP/2 streams.
+  const serveGrpc = createGrpcServer(options, inFlight, secretCheck);
+  // Connect, gRPC-Web and gRPC with the JSON codec, over HTTP/1.1 and HTTP/2: connect-node, loaded on the first
+  // request that needs it (a service only the router calls never does).
+  const serveConnect = createLazyRequestListener("its Connect protocol support", async () => {
+    const { createConnectListener } = await import("./connect-adapter.js");
+    return createConnectListener(options, inFlight, shutdown.signal, secretCheck);
   });
-  // gRPC in protobuf, what Trestle's router and other gRPC clients send: grpc-js serves it for a fraction of the
-  // CPU connect-node needs per call. It never listens: the HTTP/2 server below hands it its streams.
-  const grpcServer = new grpc.Server({
-    "grpc.enable_channelz": 0,
-    // As through Connect, which reads requests of any size.
-    "grpc.max_receive_message_length": -1,
-  });
-  registerGrpcHandlers(grpcServer, options, inFlight, secretCheck);
 
   function trackHttp1Response(request: http.IncomingMessage, response: http.ServerResponse) {
     activeResponses++;
@@ -164,10 +161,10 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
     socket.once("close", () => rawSockets.delete(socket));
   }
 
-  // HTTP/2 connections, cleartext or TLS: each stream goes to grpc-js or to connect-node by its content type,
-  // and counts as a response in flight until it closes, whichever serves it.
+  // HTTP/2 connections, cleartext or TLS: each stream goes to the gRPC server or to connect-node by its content
+  // type, and counts as a response in flight until it closes, whichever serves it.
   const h2 = http2.createServer();
-  const routeStream = createHttp2StreamRouter(grpcServer, adapter);
+  const routeStream = createHttp2StreamRouter(serveGrpc, serveConnect as Http2RequestListener);
   const onStream: Http2StreamListener = (stream, headers, flags, rawHeaders) => {
     activeResponses++;
     stream.once("close", () => {
@@ -183,7 +180,7 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
   });
   h2.on("sessionError", () => undefined);
   // HTTP/1.1 connections. Long code execution streams must not be cut by Node's default five-minute request timeout.
-  const h1 = http.createServer({ requestTimeout: 0 }, adapter);
+  const h1 = http.createServer({ requestTimeout: 0 }, serveConnect as http.RequestListener);
   h1.on("request", trackHttp1Response);
   function serveHttp1(socket: Duplex) {
     trackHttp1Socket(socket);
@@ -261,7 +258,6 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
     await socketsClosed(FLUSH_AFTER_CANCEL_MS * 4);
     for (const socket of rawSockets) socket.destroy();
     for (const session of sessions) session.destroy();
-    grpcServer.forceShutdown();
     await stopped;
   }
 
@@ -288,11 +284,7 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
     },
     close() {
       if (!closing) {
-        if (listening) closing = shutDown();
-        else {
-          grpcServer.forceShutdown();
-          closing = Promise.resolve();
-        }
+        closing = listening ? shutDown() : Promise.resolve();
       }
       return closing;
     },

@@ -1,5 +1,5 @@
+import type { IncomingHttpHeaders } from "node:http2";
 import type { HandlerContext as ConnectHandlerContext } from "@connectrpc/connect";
-import type * as grpc from "@grpc/grpc-js";
 import { CAPABILITY_SECRET_METADATA_KEY, type HandlerContext, REQUEST_ID_METADATA_KEY } from "@trestle/core";
 
 /**
@@ -46,37 +46,43 @@ export function handlerContextFrom(context: ConnectHandlerContext): HandlerConte
   };
 }
 
-/** Metadata of a grpc-js call as a handler sees it; see {@link handlerContextFromGrpc}. */
-function metadataRecord(metadata: grpc.Metadata): Record<string, string> {
+/** A `-bin` header as the base64 text of each value it carries, normalised, joined with ", " as gRPC repeats it. */
+function binaryEntry(value: string): string {
+  return value
+    .split(",")
+    .map((part) => Buffer.from(part.trim(), "base64").toString("base64"))
+    .join(", ");
+}
+
+/** The request headers of a gRPC call as the metadata a handler sees; see {@link handlerContextFromGrpc}. */
+function metadataRecord(headers: IncomingHttpHeaders): Record<string, string> {
   const entries: Record<string, string> = {};
-  const all = metadata.toJSON();
-  for (const key in all) {
-    if (isFramingHeader(key)) continue;
-    const values = all[key] ?? [];
-    entries[key] =
-      values.length === 1 && typeof values[0] === "string"
-        ? values[0]
-        : values.map((v) => (typeof v === "string" ? v : v.toString("base64"))).join(", ");
+  for (const key in headers) {
+    const value = headers[key];
+    if (value === undefined || isFramingHeader(key)) continue;
+    const text = typeof value === "string" ? value : value.join(", ");
+    entries[key] = key.endsWith("-bin") ? binaryEntry(text) : text;
   }
   return entries;
 }
 
 /**
- * The Trestle {@link HandlerContext} of a grpc-js call, shaped as {@link handlerContextFrom} shapes a Connect
- * call's: repeated entries joined with ", " and a `-bin` entry as the base64 text it crossed the wire as (grpc-js
- * has decoded it), so a handler sees the same metadata whichever protocol the caller spoke.
+ * The Trestle {@link HandlerContext} of a gRPC call served from its HTTP/2 request headers, shaped as
+ * {@link handlerContextFrom} shapes a Connect call's: repeated entries joined with ", " and a `-bin` entry as
+ * base64 text (each value decoded and encoded again, as a gRPC server that decodes binary metadata would show
+ * it), so a handler sees the same metadata whichever protocol the caller spoke.
  *
  * Its fields are getters (own and enumerable, so spreading the context still copies them) that build the metadata
  * record and the signal on first read: most handlers read neither, and an `AbortSignal` per call is a measurable
  * part of a short call's CPU.
  */
 export function handlerContextFromGrpc(
-  metadata: grpc.Metadata,
+  headers: IncomingHttpHeaders,
   cancellation: { readonly signal: AbortSignal },
 ): HandlerContext {
   let entries: Record<string, string> | undefined;
   const read = () => {
-    entries ??= metadataRecord(metadata);
+    entries ??= metadataRecord(headers);
     return entries;
   };
   return {

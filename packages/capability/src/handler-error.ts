@@ -1,5 +1,5 @@
+import type { OutgoingHttpHeaders } from "node:http2";
 import { ConnectError } from "@connectrpc/connect";
-import * as grpc from "@grpc/grpc-js";
 import { Code, TrestleError } from "@trestle/core";
 
 /**
@@ -15,35 +15,61 @@ export function toConnectError(error: unknown): ConnectError {
   return new ConnectError(String(error), Code.Internal as number);
 }
 
-/** The trailers a `ConnectError`'s metadata asks for, as grpc-js metadata; entries grpc-js refuses are left out. */
-function trailersOf(error: ConnectError): grpc.Metadata | undefined {
-  let trailers: grpc.Metadata | undefined;
+/** A gRPC status as the lean gRPC server sends it: code, raw message, and extra trailers. */
+export interface GrpcStatus {
+  code: number;
+  /** The message before percent-encoding. */
+  message: string;
+  /** Trailers beside `grpc-status` and `grpc-message` (a thrown `ConnectError`'s metadata). */
+  trailers?: OutgoingHttpHeaders;
+}
+
+/** A metadata key gRPC allows (lower case, digits, `_.-`), as grpc-js checks it. */
+const METADATA_KEY = /^[0-9a-z_.-]+$/;
+/** A text metadata value gRPC allows: printable ASCII. */
+const METADATA_TEXT = /^[ -~]*$/;
+
+/**
+ * Keys a handler's error metadata must not set: the status itself, the HTTP framing, and the connection-specific
+ * headers HTTP/2 forbids (Node refuses to send them).
+ */
+function isReservedTrailer(key: string): boolean {
+  return (
+    key === "grpc-status" ||
+    key === "grpc-message" ||
+    key === "content-type" ||
+    key === "te" ||
+    key === "connection" ||
+    key === "keep-alive" ||
+    key === "proxy-connection" ||
+    key === "transfer-encoding" ||
+    key === "upgrade"
+  );
+}
+
+/** The trailers a `ConnectError`'s metadata asks for; entries gRPC metadata cannot hold are left out. */
+function trailersOf(error: ConnectError): OutgoingHttpHeaders | undefined {
+  let trailers: OutgoingHttpHeaders | undefined;
   error.metadata.forEach((value, key) => {
-    trailers ??= new grpc.Metadata();
-    try {
-      if (key.endsWith("-bin")) trailers.add(key, Buffer.from(value, "base64"));
-      else trailers.add(key, value);
-    } catch {
-      // A header Connect would send but gRPC metadata cannot hold (e.g. a reserved name): not ours to fail on.
-    }
+    // A header Connect would send but gRPC metadata cannot hold (a reserved name, a value out of range):
+    // not ours to fail on.
+    if (!METADATA_KEY.test(key) || isReservedTrailer(key)) return;
+    if (!key.endsWith("-bin") && !METADATA_TEXT.test(value)) return;
+    trailers ??= {};
+    trailers[key] = value;
   });
   return trailers;
 }
 
 /**
- * The same status as {@link toConnectError}, in the shape grpc-js answers a call with: code, message (grpc-js
- * percent-encodes it on the wire) and, for a thrown `ConnectError`, its metadata as trailers. A plain object, not an
- * `Error`: nothing reads its stack.
+ * The same status as {@link toConnectError}, in the shape the gRPC server answers a call with: code, raw message
+ * (percent-encoded on the wire) and, for a thrown `ConnectError`, its metadata as trailers (`-bin` values as the
+ * base64 text Connect holds them in).
  */
-export function toGrpcStatus(error: unknown): grpc.ServerErrorResponse {
+export function toGrpcStatus(error: unknown): GrpcStatus {
   const failure = toConnectError(error);
-  const status: grpc.ServerErrorResponse = {
-    name: "ConnectError",
-    message: failure.rawMessage,
-    code: failure.code as number,
-    details: failure.rawMessage,
-  };
+  const status: GrpcStatus = { code: failure.code as number, message: failure.rawMessage };
   const trailers = error instanceof ConnectError ? trailersOf(error) : undefined;
-  if (trailers) status.metadata = trailers;
+  if (trailers) status.trailers = trailers;
   return status;
 }

@@ -15,7 +15,7 @@ const SECRET = "s3cret-for-the-router-only";
 
 /** Every protocol the one port serves, each as a connect-es client transport to `baseUrl`. */
 const CLIENTS: [string, (baseUrl: string) => Transport][] = [
-  // Protobuf gRPC is served by grpc-js, the rest by connect-node: both paths must check the secret.
+  // Protobuf gRPC is served by the lean gRPC server, the rest by connect-node: both paths must check the secret.
   ["gRPC over HTTP/2", (baseUrl) => createGrpcTransport({ baseUrl })],
   ["gRPC with JSON over HTTP/2", (baseUrl) => createGrpcTransport({ baseUrl, useBinaryFormat: false })],
   ["Connect binary over HTTP/2", (baseUrl) => createConnectTransport({ baseUrl, httpVersion: "2" })],

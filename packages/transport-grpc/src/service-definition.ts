@@ -1,7 +1,7 @@
 import type { DescMessage, DescMethod, MessageShape } from "@bufbuild/protobuf";
 import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
 import type * as grpc from "@grpc/grpc-js";
-import { compileMessageCodec } from "./compiled-codec.js";
+import { compileMessageCodec } from "@trestle/protobuf-codec";
 
 /**
  * A grpc-js method definition that can also write its request as a whole gRPC length-prefixed message (the

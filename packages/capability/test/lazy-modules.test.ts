@@ -1,0 +1,155 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import * as http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import * as grpc from "@grpc/grpc-js";
+import { ToolInvokeReplySchema, ToolInvokeRequestSchema, ToolInvoker } from "@trestle/proto";
+import { afterAll, describe, expect, it } from "vitest";
+import { createLazyRequestListener, type RequestListener } from "../src/lazy-request-listener.js";
+
+const register = fileURLToPath(new URL("./support/module-trace-register.mjs", import.meta.url));
+const service = fileURLToPath(new URL("./support/echo-capability.mjs", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "capability-module-trace-"));
+const children: ChildProcess[] = [];
+
+afterAll(async () => {
+  for (const child of children) {
+    if (child.exitCode === null) {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Module URLs of the two protocol stacks, by a part of their path in pnpm's store. */
+const GRPC_JS = "/@grpc+grpc-js@";
+const CONNECT_NODE = "/@connectrpc+connect-node@";
+
+/** Starts the echo capability (from the build) with the module trace; resolves its port. */
+async function startTraced(trace: string): Promise<number> {
+  const child = spawn(process.execPath, ["--import", register, service], {
+    env: { ...process.env, TRESTLE_MODULE_TRACE: trace },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  children.push(child);
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  for await (const line of lines) return (JSON.parse(line) as { port: number }).port;
+  throw new Error("the capability process ended before it listened");
+}
+
+function grpcJsInvoke(client: grpc.Client, body: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    client.makeUnaryRequest(
+      "/ai.wanaku.tool.v1.ToolInvoker/InvokeTool",
+      (value: Uint8Array) => Buffer.from(value),
+      (bytes: Buffer) => fromBinary(ToolInvokeReplySchema, bytes),
+      toBinary(ToolInvokeRequestSchema, create(ToolInvokeRequestSchema, { body })),
+      (error, reply) => (error ? reject(error) : resolve(reply?.content ?? [])),
+    );
+  });
+}
+
+describe("what a capability server process loads", () => {
+  it("serves gRPC without grpc-js or connect-node, and loads connect-node with the first Connect request", async () => {
+    const trace = join(dir, "modules.txt");
+    const port = await startTraced(trace);
+    const loaded = () => readFileSync(trace, "utf8");
+    // The trace works: the server's own modules are in it.
+    expect(loaded()).toContain("/capability/dist/grpc-server.js");
+
+    const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    try {
+      expect(await grpcJsInvoke(client, "grpc")).toEqual(["hello grpc"]);
+    } finally {
+      client.close();
+    }
+    expect(loaded()).not.toContain(GRPC_JS);
+    expect(loaded()).not.toContain(CONNECT_NODE);
+    expect(loaded()).not.toContain("/capability/dist/connect-adapter.js");
+
+    // The first Connect requests arrive together, over HTTP/1.1 and HTTP/2, while connect-node loads: all are served.
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const http1 = createClient(ToolInvoker, createConnectTransport({ baseUrl, httpVersion: "1.1" }));
+    const http2 = createClient(ToolInvoker, createConnectTransport({ baseUrl, httpVersion: "2" }));
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => (i % 2 ? http1 : http2).invokeTool({ body: `connect ${i}` })),
+    );
+    expect(replies.map((reply) => reply.content[0])).toEqual(
+      Array.from({ length: 6 }, (_, i) => `hello connect ${i}`),
+    );
+    expect(loaded()).toContain(CONNECT_NODE);
+    expect(loaded()).not.toContain(GRPC_JS);
+  });
+});
+
+describe("createLazyRequestListener", () => {
+  async function serve(listener: RequestListener): Promise<{ url: string; close: () => Promise<void> }> {
+    const server = http.createServer(listener as http.RequestListener);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    return {
+      url: `http://127.0.0.1:${port}`,
+      close: () => new Promise((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  it("holds requests while loading and serves them all with what loaded, loading once", async () => {
+    let loads = 0;
+    let release: (() => void) | undefined;
+    const lazy = createLazyRequestListener("the echo", async () => {
+      loads++;
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return (request, response) => {
+        const chunks: Buffer[] = [];
+        request.on("data", (chunk: Buffer) => chunks.push(chunk));
+        request.on("end", () => response.end(`echo ${Buffer.concat(chunks).toString()}`));
+      };
+    });
+    const server = await serve(lazy);
+    try {
+      const answers = Array.from({ length: 3 }, (_, i) =>
+        fetch(server.url, { method: "POST", body: `body ${i}` }).then((r) => r.text()),
+      );
+      const waitFor = Date.now() + 10_000;
+      while (!release && Date.now() < waitFor) await new Promise((resolve) => setTimeout(resolve, 5));
+      release?.();
+      expect(await Promise.all(answers)).toEqual(["echo body 0", "echo body 1", "echo body 2"]);
+      expect(await (await fetch(server.url, { method: "POST", body: "later" })).text()).toBe("echo later");
+      expect(loads).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("answers 503 saying what failed when loading fails, and tries again on the next request", async () => {
+    let loads = 0;
+    const lazy = createLazyRequestListener("its Connect protocol support", async () => {
+      loads++;
+      if (loads === 1) throw new Error("Cannot find package '@connectrpc/connect-node'");
+      return (_request, response) => response.end("loaded");
+    });
+    const server = await serve(lazy);
+    try {
+      const failed = await fetch(server.url, { method: "POST", body: "x" });
+      expect(failed.status).toBe(503);
+      expect(await failed.text()).toBe(
+        "The capability server could not load its Connect protocol support: Cannot find package '@connectrpc/connect-node'",
+      );
+      const retried = await fetch(server.url, { method: "POST", body: "x" });
+      expect(await retried.text()).toBe("loaded");
+      expect(loads).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+});
