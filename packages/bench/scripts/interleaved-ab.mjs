@@ -3,11 +3,11 @@
 // 6 s measured), and the server's CPU per call read from /proc; the order reverses every other round so a drift of
 // the machine falls on all alike. Servers on CPU 0, this script and the load generator on CPU 1, as `pnpm bench`.
 //
-//   node packages/bench/scripts/interleaved-ab.mjs ROUNDS CHECKOUT[|FLAGS|bound-mcp] ...
+//   node packages/bench/scripts/interleaved-ab.mjs ROUNDS CHECKOUT[|FLAGS|bound-mcp|connect] ...
 //   C=64 node packages/bench/scripts/interleaved-ab.mjs 6 ../before . ".|bound-mcp"
 //
 // A checkout is a directory holding a built Trestle (its packages/bench/dist is used). After `|`: node flags for
-// its router (space-separated), or `bound-mcp` for the bare MCP SDK server instead. STATELESS=1 calls as a
+// its router (space-separated), `bound-mcp` for the bare MCP SDK server instead, or `connect` for trestle-connect. STATELESS=1 calls as a
 // 2026-07-28 client.
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
@@ -43,8 +43,8 @@ for (let round = 0; round < Number(rounds); round++) {
       extra === "bound-mcp"
         ? await m.configurations.startConfiguration("bound-mcp")
         : await m.configurations.startTrestle(
-            "grpc",
-            extra ? { nodeArgs: extra.split(" ") } : {},
+            extra === "connect" ? "connect" : "grpc",
+            extra && extra !== "connect" ? { nodeArgs: extra.split(" ") } : {},
             process.env.STATELESS === "1",
           );
     try {
