@@ -54,7 +54,16 @@ export interface CapabilityServerOptions extends CapabilityHandlers {
    * from the command line, which other users of the machine can read.
    */
   callSecret?: string;
+  /**
+   * The largest request message accepted, in bytes, on every protocol: a larger one (or one that grows past it
+   * when decompressed) is refused with `RESOURCE_EXHAUSTED` before any handler runs, and no more of it is read.
+   * Default {@link DEFAULT_MAX_REQUEST_BYTES} (64 MiB), well above the router's own 4 MiB request limit.
+   */
+  maxRequestBytes?: number;
 }
+
+/** The default of {@link CapabilityServerOptions.maxRequestBytes}: 64 MiB. */
+export const DEFAULT_MAX_REQUEST_BYTES = 64 * 1024 * 1024;
 
 /** Where a {@link CapabilityServer} listens. */
 export interface CapabilityServerAddress {
@@ -132,12 +141,18 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
   const secretCheck =
     options.callSecret === undefined ? undefined : createCallSecretCheck(options.callSecret);
   // gRPC in protobuf, what Trestle's router and other gRPC clients send, served right on the HTTP/2 streams.
-  const serveGrpc = createGrpcServer(options, inFlight, secretCheck);
+  const maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+  if (!Number.isSafeInteger(maxRequestBytes) || maxRequestBytes <= 0) {
+    throw new Error(
+      `maxRequestBytes must be a positive whole number of bytes; got ${String(maxRequestBytes)}`,
+    );
+  }
+  const serveGrpc = createGrpcServer(options, inFlight, secretCheck, maxRequestBytes);
   // Connect, gRPC-Web and gRPC with the JSON codec, over HTTP/1.1 and HTTP/2: connect-node, loaded on the first
   // request that needs it (a service only the router calls never does).
   const serveConnect = createLazyRequestListener("its Connect protocol support", async () => {
     const { createConnectListener } = await import("./connect-adapter.js");
-    return createConnectListener(options, inFlight, shutdown.signal, secretCheck);
+    return createConnectListener(options, inFlight, shutdown.signal, secretCheck, maxRequestBytes);
   });
 
   function trackHttp1Response(request: http.IncomingMessage, response: http.ServerResponse) {

@@ -15,10 +15,12 @@ export function createConnectListener(
   inFlight: InFlightCalls,
   shutdownSignal: AbortSignal,
   secretCheck: CallSecretCheck | undefined,
+  maxRequestBytes: number,
 ): RequestListener {
   return connectNodeAdapter({
     routes: capabilityRoutes(handlers, inFlight),
     shutdownSignal,
+    readMaxBytes: maxRequestBytes,
     ...(secretCheck ? { interceptors: [secretCheck.connectInterceptor] } : {}),
   }) as RequestListener;
 }

@@ -1,7 +1,12 @@
 import { once } from "node:events";
-import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerHttp2Stream } from "node:http2";
+import {
+  constants as http2Constants,
+  type IncomingHttpHeaders,
+  type OutgoingHttpHeaders,
+  type ServerHttp2Stream,
+} from "node:http2";
 import { promisify } from "node:util";
-import { gunzip, inflate } from "node:zlib";
+import { gunzip, inflate, type ZlibOptions } from "node:zlib";
 import { create, type DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { HandlerContext } from "@trestle/core";
@@ -40,7 +45,7 @@ const DEADLINE_PASSED = new ConnectError("The call's deadline passed", Code.Dead
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Encodings of a compressed request message this server reads, as grpc-js does. */
-const DECOMPRESS: Record<string, (message: Buffer) => Promise<Buffer>> = {
+const DECOMPRESS: Record<string, (message: Buffer, options: ZlibOptions) => Promise<Buffer>> = {
   gzip: promisify(gunzip),
   deflate: promisify(inflate),
 };
@@ -228,11 +233,40 @@ function readRequest(
   headers: IncomingHttpHeaders,
   path: string,
   call: GrpcCall,
+  maxRequestBytes: number,
   onMessage: (message: Buffer) => void,
 ): void {
   const chunks: Buffer[] = [];
+  let received = 0;
+  /** The length the frame header declares, once its 5 bytes are in. */
+  let declared: number | undefined;
+  /** Answers the call, keeps nothing more, and asks the client to stop sending (RFC 9113 §8.1: NO_ERROR). */
+  const stopReading = (failure: ServerStatus) => {
+    call.fail(failure);
+    chunks.length = 0;
+    if (!stream.destroyed) stream.close(http2Constants.NGHTTP2_NO_ERROR);
+  };
   stream.on("data", (chunk: Buffer) => {
-    if (!call.answered) chunks.push(chunk);
+    if (call.answered) return;
+    chunks.push(chunk);
+    received += chunk.length;
+    if (declared === undefined && received >= 5) {
+      const head = (chunks[0] as Buffer).length >= 5 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+      declared = head.readUInt32BE(1);
+      if (declared > maxRequestBytes) {
+        stopReading(
+          status(
+            Code.ResourceExhausted,
+            `Received message larger than max (${declared} vs. ${maxRequestBytes})`,
+          ),
+        );
+        return;
+      }
+    }
+    // More than the one message the header announced: no need to hold it until the end to refuse it.
+    if (declared !== undefined && received > 5 + declared) {
+      stopReading(status(Code.Unimplemented, `Received a second request message for method ${path}`));
+    }
   });
   stream.once("end", () => {
     if (call.answered) return;
@@ -270,11 +304,19 @@ function readRequest(
       );
       return;
     }
-    decompress(message).then(
+    decompress(message, { maxOutputLength: maxRequestBytes }).then(
       (plain) => {
         if (!call.answered) onMessage(plain);
       },
-      () => call.fail(status(Code.Internal, "Failed to decompress message")),
+      (error: NodeJS.ErrnoException) =>
+        call.fail(
+          error.code === "ERR_BUFFER_TOO_LARGE"
+            ? status(
+                Code.ResourceExhausted,
+                `Received message larger than max (more than ${maxRequestBytes} bytes once decompressed)`,
+              )
+            : status(Code.Internal, "Failed to decompress message"),
+        ),
     );
   });
 }
@@ -381,12 +423,14 @@ function servedMethods(handlers: CapabilityHandlers): Map<string, ServedMethod> 
  * request message per call (unary and server streaming), what Trestle's router and other gRPC clients send. It
  * answers as grpc-js does (trailers-only failures, `UNIMPLEMENTED` for a method without a handler, `grpc-timeout`
  * deadlines, gzip and deflate requests) for a fraction of its CPU per call and without loading it. With
- * `secretCheck`, a call without the call secret fails `UNAUTHENTICATED` before its handler runs.
+ * `secretCheck`, a call without the call secret fails `UNAUTHENTICATED` before its handler runs. A request message
+ * over `maxRequestBytes` (as sent, or once decompressed) fails `RESOURCE_EXHAUSTED` without being kept.
  */
 export function createGrpcServer(
   handlers: CapabilityHandlers,
   inFlight: InFlightCalls,
-  secretCheck?: CallSecretCheck,
+  secretCheck: CallSecretCheck | undefined,
+  maxRequestBytes: number,
 ): GrpcStreamServer {
   const methods = servedMethods(handlers);
   return (stream, headers) => {
@@ -419,7 +463,7 @@ export function createGrpcServer(
       return;
     }
     const call = new GrpcCall(stream, inFlight, timeoutMs);
-    readRequest(stream, headers, path, call, (message) => {
+    readRequest(stream, headers, path, call, maxRequestBytes, (message) => {
       const request = decodeRequest(method.input, message, call);
       if (request === undefined) return;
       if (method.kind === "unary") runUnary(method, request, call, headers);

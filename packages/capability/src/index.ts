@@ -12,6 +12,7 @@ export {
   type CapabilityServerOptions,
   type CapabilityServerTlsOptions,
   createCapabilityServer,
+  DEFAULT_MAX_REQUEST_BYTES,
 } from "./capability-server.js";
 export {
   createFileProvisioner,

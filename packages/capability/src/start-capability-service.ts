@@ -29,6 +29,8 @@ export interface CapabilityServiceOptions extends StandardServiceOptions {
   tls?: CapabilityServerTlsOptions;
   /** How long closing lets calls in flight finish. Default the server's (5,000 ms). */
   closeTimeoutMs?: number;
+  /** The largest request message accepted. Default the server's (64 MiB, see {@link createCapabilityServer}). */
+  maxRequestBytes?: number;
   /** Time between heartbeats. Default the registration client's (10,000 ms). */
   heartbeatIntervalMs?: number;
   /** Told about registrations and retries (for logs), with the registration they concern. */
@@ -140,6 +142,7 @@ export async function startCapabilityService<Options, Served extends CapabilityH
     ...(options.tls === undefined ? {} : { tls: options.tls }),
     ...(options.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: options.closeTimeoutMs }),
     ...(options.callSecret === undefined ? {} : { callSecret: options.callSecret }),
+    ...(options.maxRequestBytes === undefined ? {} : { maxRequestBytes: options.maxRequestBytes }),
   });
   const { host, port } = await server.listen();
   const declared =

@@ -130,6 +130,94 @@ describe("the lean gRPC server on the wire (node:http2 client)", () => {
     expect(fromBinary(ToolInvokeReplySchema, body.subarray(5)).content).toEqual(["got wire"]);
   });
 
+  describe("a request over maxRequestBytes", () => {
+    const limited = (onCall: () => void): CapabilityServerOptions => ({
+      maxRequestBytes: 1024,
+      toolInvoker: () => {
+        onCall();
+        return { content: [] };
+      },
+    });
+    const statusOf = (answer: Answer) => ({
+      code: answer.trailers?.["grpc-status"] ?? answer.headers["grpc-status"],
+      message: decodeURIComponent(
+        String(answer.trailers?.["grpc-message"] ?? answer.headers["grpc-message"]),
+      ),
+    });
+    const big = toBinary(
+      ToolInvokeRequestSchema,
+      create(ToolInvokeRequestSchema, { body: "x".repeat(4096) }),
+    );
+
+    it("is refused RESOURCE_EXHAUSTED before its handler runs", async () => {
+      let called = false;
+      await serve(limited(() => (called = true)));
+      expect(statusOf(await send({}, frame(big)).answer)).toEqual({
+        code: "8",
+        message: `Received message larger than max (${big.length} vs. 1024)`,
+      });
+      expect(called).toBe(false);
+    });
+
+    it("is refused when it only grows past the limit once decompressed (a compression bomb)", async () => {
+      let called = false;
+      await serve({ ...limited(() => (called = true)), maxRequestBytes: 16 * 1024 });
+      const bomb = gzipSync(
+        toBinary(
+          ToolInvokeRequestSchema,
+          create(ToolInvokeRequestSchema, { body: "0".repeat(8 * 1024 * 1024) }),
+        ),
+      );
+      expect(bomb.length).toBeLessThan(16 * 1024);
+      const answer = await send({ "grpc-encoding": "gzip" }, frame(bomb, 1)).answer;
+      expect(statusOf(answer)).toEqual({
+        code: "8",
+        message: "Received message larger than max (more than 16384 bytes once decompressed)",
+      });
+      expect(called).toBe(false);
+    });
+
+    it("is answered as soon as the limit is crossed, without waiting for (or keeping) the rest", async () => {
+      const client = await serve(limited(() => undefined));
+      const stream = client.request({
+        ":method": "POST",
+        ":path": INVOKE,
+        "content-type": "application/grpc",
+        te: "trailers",
+      });
+      let headers: http2.IncomingHttpHeaders = {};
+      stream.on("response", (h) => {
+        headers = h;
+      });
+      stream.resume();
+      const closed = new Promise<number>((resolve) =>
+        stream.on("close", () => resolve(stream.rstCode ?? -1)),
+      );
+      // The frame header declares 1 GiB; the client sends a little of it and then waits, as a slow attacker would.
+      const header = Buffer.alloc(5);
+      header.writeUInt32BE(2 ** 30, 1);
+      stream.write(Buffer.concat([header, Buffer.alloc(2048)]));
+      // The server answers and resets the stream with NO_ERROR: the client stops sending, nothing is kept.
+      expect(await closed).toBe(http2.constants.NGHTTP2_NO_ERROR);
+      expect(headers["grpc-status"]).toBe("8");
+      expect(decodeURIComponent(String(headers["grpc-message"]))).toBe(
+        `Received message larger than max (${2 ** 30} vs. 1024)`,
+      );
+    });
+
+    it("over Connect is refused too", async () => {
+      await serve(limited(() => undefined));
+      const { host, port } = server?.address() ?? { host: "", port: 0 };
+      const response = await fetch(`http://${host}:${port}${INVOKE}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ body: "x".repeat(4096) }),
+      });
+      const answer = (await response.json()) as { code?: string };
+      expect(answer.code).toBe("resource_exhausted");
+    });
+  });
+
   it.each<[string, http2.OutgoingHttpHeaders, Buffer | undefined, string, string]>([
     [
       "a compressed message in an encoding it does not read",
