@@ -36,7 +36,8 @@ const CONNECT_NODE = "/@connectrpc+connect-node@";
 /** Starts the echo capability (from the build) with the module trace; resolves its port. */
 async function startTraced(trace: string): Promise<number> {
   const child = spawn(process.execPath, ["--import", register, service], {
-    env: { ...process.env, TRESTLE_MODULE_TRACE: trace },
+    // Only what the trace needs: nothing of the test runner's environment is the service's business.
+    env: { PATH: process.env.PATH ?? "", TRESTLE_MODULE_TRACE: trace },
     stdio: ["ignore", "pipe", "inherit"],
   });
   children.push(child);
