@@ -34,11 +34,20 @@ describe("the embedded store in a data directory", () => {
   }, 90_000);
 
   it("removes a throw-away store's directory when it closes", async () => {
-    const isThrowaway = (name: string) => name.startsWith("trestle-store-");
-    const before = new Set((await readdir(tmpdir())).filter(isThrowaway));
+    // This process's own: other packages' suites run beside this one and open throw-away stores of their own.
+    const isOurThrowaway = async (name: string) =>
+      name.startsWith("trestle-store-") &&
+      (await readFile(join(tmpdir(), name, "trestle-owner.pid"), "utf8").catch(() => "")).trim() ===
+        String(process.pid);
+    const ours = async () => {
+      const names: string[] = [];
+      for (const name of await readdir(tmpdir())) if (await isOurThrowaway(name)) names.push(name);
+      return names;
+    };
+    const before = new Set(await ours());
     const store = await openStore({ memory: true });
-    const created = (await readdir(tmpdir())).filter((name) => isThrowaway(name) && !before.has(name));
-    expect(created.length).toBeGreaterThanOrEqual(1);
+    const created = (await ours()).filter((name) => !before.has(name));
+    expect(created).toHaveLength(1);
     await store.close();
     const left = (await readdir(tmpdir())).filter((name) => created.includes(name));
     expect(left).toEqual([]);

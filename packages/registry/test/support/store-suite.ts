@@ -2,7 +2,7 @@ import { Code, type ToolReference, TrestleError } from "@trestle/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CatalogChange, Registry, RegistryEvent, Store } from "../../src/index.js";
 import { createRegistry } from "../../src/index.js";
-import { nextEvent, uniqueSuffix } from "./wait.js";
+import { nextEvent, uniqueSuffix, until } from "./wait.js";
 
 /** Two stores on one database: the same object for PGlite (one process), two pools for PostgreSQL. */
 export interface StoreSuiteFixture {
@@ -325,6 +325,12 @@ export function describeStoreSuite(backend: string, open: () => Promise<StoreSui
       expect((await rejection(a.catalog.deleteNamespace(""))).code).toBe(Code.FailedPrecondition);
       expect((await rejection(a.catalog.deleteNamespace("never-made"))).code).toBe(Code.NotFound);
 
+      // The other replica announces a namespace's removal only if its view held the namespace: one made and
+      // removed before its change feed caught up is (rightly) never announced there.
+      await until(
+        () => b.catalog.getNamespace(ns) !== undefined && b.catalog.getTool(ns, "t") !== undefined,
+        "the namespace and its tool on the other replica",
+      );
       const gone = nextEvent<CatalogChange>(
         (l) => b.catalog.onChange(l),
         (c) => c.kind === "namespace" && c.namespace === ns && c.op === "removed",

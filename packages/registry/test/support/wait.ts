@@ -23,6 +23,18 @@ export function nextEvent<E>(
   });
 }
 
+/**
+ * Resolves once `check` holds, looking again every 10 ms; rejects after `timeoutMs` naming `what`. For a state
+ * reached through the change feed that no single event announces.
+ */
+export async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** A short random suffix, so tests sharing one database never collide on names. */
 export function uniqueSuffix(): string {
   return Math.random().toString(36).slice(2, 8);
