@@ -203,13 +203,17 @@ class GrpcCall {
       this.#end(statusHeaders(answer));
       return;
     }
-    // Trailers-only: the status rides in the only headers, as grpc-js answers a call that sent nothing yet.
     this.#headersSent = true;
-    stream.respond(
-      { ":status": 200, "content-type": "application/grpc", ...statusHeaders(answer) },
-      { endStream: true },
-    );
+    respondTrailersOnly(stream, answer);
   }
+}
+
+/** Trailers-only: the status rides in the only headers, as grpc-js answers a call that sent nothing yet. */
+function respondTrailersOnly(stream: ServerHttp2Stream, answer: GrpcStatus): void {
+  stream.respond(
+    { ":status": 200, "content-type": "application/grpc", ...statusHeaders(answer) },
+    { endStream: true },
+  );
 }
 
 /** Answers a request that never became a call (unknown method, bad headers): trailers-only, nothing read. */
@@ -217,10 +221,7 @@ function refuse(stream: ServerHttp2Stream, answer: GrpcStatus): void {
   if (stream.destroyed) return;
   // Whatever the caller still sends is read and dropped, so that the stream can close.
   stream.resume();
-  stream.respond(
-    { ":status": 200, "content-type": "application/grpc", ...statusHeaders(answer) },
-    { endStream: true },
-  );
+  respondTrailersOnly(stream, answer);
 }
 
 /**
@@ -270,20 +271,16 @@ function readRequest(
   });
   stream.once("end", () => {
     if (call.answered) return;
-    const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-    chunks.length = 0;
-    // As grpc-js: a stream that ends before a whole message is a call without its request.
-    if (body.length < 5 || body.length < 5 + body.readUInt32BE(1)) {
+    // As grpc-js: a stream that ends before a whole message is a call without its request. (More than one
+    // message was refused as it arrived.)
+    if (declared === undefined || received < 5 + declared) {
       call.fail(status(Code.Unimplemented, `Received no request message for method ${path}`));
       return;
     }
-    const end = 5 + body.readUInt32BE(1);
-    if (body.length > end) {
-      call.fail(status(Code.Unimplemented, `Received a second request message for method ${path}`));
-      return;
-    }
+    const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    chunks.length = 0;
     const flag = body[0];
-    const message = body.subarray(5, end);
+    const message = body.subarray(5);
     if (flag === 0) {
       onMessage(message);
       return;
