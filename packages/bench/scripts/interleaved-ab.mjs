@@ -7,7 +7,8 @@
 //   C=64 node packages/bench/scripts/interleaved-ab.mjs 6 ../before . ".|bound-mcp"
 //
 // A checkout is a directory holding a built Trestle (its packages/bench/dist is used). After `|`: node flags for
-// its router (space-separated), `bound-mcp` for the bare MCP SDK server instead, or `connect` for trestle-connect. STATELESS=1 calls as a
+// its router (space-separated), `bound-mcp` for the bare MCP SDK server instead, `floor` for the floor router
+// (issue 19's measuring stick), or `connect` for trestle-connect. STATELESS=1 calls as a
 // 2026-07-28 client.
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
@@ -15,7 +16,7 @@ import { pathToFileURL } from "node:url";
 
 const [rounds, ...variants] = process.argv.slice(2);
 if (!rounds || variants.length === 0) {
-  console.error("usage: interleaved-ab.mjs ROUNDS CHECKOUT[|FLAGS|bound-mcp] ...");
+  console.error("usage: interleaved-ab.mjs ROUNDS CHECKOUT[|FLAGS|bound-mcp|floor|connect] ...");
   process.exit(2);
 }
 const concurrency = Number(process.env.C ?? 16);
@@ -40,8 +41,8 @@ for (let round = 0; round < Number(rounds); round++) {
     const m = modules[variant];
     const extra = variant.split("|")[1];
     const running =
-      extra === "bound-mcp"
-        ? await m.configurations.startConfiguration("bound-mcp")
+      extra === "bound-mcp" || extra === "floor"
+        ? await m.configurations.startConfiguration(extra)
         : await m.configurations.startTrestle(
             extra === "connect" ? "connect" : "grpc",
             extra && extra !== "connect" ? { nodeArgs: extra.split(" ") } : {},

@@ -11,6 +11,7 @@ import { manage, type RouterProcess, startRouter } from "./router-process.js";
 export const CONFIGURATION_NAMES = [
   "bound-mcp",
   "bound-grpc",
+  "floor",
   "trestle-grpc",
   "trestle-grpc-stateless",
   "trestle-connect",
@@ -97,6 +98,35 @@ async function startBoundGrpc(): Promise<RunningConfiguration> {
     capability,
     stop: () => capability.stop(),
   };
+}
+
+async function startFloor(): Promise<RunningConfiguration> {
+  const capability = await startCapability();
+  const child = spawnNode(distScript("servers/floor-router-server.js"), [
+    "--capability",
+    `${capability.host}:${capability.port}`,
+  ]);
+  const stop = async () => {
+    await Promise.all([stopChild(child), capability.stop()]);
+  };
+  try {
+    const match = await waitForOutput(child, /"listening":(\d+)/, 60_000);
+    const url = `http://127.0.0.1:${match[1]}/mcp`;
+    await smokeCall(url);
+    return {
+      name: "floor",
+      description:
+        "node:http in, one node:http2 session out, compiled protobuf; no session check, catalog, validation or events: the least a router can do (issue 19's measuring stick)",
+      target: { kind: "mcp", url, tool: "echo", openStream: true },
+      serverPid: child.pid as number,
+      serverTree: false,
+      capability,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
 
 /** Starts a router and an echo capability registered with `protocol`, and adds the echo tool. */
@@ -206,6 +236,8 @@ export function startConfiguration(name: ConfigurationName): Promise<RunningConf
       return startBoundMcp();
     case "bound-grpc":
       return startBoundGrpc();
+    case "floor":
+      return startFloor();
     case "trestle-grpc":
       return startTrestle("grpc");
     case "trestle-grpc-stateless":

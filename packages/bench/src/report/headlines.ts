@@ -60,6 +60,20 @@ export function computeHeadlines(report: Omit<BenchReport, "headlines">): Headli
       });
     }
   }
+  // Issue 19's measuring stick: the floor does only the parsing and the hop; "doing all of that [a router's own
+  // work] within about twice the floor is the goal".
+  if (has("trestle-grpc") && has("floor")) {
+    const value = ratioByRound(t, "trestle-grpc", (r) => callsInRound(t, "floor", 16, r), 16);
+    headlines.push({
+      name: "throughput trestle-grpc / floor at c16",
+      value,
+      unit: "×",
+      target: "≥ 0.5",
+      met: value >= 0.5,
+      detail:
+        "the floor: node:http in, one node:http2 session out, no session, catalog, validation or events (issue 19's goal: within about twice the floor)",
+    });
+  }
   const peers = PEERS.filter(has);
   if (has("trestle-grpc") && peers.length > 0) {
     const best = (round: number) => {
@@ -177,6 +191,16 @@ export function computeHeadlines(report: Omit<BenchReport, "headlines">): Headli
       target: "≤ 250",
       met: trestle16.serverCpuUsPerCall <= 250,
       detail: "median over rounds; /proc CPU time of the router process ÷ calls (issue 19)",
+    });
+  }
+  const floor16 = cell("floor", 16);
+  if (trestle16 && floor16) {
+    headlines.push({
+      name: "server CPU per call at c16, trestle-grpc router vs the floor",
+      value: trestle16.serverCpuUsPerCall / floor16.serverCpuUsPerCall,
+      unit: "×",
+      target: "",
+      detail: `${fixed(trestle16.serverCpuUsPerCall, 0)} µs vs ${fixed(floor16.serverCpuUsPerCall, 0)} µs (median over rounds; what the router's own work costs above parsing and the hop)`,
     });
   }
   if (trestle16 && bound16) {

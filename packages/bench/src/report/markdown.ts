@@ -204,7 +204,9 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
       "`Mcp-Protocol-Version` headers (one session per run), accepting JSON or SSE replies. Every echo is checked.",
     "- Rounds interleave the configurations (A B C … then … C B A) so that the machine's load, which drifts, falls " +
       "on all of them alike; ratios are taken between runs of the same round. bound-grpc sends the same echo as a " +
-      "gRPC call through Trestle's own gRPC transport, without MCP.",
+      "gRPC call through Trestle's own gRPC transport, without MCP. The floor answers MCP on node:http and calls " +
+      "the same echo over one node:http2 session with the compiled protobuf codec, doing nothing else (no session " +
+      "check, catalog, validation or events): the least a router can spend per call on this machine.",
     "- The peers front a stdio MCP server built on the same SDK; both run stateful. supergateway starts one stdio " +
       "server per session (its stateless mode starts one per request), mcp-proxy one for all sessions.",
     "- **Noise**: the machine is shared with other engineers' builds and test runs (see the load averages above: " +

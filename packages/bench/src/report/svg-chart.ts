@@ -4,6 +4,7 @@ import type { ThroughputCell } from "../scenarios/throughput.js";
 const COLOURS: Record<string, string> = {
   "bound-mcp": "#7f7f7f",
   "bound-grpc": "#b5b5b5",
+  floor: "#d9d9d9",
   "trestle-grpc": "#1f5fb4",
   "trestle-connect": "#4fa3d9",
   supergateway: "#d62728",
