@@ -91,7 +91,7 @@ async function startBoundGrpc(): Promise<RunningConfiguration> {
   return {
     name: "bound-grpc",
     description:
-      "grpc-js client (Trestle's gRPC transport) calling the echo capability directly: the backend hop alone",
+      "Trestle's gRPC transport (its lean node:http2 client) calling the echo capability directly: the backend hop alone",
     target: { kind: "grpc", host: capability.host, port: capability.port },
     serverPid: capability.pid,
     serverTree: false,

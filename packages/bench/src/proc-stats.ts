@@ -26,6 +26,21 @@ export function readAnonRss(pid: number): number | undefined {
   return statusField(pid, "RssAnon");
 }
 
+/**
+ * The proportional set size of a process now (`Pss` in `/proc/<pid>/smaps_rollup`), bytes: its private pages plus
+ * its share of each page it shares (the node binary's pages count a quarter in each of four node processes). The
+ * sum over processes is what they take from the machine together; undefined when the process is gone or the
+ * kernel has no `smaps_rollup`.
+ */
+export function readPss(pid: number): number | undefined {
+  try {
+    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The pids of a process's children alive now. */
 export function childrenOf(pid: number): number[] {
   return processTree(pid).filter((p) => p !== pid && readStat(p)?.ppid === pid);

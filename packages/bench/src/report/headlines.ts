@@ -257,7 +257,7 @@ export function computeHeadlines(report: Omit<BenchReport, "headlines">): Headli
           unit: "MiB",
           target: `≤ ${limit}`,
           met: mb <= limit,
-          detail: `${fixed(p.anonBytes / 2 ** 20, 0)} MiB of it anonymous (the rest: the node binary and other mapped files, shared)`,
+          detail: `after 30 s idle; ${fixed((m.justStarted?.find((q) => q.process === p.process)?.rssBytes ?? Number.NaN) / 2 ** 20, 0)} MiB just started; ${fixed(p.anonBytes / 2 ** 20, 0)} MiB of it anonymous (the rest: the node binary and other mapped files, shared); PSS ${fixed(p.pssBytes / 2 ** 20, 0)} MiB`,
         });
       }
     }

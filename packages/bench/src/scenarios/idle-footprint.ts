@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { childrenOf, readAnonRss, readRss } from "../proc-stats.js";
+import { childrenOf, readAnonRss, readPss, readRss } from "../proc-stats.js";
 import { startRouter } from "../router-process.js";
 
 /** One process of an idle router as `pnpm start` runs it. */
@@ -12,15 +12,26 @@ export interface ProcessFootprint {
   rssBytes: number;
   /** RSS without file-backed pages (the node binary, shared by every node process). */
   anonBytes: number;
+  /** Proportional set size: private pages plus a share of each shared one (0 when the kernel cannot say). */
+  pssBytes: number;
 }
 
 /** The idle footprint of a router with the embedded store and the built-in services, on one data directory. */
 export interface IdleFootprintMeasurement {
   /** `fresh` (the store created at this start) or `reopened` (the same directory, started again). */
   dataDirectory: "fresh" | "reopened";
+  /** Each process after {@link IDLE_MS} without a request: what an idle router holds (issue 19's targets). */
   processes: ProcessFootprint[];
+  /**
+   * Each process once the router's RSS first held still for a second after the start: before V8 has freed the
+   * start's garbage (its memory reducer runs a few seconds after the allocation rate drops).
+   */
+  justStarted: ProcessFootprint[];
   startMs: number;
 }
+
+/** How long the router and its built-ins stay idle before {@link IdleFootprintMeasurement.processes} is read. */
+export const IDLE_MS = 30_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -36,27 +47,33 @@ function nameOf(pid: number, routerPid: number): string {
   }
 }
 
-/** Reads each process's RSS once the router's has settled (two readings 1 s apart within 1 MiB). */
-async function settledFootprint(routerPid: number, maxMs: number): Promise<ProcessFootprint[]> {
+/** Waits until the router's RSS holds still (two readings 1 s apart within 1 MiB), at most `maxMs`. */
+async function untilSettled(routerPid: number, maxMs: number): Promise<void> {
   const deadline = Date.now() + maxMs;
   let last = readRss(routerPid) ?? 0;
   for (;;) {
     await sleep(1_000);
     const now = readRss(routerPid) ?? 0;
-    if (Math.abs(now - last) < 2 ** 20 || Date.now() > deadline) break;
+    if (Math.abs(now - last) < 2 ** 20 || Date.now() > deadline) return;
     last = now;
   }
+}
+
+/** The router's and each built-in's memory now. */
+function footprintNow(routerPid: number): ProcessFootprint[] {
   return [routerPid, ...childrenOf(routerPid)].map((pid) => ({
     process: nameOf(pid, routerPid),
     rssBytes: readRss(pid) ?? 0,
     anonBytes: readAnonRss(pid) ?? 0,
+    pssBytes: readPss(pid) ?? 0,
   }));
 }
 
 /**
- * Starts `trestle serve --builtins` (what `pnpm start` runs) on a new data directory, reads the RSS of the
- * router and of each built-in service once idle, stops it, starts it again on the same directory and reads them
- * again. The directory is removed afterwards.
+ * Starts `trestle serve --builtins` (what `pnpm start` runs) on a new data directory, reads the memory of the
+ * router and of each built-in service once the router's RSS holds still and again {@link IDLE_MS} after the
+ * start, stops it, starts it again on the same directory and reads them again. The directory is removed
+ * afterwards.
  */
 export async function measureIdleFootprint(
   log: (line: string) => void = () => undefined,
@@ -70,13 +87,18 @@ export async function measureIdleFootprint(
       const router = await startRouter({ args: ["--builtins", "--data-dir", dataDir, "--root", root] });
       const startMs = performance.now() - started;
       try {
-        // Let the start's garbage go and the built-ins register and settle.
+        // Let the built-ins register, then read once the router holds still, and again after a while idle.
+        const idleFrom = Date.now();
         await sleep(3_000);
-        const processes = await settledFootprint(router.pid, 20_000);
-        results.push({ dataDirectory, processes, startMs });
-        log(
-          `  ${dataDirectory}: ${processes.map((p) => `${p.process} ${(p.rssBytes / 2 ** 20).toFixed(0)} MiB`).join(", ")}`,
-        );
+        await untilSettled(router.pid, 20_000);
+        const justStarted = footprintNow(router.pid);
+        await sleep(Math.max(0, idleFrom + IDLE_MS - Date.now()));
+        const processes = footprintNow(router.pid);
+        results.push({ dataDirectory, processes, justStarted, startMs });
+        const line = (list: ProcessFootprint[]) =>
+          list.map((p) => `${p.process} ${(p.rssBytes / 2 ** 20).toFixed(0)} MiB`).join(", ");
+        log(`  ${dataDirectory}, just started: ${line(justStarted)}`);
+        log(`  ${dataDirectory}, idle ${IDLE_MS / 1000} s: ${line(processes)}`);
       } finally {
         await router.stop();
       }
