@@ -87,7 +87,8 @@ function binOf(packageName: string): string {
  * own malloc arena), measured 10–15 MiB less resident per service when idle. A first old-generation limit of
  * 4 MB and V8's memory-over-speed mode make the first full collection come soon after start, so the start's
  * garbage is freed and V8's memory reducer runs from then on: without them a built-in idled at 72–73 MiB in 9 of
- * 12 readings (the start's garbage still held), with them at 61–62 MiB in 10 of 12 (docs/performance.md).
+ * 12 readings (the start's garbage still held), with them at 61–62 MiB in 10 of 12 and about half of later
+ * readings (docs/performance.md).
  * Throughput of a built-in is bounded by what it calls (HTTP, files, programs), not by its garbage collector or
  * its compiler; a JSON-heavy loop ran as fast under these flags.
  */
