@@ -76,10 +76,17 @@ export async function startFloorRouter(options: FloorRouterOptions): Promise<Flo
       });
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
       stream.on("error", reject);
+      // A stream reset without an error (or a session gone) ends with `close` alone.
+      stream.on("close", () => reject(new Error("the capability's stream closed before its reply")));
       stream.on("end", () => {
         if (status !== "0") return reject(new Error(`gRPC status ${status}: ${message ?? ""}`));
         const frame = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-        resolve(replyCodec.decode(frame.subarray(5, 5 + frame.readUInt32BE(1))).content);
+        if (frame.length < 5) return reject(new Error("the capability's reply held no message"));
+        try {
+          resolve(replyCodec.decode(frame.subarray(5, 5 + frame.readUInt32BE(1))).content);
+        } catch (error) {
+          reject(error);
+        }
       });
       stream.end(
         requestCodec.encodeFramed(
