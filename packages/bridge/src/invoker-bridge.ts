@@ -14,6 +14,7 @@ import {
   type ToolPayload,
   type ToolReference,
   type ToolResult,
+  type TranslationReport,
   TrestleError,
   toolCallParts,
   toolCallPartsKey,
@@ -97,41 +98,61 @@ function partsBytes(parts: ToolCallParts): number {
 /**
  * The {@link CallRecord} of a tool call. Built here, apart from the call's own scope, on purpose: a history may
  * keep it until it is read, and it must then hold the request it records and nothing else of the call (not its
- * context, whose callbacks reach the client's connection).
+ * context, whose callbacks reach the client's connection). A class rather than an object literal with a getter:
+ * every record has one shape, made without the runtime's slow path for accessor literals (one per tool call).
  */
-function toolCallRecord(call: {
-  args: Record<string, unknown>;
-  tool: ToolReference;
-  parts: ToolCallParts | undefined;
-  context: CallContext | undefined;
-  startedAt: number;
-  what: string;
-}): CallRecord {
-  const { args, tool, parts, context } = call;
-  let started: StartedDetails | undefined;
-  return {
-    toolName: tool.name,
-    toolType: tool.type,
-    kind: "tool",
-    namespace: context?.namespace ?? tool.namespace,
-    connectionId: context?.connectionId,
-    requestId: context?.requestId,
-    // Redacted when an event is built, not for every call: no event is built while none is kept or read.
-    get started(): StartedDetails {
-      started ??= {
-        arguments: safeRedactArguments(args),
+class ToolCallRecord implements CallRecord {
+  readonly kind = "tool";
+  readonly operation = "tool invocation";
+  readonly toolName: string;
+  readonly toolType: string;
+  readonly namespace: string | undefined;
+  readonly connectionId: string | undefined;
+  readonly requestId: string | undefined;
+  readonly what: string;
+  readonly startedAt: number;
+  readonly estimatedBytes: number | undefined;
+  translation: TranslationReport | undefined = undefined;
+  readonly #args: Record<string, unknown>;
+  readonly #tool: ToolReference;
+  readonly #parts: ToolCallParts | undefined;
+  #started: StartedDetails | undefined = undefined;
+
+  constructor(
+    args: Record<string, unknown>,
+    tool: ToolReference,
+    parts: ToolCallParts | undefined,
+    context: CallContext | undefined,
+    startedAt: number,
+    what: string,
+  ) {
+    this.toolName = tool.name;
+    this.toolType = tool.type;
+    this.namespace = context?.namespace ?? tool.namespace;
+    this.connectionId = context?.connectionId;
+    this.requestId = context?.requestId;
+    this.what = what;
+    this.startedAt = startedAt;
+    this.estimatedBytes = parts ? partsBytes(parts) : undefined;
+    this.#args = args;
+    this.#tool = tool;
+    this.#parts = parts;
+  }
+
+  /** Redacted when an event is built, not for every call: no event is built while none is kept or read. */
+  get started(): StartedDetails {
+    if (this.#started === undefined) {
+      const parts = this.#parts;
+      this.#started = {
+        arguments: safeRedactArguments(this.#args),
         headers: parts ? redactedHeaders(parts) : {},
         body: redactBody(parts?.body ?? "").text,
-        configurationURI: tool.configurationURI ?? "",
-        secretsURI: redactSecretsUri(tool.secretsURI),
+        configurationURI: this.#tool.configurationURI ?? "",
+        secretsURI: redactSecretsUri(this.#tool.secretsURI),
       };
-      return started;
-    },
-    what: call.what,
-    operation: "tool invocation",
-    startedAt: call.startedAt,
-    ...(parts ? { estimatedBytes: partsBytes(parts) } : {}),
-  };
+    }
+    return this.#started;
+  }
 }
 
 /**
@@ -156,7 +177,7 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
     const startedAt = clock();
     const what = `tool '${tool.name}'`;
     const record = (parts?: ToolCallParts): CallRecord =>
-      toolCallRecord({ args, tool, parts, context, startedAt, what });
+      new ToolCallRecord(args, tool, parts, context, startedAt, what);
     let target: ServiceTarget;
     let parts: ToolCallParts;
     try {

@@ -100,7 +100,10 @@ export function toolCallParts(args: Readonly<Record<string, unknown>>, tool: Too
   const argumentsOut: Record<string, string> = {};
   const metaHeaders: Record<string, string> = {};
   const authValues: Record<string, string> = {};
-  for (const [name, value] of Object.entries(args)) {
+  // `for…in` with an own-property check walks what `Object.entries` would without making its pairs (every call).
+  for (const name in args) {
+    if (!Object.hasOwn(args, name)) continue;
+    const value = args[name];
     if (!isPresent(value)) continue;
     const text = toText(name, value);
     if (isSecretArgumentKey(name)) secretValues.push(text);
@@ -116,7 +119,9 @@ export function toolCallParts(args: Readonly<Record<string, unknown>>, tool: Too
   }
 
   const propertyHeaders: Record<string, string> = {};
-  for (const [name, property] of Object.entries(properties)) {
+  for (const name in properties) {
+    const property = properties[name];
+    if (!Object.hasOwn(properties, name) || property === undefined) continue;
     if (property.target !== "header" || property.scope !== "service") continue;
     const fromArgument = args[name];
     const value = isPresent(fromArgument) ? toText(name, fromArgument) : property.value;
@@ -127,8 +132,8 @@ export function toolCallParts(args: Readonly<Record<string, unknown>>, tool: Too
 
   const headers: Record<string, string> = { ...metaHeaders, ...propertyHeaders, ...authValues };
   for (const header of Object.keys(authValues)) authHeaders.add(header);
-  for (const [name, value] of Object.entries(headers)) {
-    if (isSecretHeaderKey(name) || authHeaders.has(name)) secretValues.push(value);
+  for (const name in headers) {
+    if (isSecretHeaderKey(name) || authHeaders.has(name)) secretValues.push(headers[name] as string);
   }
 
   const bodyValue = Object.hasOwn(properties, BODY_ARGUMENT) ? args[BODY_ARGUMENT] : undefined;

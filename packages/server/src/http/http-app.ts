@@ -85,7 +85,9 @@ function mcpError(
 export function createHttpApp(deps: HttpAppDependencies) {
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      const rawPath = (req.url ?? "/").split("?")[0] as string;
+      const target = req.url ?? "/";
+      const query = target.indexOf("?");
+      const rawPath = query < 0 ? target : target.slice(0, query);
       // Dot segments and encoded dots or slashes have no business in any path the router serves; URL parsing
       // would silently resolve them, so refuse them as they arrive.
       if (/(^|\/)\.{1,2}(\/|$)|%2e|%2f|%5c|\\/i.test(rawPath)) {
@@ -94,7 +96,7 @@ export function createHttpApp(deps: HttpAppDependencies) {
       }
       let url: URL | undefined;
       // A plain path with no query (every MCP POST) is its own pathname: the URL parser is for the rest.
-      if (!(rawPath === req.url && rawPath.startsWith("/") && PLAIN_PATH.test(rawPath))) {
+      if (!(query < 0 && rawPath.startsWith("/") && PLAIN_PATH.test(rawPath))) {
         try {
           url = new URL(req.url ?? "/", URL_BASE);
         } catch {
