@@ -149,18 +149,31 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
   const eventMaxBytes = options.eventMaxBytes ?? DEFAULT_EVENT_MAX_BYTES;
   const clock = options.clock ?? Date.now;
   const subscribers = new Set<Subscriber>();
-  /** The history: each entry an event, or how to build it when the history is first read. */
-  const recent: HistoryEntry[] = [];
+  /**
+   * The history, oldest first from `head`: each entry an event, or how to build it when the history is first
+   * read. Dropping the oldest moves `head` rather than shifting the array (a full history drops one entry per
+   * call, and `shift()` of a thousand entries cost about 2 µs a call); the dropped slots are cut off in one go once
+   * they are half of the array.
+   */
+  let recent: (HistoryEntry | undefined)[] = [];
+  let head = 0;
   let recentBytes = 0;
+  const recentCount = () => recent.length - head;
 
   function dropOldest(): void {
-    const oldest = recent.shift();
+    const oldest = recent[head];
+    recent[head] = undefined;
+    head++;
     if (oldest) recentBytes -= oldest.bytes;
+    if (head >= 64 && head * 2 >= recent.length) {
+      recent = recent.slice(head);
+      head = 0;
+    }
   }
 
   function prune(now: number): void {
-    while (recent.length > historySize || (recent.length > 0 && recentBytes > historyMaxBytes)) dropOldest();
-    while (recent.length > 0 && now - (recent[0]?.at ?? now) > historyMaxAgeMs) dropOldest();
+    while (recentCount() > historySize || (recentCount() > 0 && recentBytes > historyMaxBytes)) dropOldest();
+    while (recentCount() > 0 && now - (recent[head]?.at ?? now) > historyMaxAgeMs) dropOldest();
   }
 
   function emit(raw: ToolCallEvent): void {
@@ -332,8 +345,8 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
     history(filter = {}) {
       prune(clock());
       let events: ToolCallEvent[] = [];
-      for (const entry of recent) {
-        const event = eventOf(entry);
+      for (let i = head; i < recent.length; i++) {
+        const event = eventOf(recent[i] as HistoryEntry);
         if (event) events.push(event);
       }
       if (filter.toolName !== undefined) events = events.filter((e) => e.toolName === filter.toolName);

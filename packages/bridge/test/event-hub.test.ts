@@ -166,6 +166,23 @@ describe("history", () => {
     expect(hub.history()).toEqual(emitted.slice(2));
   });
 
+  it("keeps the right events, in order, across many more calls than its size (built ones and deferred ones)", () => {
+    const hub = createEventHub({ historySize: 100 });
+    const emitted: ToolCallEvent[] = [];
+    for (let i = 0; i < 1_037; i++) {
+      const e = event({ requestId: String(i) });
+      emitted.push(e);
+      if (i % 3 === 0) hub.emitLater?.(() => e, 64);
+      else hub.emit(e);
+      const history = hub.history();
+      expect(history).toHaveLength(Math.min(i + 1, 100));
+      expect(history[0]).toBe(emitted[Math.max(0, i - 99)]);
+      expect(history.at(-1)).toBe(e);
+    }
+    expect(hub.history()).toEqual(emitted.slice(-100));
+    expect(hub.history({ limit: 2 })).toEqual(emitted.slice(-2));
+  });
+
   it("forgets events older than its maximum age", () => {
     let now = 0;
     const hub = createEventHub({ historyMaxAgeMs: 1_000, clock: () => now });

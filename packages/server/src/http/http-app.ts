@@ -9,6 +9,7 @@ import { type OriginGuard, setRequestPrincipal, type TokenAuthenticator } from "
 const PLAIN_PATH = /^(?:\/[A-Za-z0-9_-]+)*\/?$/;
 const URL_BASE = "http://router.invalid";
 const NAMESPACE_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const DEFAULT_MCP_SEGMENTS: readonly string[] = ["mcp"];
 
 /** What the HTTP front door routes to. */
 export interface HttpAppDependencies {
@@ -164,7 +165,9 @@ export function createHttpApp(deps: HttpAppDependencies) {
         return;
       }
 
-      const segments = path.split("/").filter(Boolean);
+      // The default namespace's MCP endpoint (nearly every request) without splitting its path.
+      const segments: readonly string[] =
+        path === "/mcp" ? DEFAULT_MCP_SEGMENTS : path.split("/").filter(Boolean);
       const a2a = deps.a2a ? a2aRoute(segments, req.method) : undefined;
       if (a2a && deps.a2a) {
         // The same token, namespace and rate checks as MCP: the A2A agent is another face of the same tools.
