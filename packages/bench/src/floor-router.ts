@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type ServerResponse } from "node:http";
-import { type ClientHttp2Session, connect, constants } from "node:http2";
+import { type ClientHttp2Session, connect, constants, type IncomingHttpHeaders } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { create } from "@bufbuild/protobuf";
 import { ToolInvokeReplySchema, ToolInvokeRequestSchema } from "@trestle/proto";
@@ -66,14 +66,13 @@ export async function startFloorRouter(options: FloorRouterOptions): Promise<Flo
       const chunks: Buffer[] = [];
       let status: string | undefined;
       let message: string | undefined;
-      stream.on("response", (headers) => {
+      // In the trailers, or in the headers of a trailers-only failure.
+      const readStatus = (headers: IncomingHttpHeaders) => {
         status = headers["grpc-status"] as string | undefined;
         message = headers["grpc-message"] as string | undefined;
-      });
-      stream.on("trailers", (trailers) => {
-        status = trailers["grpc-status"] as string | undefined;
-        message = trailers["grpc-message"] as string | undefined;
-      });
+      };
+      stream.on("response", readStatus);
+      stream.on("trailers", readStatus);
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
       stream.on("error", reject);
       // A stream reset without an error (or a session gone) ends with `close` alone.
@@ -95,8 +94,10 @@ export async function startFloorRouter(options: FloorRouterOptions): Promise<Flo
       );
     });
 
-  const answer = (res: ServerResponse, id: unknown, result: unknown) =>
-    res.writeHead(200, JSON_HEADERS).end(JSON.stringify({ jsonrpc: "2.0", id, result }));
+  /** Writes one JSON-RPC message (`{ id, result }` or `{ id, error }`) as the whole response. */
+  const reply = (res: ServerResponse, status: number, message: Record<string, unknown>) =>
+    res.writeHead(status, JSON_HEADERS).end(JSON.stringify({ jsonrpc: "2.0", ...message }));
+  const answer = (res: ServerResponse, id: unknown, result: unknown) => reply(res, 200, { id, result });
 
   const onPost = async (body: string, res: ServerResponse) => {
     const message = JSON.parse(body) as {
@@ -125,13 +126,10 @@ export async function startFloorRouter(options: FloorRouterOptions): Promise<Flo
         }
       }
       default:
-        return res.writeHead(200, JSON_HEADERS).end(
-          JSON.stringify({
-            jsonrpc: "2.0",
-            id: message.id,
-            error: { code: -32601, message: `${message.method} is not served by the floor` },
-          }),
-        );
+        return reply(res, 200, {
+          id: message.id,
+          error: { code: -32601, message: `${message.method} is not served by the floor` },
+        });
     }
   };
 
@@ -144,10 +142,8 @@ export async function startFloorRouter(options: FloorRouterOptions): Promise<Flo
       });
       req.on("end", () => {
         onPost(body, res).catch((error: unknown) => {
-          if (!res.headersSent) res.writeHead(400, JSON_HEADERS);
-          res.end(
-            JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: String(error) } }),
-          );
+          if (res.headersSent) res.end();
+          else reply(res, 400, { id: null, error: { code: -32700, message: String(error) } });
         });
       });
     } else if (req.method === "GET") {

@@ -42,64 +42,60 @@ export function computeHeadlines(report: Omit<BenchReport, "headlines">): Headli
     t.cells.find((c) => c.configuration === name && c.concurrency === concurrency);
   const headlines: Headline[] = [];
 
+  /** trestle-grpc's calls/s over another's, round by round (see {@link ratioByRound}). */
+  const throughputRatio = (
+    against: string,
+    callsAgainst: (round: number) => number | undefined,
+    concurrency: number,
+    minimum: number,
+    detail: string,
+  ) => {
+    const value = ratioByRound(t, "trestle-grpc", callsAgainst, concurrency);
+    headlines.push({
+      name: `throughput trestle-grpc / ${against} at c${concurrency}`,
+      value,
+      unit: "×",
+      target: `≥ ${minimum.toFixed(1)}`,
+      met: value >= minimum,
+      detail,
+    });
+  };
+  const sameRound = "median over rounds of the ratio of calls/s measured in the same round";
   if (has("trestle-grpc") && has("bound-mcp")) {
     for (const concurrency of [16, 64]) {
-      const value = ratioByRound(
-        t,
-        "trestle-grpc",
+      throughputRatio(
+        "bound-mcp",
         (r) => callsInRound(t, "bound-mcp", concurrency, r),
         concurrency,
+        1,
+        sameRound,
       );
-      headlines.push({
-        name: `throughput trestle-grpc / bound-mcp at c${concurrency}`,
-        value,
-        unit: "×",
-        target: "≥ 1.0",
-        met: value >= 1,
-        detail: "median over rounds of the ratio of calls/s measured in the same round",
-      });
     }
   }
   // Issue 19's measuring stick: the floor does only the parsing and the hop; "doing all of that [a router's own
   // work] within about twice the floor is the goal".
   if (has("trestle-grpc") && has("floor")) {
-    const value = ratioByRound(t, "trestle-grpc", (r) => callsInRound(t, "floor", 16, r), 16);
-    headlines.push({
-      name: "throughput trestle-grpc / floor at c16",
-      value,
-      unit: "×",
-      target: "≥ 0.5",
-      met: value >= 0.5,
-      detail:
-        "the floor: node:http in, one node:http2 session out, no session, catalog, validation or events (issue 19's goal: within about twice the floor)",
-    });
+    throughputRatio(
+      "floor",
+      (r) => callsInRound(t, "floor", 16, r),
+      16,
+      0.5,
+      "the floor: node:http in, one node:http2 session out, no session, catalog, validation or events (issue 19's goal: within about twice the floor)",
+    );
   }
   const peers = PEERS.filter(has);
   if (has("trestle-grpc") && peers.length > 0) {
-    const best = (round: number) => {
-      const values = peers.map((p) => callsInRound(t, p, 16, round) ?? 0);
-      return Math.max(...values);
-    };
-    const value = ratioByRound(t, "trestle-grpc", best, 16);
-    headlines.push({
-      name: "throughput trestle-grpc / best peer at c16",
-      value,
-      unit: "×",
-      target: "≥ 2.0",
-      met: value >= 2,
-      detail: `best of ${peers.join(", ")} in each round`,
-    });
+    const best = (round: number) => Math.max(...peers.map((p) => callsInRound(t, p, 16, round) ?? 0));
+    throughputRatio("best peer", best, 16, 2, `best of ${peers.join(", ")} in each round`);
   }
   if (has("trestle-grpc") && has("mcp-proxy")) {
-    const value = ratioByRound(t, "trestle-grpc", (r) => callsInRound(t, "mcp-proxy", 16, r), 16);
-    headlines.push({
-      name: "throughput trestle-grpc / mcp-proxy at c16",
-      value,
-      unit: "×",
-      target: "≥ 1.5",
-      met: value >= 1.5,
-      detail: "median over rounds of the ratio of calls/s measured in the same round (issue 19)",
-    });
+    throughputRatio(
+      "mcp-proxy",
+      (r) => callsInRound(t, "mcp-proxy", 16, r),
+      16,
+      1.5,
+      `${sameRound} (issue 19)`,
+    );
   }
   const c256 = cell("trestle-grpc", 256);
   if (c256) {
@@ -182,7 +178,6 @@ export function computeHeadlines(report: Omit<BenchReport, "headlines">): Headli
     }
   }
   const trestle16 = cell("trestle-grpc", 16);
-  const bound16 = cell("bound-mcp", 16);
   if (trestle16) {
     headlines.push({
       name: "router CPU per call at c16 (trestle-grpc)",
@@ -193,23 +188,19 @@ export function computeHeadlines(report: Omit<BenchReport, "headlines">): Headli
       detail: "median over rounds; /proc CPU time of the router process ÷ calls (issue 19)",
     });
   }
-  const floor16 = cell("floor", 16);
-  if (trestle16 && floor16) {
+  const comparisons = [
+    ["floor", "the floor", "what the router's own work costs above parsing and the hop"],
+    ["bound-mcp", "bound-mcp", "/proc CPU time ÷ calls"],
+  ] as const;
+  for (const [name, label, meaning] of comparisons) {
+    const other16 = cell(name, 16);
+    if (!trestle16 || !other16) continue;
     headlines.push({
-      name: "server CPU per call at c16, trestle-grpc router vs the floor",
-      value: trestle16.serverCpuUsPerCall / floor16.serverCpuUsPerCall,
+      name: `server CPU per call at c16, trestle-grpc router vs ${label}`,
+      value: trestle16.serverCpuUsPerCall / other16.serverCpuUsPerCall,
       unit: "×",
       target: "",
-      detail: `${fixed(trestle16.serverCpuUsPerCall, 0)} µs vs ${fixed(floor16.serverCpuUsPerCall, 0)} µs (median over rounds; what the router's own work costs above parsing and the hop)`,
-    });
-  }
-  if (trestle16 && bound16) {
-    headlines.push({
-      name: "server CPU per call at c16, trestle-grpc router vs bound-mcp",
-      value: trestle16.serverCpuUsPerCall / bound16.serverCpuUsPerCall,
-      unit: "×",
-      target: "",
-      detail: `${fixed(trestle16.serverCpuUsPerCall, 0)} µs vs ${fixed(bound16.serverCpuUsPerCall, 0)} µs (median over rounds; /proc CPU time ÷ calls)`,
+      detail: `${fixed(trestle16.serverCpuUsPerCall, 0)} µs vs ${fixed(other16.serverCpuUsPerCall, 0)} µs (median over rounds; ${meaning})`,
     });
   }
   if (measured(report.toolsList)) {
@@ -257,7 +248,7 @@ export function computeHeadlines(report: Omit<BenchReport, "headlines">): Headli
           unit: "MiB",
           target: `≤ ${limit}`,
           met: mb <= limit,
-          detail: `after 30 s idle; ${fixed((m.justStarted?.find((q) => q.process === p.process)?.rssBytes ?? Number.NaN) / 2 ** 20, 0)} MiB just started; ${fixed(p.anonBytes / 2 ** 20, 0)} MiB of it anonymous (the rest: the node binary and other mapped files, shared); PSS ${fixed(p.pssBytes / 2 ** 20, 0)} MiB`,
+          detail: `after 30 s idle; ${fixed((m.justStarted.find((q) => q.process === p.process)?.rssBytes ?? Number.NaN) / 2 ** 20, 0)} MiB just started; ${fixed(p.anonBytes / 2 ** 20, 0)} MiB of it anonymous (the rest: the node binary and other mapped files, shared); PSS ${fixed(p.pssBytes / 2 ** 20, 0)} MiB`,
         });
       }
     }

@@ -137,14 +137,13 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
       "| data directory | process | RSS just started MiB | RSS idle MiB | anonymous MiB | PSS MiB |",
       "|---|---|---:|---:|---:|---:|",
       ...report.idleFootprint.flatMap((m) => {
-        const early = (name: string) =>
-          m.justStarted?.find((p) => p.process === name)?.rssBytes ?? Number.NaN;
+        const early = (name: string) => m.justStarted.find((p) => p.process === name)?.rssBytes ?? Number.NaN;
         return [
           ...m.processes.map(
             (p) =>
               `| ${m.dataDirectory} | ${p.process} | ${mib(early(p.process))} | ${mib(p.rssBytes)} | ${mib(p.anonBytes)} | ${mib(p.pssBytes)} |`,
           ),
-          `| ${m.dataDirectory} | all ${m.processes.length} together | ${mib(sum(m.justStarted?.map((p) => p.rssBytes) ?? [Number.NaN]))} | ${mib(sum(m.processes.map((p) => p.rssBytes)))} | ${mib(sum(m.processes.map((p) => p.anonBytes)))} | ${mib(sum(m.processes.map((p) => p.pssBytes)))} |`,
+          `| ${m.dataDirectory} | all ${m.processes.length} together | ${mib(sum(m.justStarted.map((p) => p.rssBytes)))} | ${mib(sum(m.processes.map((p) => p.rssBytes)))} | ${mib(sum(m.processes.map((p) => p.anonBytes)))} | ${mib(sum(m.processes.map((p) => p.pssBytes)))} |`,
         ];
       }),
       "",
