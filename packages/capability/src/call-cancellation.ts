@@ -1,18 +1,18 @@
 /**
  * The cancellation of one call on the lean gRPC server. Its `AbortSignal` is made only when someone reads `signal`
- * (a handler that never looks at it costs no signal); one read after {@link CallCancellation.abort} gets a signal
- * already aborted with the same reason.
+ * (a handler that never looks at it costs no signal), and so is the abort's reason; one read after
+ * {@link CallCancellation.abort} gets a signal already aborted with that reason.
  */
 export class CallCancellation {
   #controller: AbortController | undefined;
-  #reason: unknown;
+  #reason: (() => unknown) | undefined;
   #aborted = false;
 
   /** Aborted once {@link CallCancellation.abort} has been called. */
   get signal(): AbortSignal {
     if (!this.#controller) {
       this.#controller = new AbortController();
-      if (this.#aborted) this.#controller.abort(this.#reason);
+      if (this.#reason) this.#controller.abort(this.#reason());
     }
     return this.#controller.signal;
   }
@@ -22,11 +22,14 @@ export class CallCancellation {
     return this.#aborted;
   }
 
-  /** Aborts with `reason`; later calls change nothing. */
-  abort(reason: unknown): void {
+  /**
+   * Aborts with the reason `reason` makes, called only if the signal is (or gets) read; later calls change
+   * nothing.
+   */
+  abort(reason: () => unknown): void {
     if (this.#aborted) return;
     this.#aborted = true;
     this.#reason = reason;
-    this.#controller?.abort(reason);
+    this.#controller?.abort(reason());
   }
 }

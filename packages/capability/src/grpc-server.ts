@@ -33,13 +33,32 @@ type ServedMethod = { input: MessageCodec; output: MessageCodec } & (
   | { kind: "serverStream"; handler: StreamHandler }
 );
 
-// Why a call's signal aborted. One object each, shared by every call: a call that ends costs no new Error.
-const CALL_ENDED = new ConnectError("The call has ended", Code.Canceled);
-const CALL_CANCELLED = new ConnectError(
-  "The caller cancelled the call or its connection closed",
-  Code.Canceled,
-);
-const DEADLINE_PASSED = new ConnectError("The call's deadline passed", Code.DeadlineExceeded);
+/**
+ * Why a call's signal aborted. One error each, made on first use and shared by every call of the server after
+ * (a call that ends costs no new Error). Not made at import: a `ConnectError` builds a `Headers`, and the first
+ * `Headers` of a process loads undici, about 6 MiB resident that a service at rest does not need.
+ */
+interface AbortReasons {
+  ended(): ConnectError;
+  cancelled(): ConnectError;
+  deadlinePassed(): ConnectError;
+}
+
+function abortReasons(): AbortReasons {
+  let ended: ConnectError | undefined;
+  let cancelled: ConnectError | undefined;
+  let deadlinePassed: ConnectError | undefined;
+  return {
+    ended: () => (ended ??= new ConnectError("The call has ended", Code.Canceled)),
+    cancelled: () =>
+      (cancelled ??= new ConnectError(
+        "The caller cancelled the call or its connection closed",
+        Code.Canceled,
+      )),
+    deadlinePassed: () =>
+      (deadlinePassed ??= new ConnectError("The call's deadline passed", Code.DeadlineExceeded)),
+  };
+}
 
 /** Above this a timer fires at once (Node's timers hold 32 bits): a deadline that far away is no deadline. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -104,16 +123,24 @@ class GrpcCall {
   #deadlineTimer: NodeJS.Timeout | undefined;
   readonly #leave: () => void;
 
-  constructor(stream: ServerHttp2Stream, inFlight: InFlightCalls, timeoutMs: number | undefined) {
+  readonly #reasons: AbortReasons;
+
+  constructor(
+    stream: ServerHttp2Stream,
+    inFlight: InFlightCalls,
+    timeoutMs: number | undefined,
+    reasons: AbortReasons,
+  ) {
     this.#stream = stream;
+    this.#reasons = reasons;
     this.#leave = inFlight.enter((reason) => {
-      this.cancellation.abort(reason);
+      this.cancellation.abort(() => reason);
       this.fail(reason);
     });
     if (timeoutMs !== undefined && timeoutMs <= MAX_TIMER_MS) {
       this.#deadlineAt = Date.now() + timeoutMs;
       this.#deadlineTimer = setTimeout(() => {
-        this.cancellation.abort(DEADLINE_PASSED);
+        this.cancellation.abort(reasons.deadlinePassed);
         this.fail(status(Code.DeadlineExceeded, "Deadline exceeded"));
       }, timeoutMs);
     }
@@ -123,8 +150,13 @@ class GrpcCall {
   #closed(): void {
     if (this.#deadlineTimer) clearTimeout(this.#deadlineTimer);
     if (!this.cancellation.aborted) {
+      const reasons = this.#reasons;
       this.cancellation.abort(
-        this.answered ? CALL_ENDED : Date.now() >= this.#deadlineAt ? DEADLINE_PASSED : CALL_CANCELLED,
+        this.answered
+          ? reasons.ended
+          : Date.now() >= this.#deadlineAt
+            ? reasons.deadlinePassed
+            : reasons.cancelled,
       );
     }
     this.answered = true;
@@ -430,6 +462,7 @@ export function createGrpcServer(
   maxRequestBytes: number,
 ): GrpcStreamServer {
   const methods = servedMethods(handlers);
+  const reasons = abortReasons();
   return (stream, headers) => {
     // Errors on a stream (a reset, a dropped connection) end in its `close` event, which ends the call.
     stream.on("error", ignore);
@@ -459,7 +492,7 @@ export function createGrpcServer(
       refuse(stream, toGrpcStatus(secretCheck.refusal()));
       return;
     }
-    const call = new GrpcCall(stream, inFlight, timeoutMs);
+    const call = new GrpcCall(stream, inFlight, timeoutMs, reasons);
     readRequest(stream, headers, path, call, maxRequestBytes, (message) => {
       const request = decodeRequest(method.input, message, call);
       if (request === undefined) return;

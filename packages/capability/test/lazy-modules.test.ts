@@ -11,6 +11,7 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import * as grpc from "@grpc/grpc-js";
 import { ToolInvokeReplySchema, ToolInvokeRequestSchema, ToolInvoker } from "@trestle/proto";
+import { startFakeRouter } from "@trestle/test-support";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLazyRequestListener, type RequestListener } from "../src/lazy-request-listener.js";
 
@@ -88,6 +89,31 @@ describe("what a capability server process loads", () => {
     );
     expect(loaded()).toContain(CONNECT_NODE);
     expect(loaded()).not.toContain(GRPC_JS);
+  });
+});
+
+describe("what a registering capability process loads", () => {
+  it("registers, heartbeats and deregisters without loading undici (the global fetch, ~6 MiB resident)", async () => {
+    const router = await startFakeRouter("t0k3n");
+    try {
+      const script = fileURLToPath(new URL("./support/registering-service.mjs", import.meta.url));
+      const child = spawn(process.execPath, [script, router.url, "t0k3n"], {
+        env: { PATH: process.env.PATH ?? "" },
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      children.push(child);
+      let printed = "";
+      for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) {
+        printed = line;
+      }
+      const paths = router.requests.map((r) => `${r.method} ${r.path}`);
+      expect(paths[0]).toBe("POST /api/v1/management/discovery");
+      expect(paths).toContain("POST /api/v1/management/discovery/heartbeats");
+      expect(paths.at(-1)).toBe("DELETE /api/v1/management/discovery");
+      expect(JSON.parse(printed)).toEqual({ undici: [] });
+    } finally {
+      await router.close();
+    }
   });
 });
 

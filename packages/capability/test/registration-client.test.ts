@@ -1,4 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Code } from "@trestle/core";
@@ -156,6 +158,43 @@ describe("registration client", () => {
     expect(retry?.type === "retrying" && retry.error.code).toBe(Code.Unauthenticated);
     expect(JSON.stringify(events)).not.toContain("wrong-secret");
     expect(retry?.type === "retrying" && retry.error.message).not.toContain("wrong-secret");
+  });
+
+  it("gives up on a router that does not answer within requestTimeoutMs, and retries", async () => {
+    const silent = createServer(() => undefined); // accepts and never answers
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const registration = client({ routerUrl: `http://127.0.0.1:${port}`, requestTimeoutMs: 50 });
+      registration.start();
+      await until(() => events.filter((e) => e.type === "retrying").length >= 2, "two retries");
+      const retry = events.find((e) => e.type === "retrying");
+      expect(retry?.type === "retrying" && retry.error.code).toBe(Code.Unavailable);
+      expect(retry?.type === "retrying" && retry.error.message).toContain(
+        "The router could not be reached (POST /api/v1/management/discovery)",
+      );
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it("sends every call through the fetch it is given", async () => {
+    const sent: string[] = [];
+    const registration = client({
+      fetch: (input, init) => {
+        sent.push(`${init?.method} ${new URL(String(input)).pathname}`);
+        return fetch(input, init);
+      },
+    });
+    registration.start();
+    await registration.ready();
+    await until(() => heartbeats().length >= 1, "a heartbeat");
+    await registration.stop();
+    expect(sent[0]).toBe("POST /api/v1/management/discovery");
+    expect(sent).toContain("POST /api/v1/management/discovery/heartbeats");
+    expect(sent.at(-1)).toBe("DELETE /api/v1/management/discovery");
+    expect(sent.length).toBe(router.requests.length);
   });
 
   it("rejects ready() with Canceled when stopped before any registration, and sends no deregistration", async () => {

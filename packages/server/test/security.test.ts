@@ -184,6 +184,7 @@ describe("built-ins' environment", () => {
       PATH: "/usr/bin",
       HOME: "/home/trestle",
       LANG: "C.UTF-8",
+      MALLOC_ARENA_MAX: "1",
       TRESTLE_ROUTER_TOKEN: "builtin",
       TRESTLE_CAPABILITY_SECRET: "c",
     });
