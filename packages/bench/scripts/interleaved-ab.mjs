@@ -7,9 +7,9 @@
 //   C=64 node packages/bench/scripts/interleaved-ab.mjs 6 ../before . ".|bound-mcp"
 //
 // A checkout is a directory holding a built Trestle (its packages/bench/dist is used). After `|`: node flags for
-// its router (space-separated), `bound-mcp` for the bare MCP SDK server instead, `floor` for the floor router
-// (issue 19's measuring stick), or `connect` for trestle-connect. STATELESS=1 calls as a
-// 2026-07-28 client.
+// its router (space-separated), `node=PATH` to run its router on another node binary (e.g. Node 22's), `bound-mcp`
+// for the bare MCP SDK server instead, `floor` for the floor router (issue 19's measuring stick), or `connect`
+// for trestle-connect. STATELESS=1 calls as a 2026-07-28 client.
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -45,7 +45,11 @@ for (let round = 0; round < Number(rounds); round++) {
         ? await m.configurations.startConfiguration(extra)
         : await m.configurations.startTrestle(
             extra === "connect" ? "connect" : "grpc",
-            extra && extra !== "connect" ? { nodeArgs: extra.split(" ") } : {},
+            extra?.startsWith("node=")
+              ? { node: extra.slice("node=".length) }
+              : extra && extra !== "connect"
+                ? { nodeArgs: extra.split(" ") }
+                : {},
             process.env.STATELESS === "1",
           );
     try {

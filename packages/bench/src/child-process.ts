@@ -18,6 +18,8 @@ export interface CpuPinning {
 export interface SpawnNodeOptions {
   /** Flags for node itself, before the script (e.g. `--cpu-prof`). */
   nodeArgs?: readonly string[];
+  /** The node binary (e.g. a Node 22 one, to compare); default: the one running this harness. */
+  node?: string;
   /** Open an IPC channel (the child can `process.send`). */
   ipc?: boolean;
   env?: NodeJS.ProcessEnv;
@@ -63,10 +65,11 @@ export function spawnNode(
   options: SpawnNodeOptions = {},
 ): ChildProcess {
   const argv = [...(options.nodeArgs ?? []), script, ...args];
+  const node = options.node ?? process.execPath;
   // taskset execs node in place: the pid, the process group and the IPC channel are node's own.
   const [command, commandArgs] = pinning
-    ? ["taskset", ["-c", pinning[options.role ?? "server"], process.execPath, ...argv]]
-    : [process.execPath, argv];
+    ? ["taskset", ["-c", pinning[options.role ?? "server"], node, ...argv]]
+    : [node, argv];
   const child = spawn(command, commandArgs, {
     stdio: options.ipc ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"],
     detached: true,

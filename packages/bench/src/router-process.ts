@@ -20,6 +20,8 @@ export interface StartRouterOptions {
   args?: readonly string[];
   /** Flags for node (e.g. `--cpu-prof`). */
   nodeArgs?: readonly string[];
+  /** The node binary to run the router on; default: the harness's own. */
+  node?: string;
   cwd?: string;
   /** Environment variables besides the harness's own (e.g. `TRESTLE_*` settings). */
   env?: Record<string, string>;
@@ -32,6 +34,7 @@ export async function startRouter(options: StartRouterOptions = {}): Promise<Rou
     ["serve", ...(options.args ?? ["--memory-store"]), "--port", "0", "--log-level", "warn"],
     {
       ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
+      ...(options.node ? { node: options.node } : {}),
       ...(options.cwd ? { cwd: options.cwd } : {}),
       ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
     },
