@@ -43,8 +43,8 @@ const BUILTIN_SETTINGS: Record<string, readonly string[]> = { exec: ["TRESTLE_EX
 /**
  * Set for every built-in: one malloc arena. With the default of one arena per thread, V8's background thread
  * (optimizing compilations) kept about 9 MiB of freed memory in an arena of its own in about half of the
- * readings (61 MiB resident idle, or 69–70); with one arena they idle at 61 in 8 of 9 readings, at the same CPU
- * per call (docs/performance.md). glibc reads it; other C libraries ignore it.
+ * readings (61 MiB resident idle, or 69–70); with one arena 13 of 15 readings were at 60–62, at the same CPU per
+ * call (docs/performance.md). glibc reads it; other C libraries ignore it.
  */
 export const BUILTIN_MALLOC_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "1" };
 
