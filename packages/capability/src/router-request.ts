@@ -37,7 +37,8 @@ export const nodeRouterRequest: RouterRequest = (url, init) =>
       // connection the router is closing would fail the call.
       agent: false,
     });
-    outgoing.once("error", reject);
+    // `on`, not `once`: an error after the first (the socket's, after an abort) must not go unhandled.
+    outgoing.on("error", reject);
     outgoing.once("response", (incoming: IncomingMessage) => {
       const chunks: Buffer[] = [];
       let kept = 0;
@@ -46,7 +47,7 @@ export const nodeRouterRequest: RouterRequest = (url, init) =>
         chunks.push(chunk);
         kept += chunk.length;
       });
-      incoming.once("error", reject);
+      incoming.on("error", reject);
       incoming.once("close", () => {
         if (!incoming.complete) reject(new Error("the router's answer was cut short"));
       });
