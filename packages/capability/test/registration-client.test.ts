@@ -179,6 +179,25 @@ describe("registration client", () => {
     }
   });
 
+  it("does not follow a redirect: the registration fails with its status and the token goes nowhere else", async () => {
+    const redirecting = createServer((_req, res) => {
+      res.writeHead(307, { location: `${router.url}/api/v1/management/discovery` }).end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = redirecting.address() as AddressInfo;
+      const registration = client({ routerUrl: `http://127.0.0.1:${port}` });
+      registration.start();
+      await until(() => events.some((e) => e.type === "retrying"), "a retry");
+      const retry = events.find((e) => e.type === "retrying");
+      expect(retry?.type === "retrying" && retry.error.message).toContain("answered HTTP 307");
+      expect(router.requests).toEqual([]);
+    } finally {
+      redirecting.closeAllConnections();
+      await new Promise((resolve) => redirecting.close(resolve));
+    }
+  });
+
   it("sends every call through the fetch it is given", async () => {
     const sent: string[] = [];
     const registration = client({
