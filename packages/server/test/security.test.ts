@@ -217,6 +217,36 @@ describe("sessions", () => {
     expect(there.get(session.id, "", "alice")?.principal).toBe("alice");
   });
 
+  it("over maxSessions, the one seen longest ago leaves memory first, to within a second; a stranger's get moves none", () => {
+    let now = 1_000_000;
+    const sessions = createSessionRegistry({ idleTimeoutMs: 600_000, maxSessions: 3, clock: () => now });
+    const held = () => [...sessions.all()].map((s) => s.id);
+    const a = sessions.create("", "2025-06-18", "alice");
+    now += 10;
+    const b = sessions.create("", "2025-06-18", "alice");
+    now += 10;
+    const c = sessions.create("", "2025-06-18", "alice");
+    now += 5_000;
+    // a is seen again: it is now the most recent; bob's attempt on b does not count as b being seen.
+    expect(sessions.get(a.id, "", "alice")).toBe(a);
+    expect(sessions.get(b.id, "", "bob")).toBeUndefined();
+    const d = sessions.create("", "2025-06-18", "alice");
+    expect(held()).toEqual([c.id, a.id, d.id]);
+    // Seen again within the second since it last moved: a keeps its place, so c is still the oldest.
+    now += 500;
+    sessions.get(a.id, "", "alice");
+    expect(held()).toEqual([c.id, a.id, d.id]);
+    // A second later c is seen: it moves behind d, and a is the one to go next.
+    now += 1_000;
+    sessions.get(c.id, "", "alice");
+    expect(held()).toEqual([a.id, d.id, c.id]);
+    sessions.create("", "2025-06-18", "alice");
+    expect(held()).not.toContain(a.id);
+    expect(held()).toContain(c.id);
+    // An evicted session is not ended: its sealed id restores it.
+    expect(sessions.get(a.id, "", "alice")?.id).toBe(a.id);
+  });
+
   it("expire after their absolute lifetime however active, and their sealed id with them", () => {
     let now = 1_000_000;
     const clock = () => now;
