@@ -93,7 +93,7 @@ describe("what a capability server process loads", () => {
 });
 
 describe("what a registering capability process loads", () => {
-  it("registers, heartbeats and deregisters without loading undici (the global fetch, ~6 MiB resident)", async () => {
+  it("registers, heartbeats and deregisters without loading undici (the global fetch, ~6 MiB resident) beyond what node:http loads", async () => {
     const router = await startFakeRouter("t0k3n");
     try {
       const script = fileURLToPath(new URL("./support/registering-service.mjs", import.meta.url));
@@ -110,7 +110,10 @@ describe("what a registering capability process loads", () => {
       expect(paths[0]).toBe("POST /api/v1/management/discovery");
       expect(paths).toContain("POST /api/v1/management/discovery/heartbeats");
       expect(paths.at(-1)).toBe("DELETE /api/v1/management/discovery");
-      expect(JSON.parse(printed)).toEqual({ undici: [] });
+      const { withHttp, atEnd } = JSON.parse(printed) as { withHttp: string[]; atEnd: string[] };
+      // On Node 20 importing node:http loads none of it; on 22 and 24 it does, and then there is nothing to save.
+      if (process.versions.node.startsWith("20.")) expect(withHttp).toEqual([]);
+      expect(atEnd).toEqual(withHttp);
     } finally {
       await router.close();
     }
