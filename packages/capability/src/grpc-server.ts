@@ -63,6 +63,13 @@ function abortReasons(): AbortReasons {
 /** Above this a timer fires at once (Node's timers hold 32 bits): a deadline that far away is no deadline. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/**
+ * A call the client resets this close to our deadline ended by its deadline: the client's deadline timer started
+ * before ours (by the request's transit and `grpc-timeout`'s rounding to the millisecond), so at a deadline it
+ * usually fires first, and its reset arrives just before our timer would.
+ */
+const DEADLINE_SLACK_MS = 50;
+
 /** Encodings of a compressed request message this server reads, as grpc-js does. */
 const DECOMPRESS: Record<string, (message: Buffer, options: ZlibOptions) => Promise<Buffer>> = {
   gzip: promisify(gunzip),
@@ -154,7 +161,7 @@ class GrpcCall {
       this.cancellation.abort(
         this.answered
           ? reasons.ended
-          : Date.now() >= this.#deadlineAt
+          : Date.now() >= this.#deadlineAt - DEADLINE_SLACK_MS
             ? reasons.deadlinePassed
             : reasons.cancelled,
       );

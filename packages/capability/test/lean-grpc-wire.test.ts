@@ -316,6 +316,26 @@ describe("the lean gRPC server on the wire (node:http2 client)", () => {
     },
   );
 
+  it("takes a reset just before the deadline for the deadline, and one well before it for a cancellation", async () => {
+    const reasons: string[] = [];
+    await serve({
+      toolInvoker: (_request, context) =>
+        new Promise(() => {
+          context.signal.addEventListener("abort", () => {
+            reasons.push((context.signal.reason as { code: number }).code === 4 ? "deadline" : "cancelled");
+          });
+        }),
+    });
+    // The client's own deadline timer fires first (it started before the server's): its reset comes just before.
+    const late = send({ "grpc-timeout": "400m" }, frame(REQUEST)).stream;
+    setTimeout(() => late.close(http2.constants.NGHTTP2_CANCEL), 385);
+    await until(() => reasons.length === 1, "the first handler's signal to abort");
+    const early = send({ "grpc-timeout": "400m" }, frame(REQUEST)).stream;
+    setTimeout(() => early.close(http2.constants.NGHTTP2_CANCEL), 50);
+    await until(() => reasons.length === 2, "the second handler's signal to abort");
+    expect(reasons).toEqual(["deadline", "cancelled"]);
+  });
+
   it("keeps no timer for a deadline further away than a timer can hold, and answers the call", async () => {
     await serve(echo);
     const { trailers } = await send({ "grpc-timeout": "99999999H" }, frame(REQUEST)).answer;
