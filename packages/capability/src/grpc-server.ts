@@ -44,19 +44,17 @@ interface AbortReasons {
   deadlinePassed(): ConnectError;
 }
 
+/** An error made on the first call and the same one returned by every call after. */
+function sharedError(message: string, code: Code): () => ConnectError {
+  let error: ConnectError | undefined;
+  return () => (error ??= new ConnectError(message, code));
+}
+
 function abortReasons(): AbortReasons {
-  let ended: ConnectError | undefined;
-  let cancelled: ConnectError | undefined;
-  let deadlinePassed: ConnectError | undefined;
   return {
-    ended: () => (ended ??= new ConnectError("The call has ended", Code.Canceled)),
-    cancelled: () =>
-      (cancelled ??= new ConnectError(
-        "The caller cancelled the call or its connection closed",
-        Code.Canceled,
-      )),
-    deadlinePassed: () =>
-      (deadlinePassed ??= new ConnectError("The call's deadline passed", Code.DeadlineExceeded)),
+    ended: sharedError("The call has ended", Code.Canceled),
+    cancelled: sharedError("The caller cancelled the call or its connection closed", Code.Canceled),
+    deadlinePassed: sharedError("The call's deadline passed", Code.DeadlineExceeded),
   };
 }
 

@@ -81,6 +81,15 @@ interface Envelope<T> {
   data?: T | null;
 }
 
+/** The router's answer as its JSON envelope; undefined when it is not JSON. */
+function envelopeOf<T>(response: RouterAnswer): Envelope<T> | undefined {
+  try {
+    return JSON.parse(response.text) as Envelope<T>;
+  } catch {
+    return undefined;
+  }
+}
+
 function ok(response: RouterAnswer): boolean {
   return response.status >= 200 && response.status < 300;
 }
@@ -196,12 +205,9 @@ export function createRegistrationClient(options: RegistrationClientOptions): Re
 
   function failure(response: RouterAnswer, what: string): TrestleError {
     let message = `${what} answered HTTP ${response.status}`;
-    try {
-      const envelope = JSON.parse(response.text) as Envelope<unknown>;
-      if (envelope?.error?.message) message += `: ${envelope.error.message}`;
-    } catch {
-      // A body that is not the envelope adds nothing a user could act on.
-    }
+    // A body that is not the envelope adds nothing a user could act on.
+    const reason = envelopeOf(response)?.error?.message;
+    if (reason) message += `: ${reason}`;
     const code =
       response.status === 401
         ? Code.Unauthenticated
@@ -220,13 +226,7 @@ export function createRegistrationClient(options: RegistrationClientOptions): Re
       stopping.signal,
     );
     if (!ok(response)) throw failure(response, "The router's registration");
-    let envelope: Envelope<Partial<ServiceTarget>> | undefined;
-    try {
-      envelope = JSON.parse(response.text) as Envelope<Partial<ServiceTarget>>;
-    } catch {
-      envelope = undefined;
-    }
-    const assigned = envelope?.data?.id;
+    const assigned = envelopeOf<Partial<ServiceTarget>>(response)?.data?.id;
     if (typeof assigned !== "string" || assigned === "") {
       throw new TrestleError("The router's registration answer carries no service id", Code.Internal);
     }

@@ -9,7 +9,22 @@ import { type OriginGuard, setRequestPrincipal, type TokenAuthenticator } from "
 const PLAIN_PATH = /^(?:\/[A-Za-z0-9_-]+)*\/?$/;
 const URL_BASE = "http://router.invalid";
 const NAMESPACE_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-const DEFAULT_MCP_SEGMENTS: readonly string[] = ["mcp"];
+
+/**
+ * The non-empty segments of a path, in one pass: this runs on every request, where `split("/")` and then
+ * `filter(Boolean)` made two arrays (the front door's hottest line in a profile).
+ */
+function pathSegments(path: string): string[] {
+  const segments: string[] = [];
+  let start = 0;
+  while (start < path.length) {
+    let end = path.indexOf("/", start);
+    if (end < 0) end = path.length;
+    if (end > start) segments.push(path.slice(start, end));
+    start = end + 1;
+  }
+  return segments;
+}
 
 /** What the HTTP front door routes to. */
 export interface HttpAppDependencies {
@@ -165,9 +180,7 @@ export function createHttpApp(deps: HttpAppDependencies) {
         return;
       }
 
-      // The default namespace's MCP endpoint (nearly every request) without splitting its path.
-      const segments: readonly string[] =
-        path === "/mcp" ? DEFAULT_MCP_SEGMENTS : path.split("/").filter(Boolean);
+      const segments = pathSegments(path);
       const a2a = deps.a2a ? a2aRoute(segments, req.method) : undefined;
       if (a2a && deps.a2a) {
         // The same token, namespace and rate checks as MCP: the A2A agent is another face of the same tools.

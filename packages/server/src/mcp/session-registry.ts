@@ -139,7 +139,7 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
   const secret = options.secret ?? randomBytes(32);
   const clock = options.clock ?? Date.now;
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
-  const expired = (session: McpSession) => clock() - session.createdAt >= maxAgeMs;
+  const expired = (session: McpSession, now: number) => now - session.createdAt >= maxAgeMs;
   const sessions = new Map<string, McpSession>();
   /** When each held session last moved to the back of `sessions` (its place in the eviction order). */
   const placedAt = new WeakMap<McpSession, number>();
@@ -232,7 +232,7 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
         });
       }
       const now = clock();
-      if (now - session.createdAt >= maxAgeMs) {
+      if (expired(session, now)) {
         registry.delete(id);
         return undefined;
       }
@@ -260,10 +260,11 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
       return sessions.size;
     },
     sweep() {
-      const cutoff = clock() - options.idleTimeoutMs;
+      const now = clock();
+      const cutoff = now - options.idleTimeoutMs;
       let n = 0;
       for (const session of [...sessions.values()]) {
-        if (expired(session)) {
+        if (expired(session, now)) {
           // Past its lifetime: ended for good, its stream closed, its sealed id refused from now on.
           registry.delete(session.id);
           n++;
