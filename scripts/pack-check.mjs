@@ -14,8 +14,8 @@
 //     and runs them with node: a capability server made with the SDK, called through the gRPC transport.
 //  5. `npm i -g` of the @trestle/server tarball into a temporary prefix; `<prefix>/bin/trestle serve
 //     --memory-store --port 0 --builtins` runs from an empty directory: /healthz, /readyz, MCP initialize,
-//     tools/list until the built-in code execution engine is listed, one execute_code call, then SIGTERM and a
-//     clean exit with the built-in services gone.
+//     tools/list until the built-in code execution engine is listed, one execute_code call, the built-ins started
+//     from their bundles (dist/bundle), then SIGTERM and a clean exit with the built-in services gone.
 //
 // Options: --global-prefix DIR  installs the server into DIR and keeps it (the container recipe uses this);
 //          --keep               keeps the temporary directory and prints where it is.
@@ -592,6 +592,10 @@ async function checkGlobalServer(scratch, registry, serverTarball, serverVersion
     if (result.isError || result.structuredContent?.stdout?.trim() !== "42")
       throw new CheckFailure(`execute_code through the installed router: ${JSON.stringify(result)}`);
     console.log("tools/list lists execute_code; execute_code ran javascript on the built-in engine: 42");
+    // The installed built-ins start from their packages' bundles (the router warns when one is not current).
+    if (/not from its bundle/.test(stderr))
+      throw new CheckFailure(`a built-in did not start from its bundle\n${tail(stderr)}`);
+    console.log("the built-in services started from their bundles");
 
     child.kill("SIGTERM");
     const { code, signal } = await within(

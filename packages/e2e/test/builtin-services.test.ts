@@ -83,6 +83,16 @@ describe("the built-in services, started by the router and used through MCP", ()
     rmSync(outside, { recursive: true, force: true });
   });
 
+  it("each built-in runs from its package's bundle, under the built-ins' node flags", () => {
+    const ours = processesWith(`--router ${router.url}`);
+    for (const name of ["http", "file", "exec"]) {
+      const line = ours.find((l) => l.includes(`/service-${name}/dist/bundle/main.mjs`));
+      expect(line, `service-${name} from its bundle in:\n${ours.join("\n")}`).toBeDefined();
+      expect(line).toContain("--no-sparkplug");
+      expect(line).toContain("--max-semi-space-size=1");
+    }
+  });
+
   it("HTTP: fills the URL template, sends provisioned headers and query, secrets and the body", async () => {
     await api(router.url, "POST", "/api/v1/tools/payloads", {
       payload: {
