@@ -23,8 +23,22 @@ export interface StartRouterOptions {
   /** The node binary to run the router on; default: the harness's own. */
   node?: string;
   cwd?: string;
-  /** Environment variables besides the harness's own (e.g. `TRESTLE_*` settings). */
+  /** The router's `TRESTLE_*` settings (and any other variable), over {@link routerEnvironment}'s. */
   env?: Record<string, string>;
+}
+
+/**
+ * The environment a router under test gets: the harness's, without any `TRESTLE_*` variable (a token list or a
+ * limit set in the shell that runs the harness would otherwise change what is measured), then `extra`.
+ */
+export function routerEnvironment(
+  parent: Readonly<Record<string, string | undefined>>,
+  extra: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(parent))
+    if (value !== undefined && !key.startsWith("TRESTLE_")) env[key] = value;
+  return { ...env, ...extra };
 }
 
 /** Starts `trestle serve` on a free port and waits until it serves (it prints its MCP URL). */
@@ -36,7 +50,7 @@ export async function startRouter(options: StartRouterOptions = {}): Promise<Rou
       ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
       ...(options.node ? { node: options.node } : {}),
       ...(options.cwd ? { cwd: options.cwd } : {}),
-      ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+      env: routerEnvironment(process.env, options.env),
     },
   );
   const output = captureOutput(child);
