@@ -29,9 +29,14 @@ interface BundleInputs {
  * A bundle is current when every input it lists that exists here still has the content it was bundled from: a
  * later `tsc` of the service or of a package it bundles (a watch build, a build of one package) makes it stale,
  * and the service then runs from its modules instead of from old code. Inputs missing here are not checked: an
- * installed package has its bundle but not the workspace's files it was made from.
+ * installed package has its bundle but not the workspace's files it was made from. `digests` keeps the inputs'
+ * digests between calls (pass one map for all the built-ins of a start: they share most of their inputs).
  */
-export function builtinEntry(packageName: string, resolveFrom: string = import.meta.url): BuiltinEntry {
+export function builtinEntry(
+  packageName: string,
+  resolveFrom: string = import.meta.url,
+  digests: Map<string, string | undefined> = new Map(),
+): BuiltinEntry {
   const require = createRequire(resolveFrom);
   const manifestPath = require.resolve(`${packageName}/package.json`);
   const packageDir = dirname(manifestPath);
@@ -50,19 +55,29 @@ export function builtinEntry(packageName: string, resolveFrom: string = import.m
   const entryPath = join(bundleDir, listed.entry);
   if (!existsSync(entryPath)) return { path: binPath, bundled: false, reason: `${entryPath} is missing` };
   for (const input of listed.inputs) {
-    let content: Buffer;
-    try {
-      content = readFileSync(join(bundleDir, input.path));
-    } catch {
-      continue;
-    }
-    if (createHash("sha256").update(content).digest("hex") !== input.sha256) {
+    const inputPath = join(bundleDir, input.path);
+    const digest = digestOf(inputPath, digests);
+    if (digest === undefined) continue;
+    if (digest !== input.sha256) {
       return {
         path: binPath,
         bundled: false,
-        reason: `its bundle is older than ${join(bundleDir, input.path)} (run pnpm build)`,
+        reason: `its bundle is older than ${inputPath} (run pnpm build)`,
       };
     }
   }
   return { path: entryPath, bundled: true };
+}
+
+/** A file's SHA-256 (hex), or undefined when it cannot be read; kept in `digests` (the built-ins share most inputs). */
+function digestOf(path: string, digests: Map<string, string | undefined>): string | undefined {
+  if (digests.has(path)) return digests.get(path);
+  let digest: string | undefined;
+  try {
+    digest = createHash("sha256").update(readFileSync(path)).digest("hex");
+  } catch {
+    digest = undefined;
+  }
+  digests.set(path, digest);
+  return digest;
 }

@@ -139,9 +139,10 @@ export function startBuiltinServices(
   const children: ChildProcess[] = [];
   const readies: Promise<void>[] = [];
   const flags = builtinNodeFlags();
+  const digests = new Map<string, string | undefined>();
   for (const service of services) {
     const log = options.logger.child({ builtin: service.name });
-    const entry = builtinEntry(service.packageName);
+    const entry = builtinEntry(service.packageName, undefined, digests);
     if (!entry.bundled) log.warn(`starting from ${entry.path}, not from its bundle: ${entry.reason}`);
     const child = spawn(
       process.execPath,
