@@ -29,15 +29,20 @@ interface BundleInputs {
  * A bundle is current when every input it lists that exists here still has the content it was bundled from: a
  * later `tsc` of the service or of a package it bundles (a watch build, a build of one package) makes it stale,
  * and the service then runs from its modules instead of from old code. Inputs missing here are not checked: an
- * installed package has its bundle but not the workspace's files it was made from. `digests` keeps the inputs'
- * digests between calls (pass one map for all the built-ins of a start: they share most of their inputs).
+ * installed package has its bundle but not the workspace's files it was made from. `options.digests` keeps the
+ * inputs' digests between calls (pass one map for all the built-ins of a start: they share most of their inputs).
  */
 export function builtinEntry(
   packageName: string,
-  resolveFrom: string = import.meta.url,
-  digests: Map<string, string | undefined> = new Map(),
+  options: {
+    /** Where the package is resolved from (a file URL); default: this module. */
+    resolveFrom?: string;
+    /** Input digests already computed, filled as inputs are read. */
+    digests?: Map<string, string | undefined>;
+  } = {},
 ): BuiltinEntry {
-  const require = createRequire(resolveFrom);
+  const digests = options.digests ?? new Map<string, string | undefined>();
+  const require = createRequire(options.resolveFrom ?? import.meta.url);
   const manifestPath = require.resolve(`${packageName}/package.json`);
   const packageDir = dirname(manifestPath);
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as { bin?: Record<string, string> };

@@ -142,7 +142,7 @@ export function startBuiltinServices(
   const digests = new Map<string, string | undefined>();
   for (const service of services) {
     const log = options.logger.child({ builtin: service.name });
-    const entry = builtinEntry(service.packageName, undefined, digests);
+    const entry = builtinEntry(service.packageName, { digests });
     if (!entry.bundled) log.warn(`starting from ${entry.path}, not from its bundle: ${entry.reason}`);
     const child = spawn(
       process.execPath,

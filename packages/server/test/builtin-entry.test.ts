@@ -50,7 +50,7 @@ describe("builtinEntry: where a built-in service starts", () => {
       bundle: true,
       inputs: { "../main.js": "import './lib.js';\n", "../lib.js": "export const a = 1;\n" },
     });
-    expect(builtinEntry("@demo/svc", from)).toEqual({
+    expect(builtinEntry("@demo/svc", { resolveFrom: from })).toEqual({
       path: join(packageDir, "dist", "bundle", "main.mjs"),
       bundled: true,
     });
@@ -62,7 +62,7 @@ describe("builtinEntry: where a built-in service starts", () => {
       inputs: { "../main.js": "import './lib.js';\n", "../lib.js": "export const a = 1;\n" },
     });
     writeFileSync(join(packageDir, "dist", "lib.js"), "export const a = 2;\n");
-    const entry = builtinEntry("@demo/svc", from);
+    const entry = builtinEntry("@demo/svc", { resolveFrom: from });
     expect(entry.path).toBe(join(packageDir, "dist", "main.js"));
     expect(entry.bundled).toBe(false);
     expect(entry.reason).toContain(join(packageDir, "dist", "lib.js"));
@@ -73,19 +73,21 @@ describe("builtinEntry: where a built-in service starts", () => {
       bundle: true,
       inputs: { "../main.js": "import './lib.js';\n", "../../../../../workspace/only.js": "x" },
     });
-    expect(builtinEntry("@demo/svc", from).path).toBe(join(packageDir, "dist", "bundle", "main.mjs"));
+    expect(builtinEntry("@demo/svc", { resolveFrom: from }).path).toBe(
+      join(packageDir, "dist", "bundle", "main.mjs"),
+    );
   });
 
   it("starts from the bin script when there is no bundle, or its entry is gone", () => {
     const none = scratch({ bundle: false });
-    expect(builtinEntry("@demo/svc", none.from)).toMatchObject({
+    expect(builtinEntry("@demo/svc", { resolveFrom: none.from })).toMatchObject({
       path: join(none.packageDir, "dist", "main.js"),
       bundled: false,
       reason: expect.stringContaining("no bundle"),
     });
     const gone = scratch({ bundle: true });
     rmSync(join(gone.packageDir, "dist", "bundle", "main.mjs"));
-    expect(builtinEntry("@demo/svc", gone.from)).toMatchObject({ bundled: false });
+    expect(builtinEntry("@demo/svc", { resolveFrom: gone.from })).toMatchObject({ bundled: false });
   });
 
   it("finds a current bundle for each of the workspace's built-ins after pnpm build", () => {
