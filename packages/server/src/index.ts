@@ -3,6 +3,7 @@
  *
  * @packageDocumentation
  */
+export { type AsyncResourceBindTarget, installLeanAsyncResourceBind } from "./async-resource-bind.js";
 export {
   type ConfigSources,
   configSources,

@@ -171,6 +171,9 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
       )
     : undefined;
   if (!config.databaseUrl) compileWasmForFootprint();
+  // Every gRPC call's node:http2 request binds an AsyncResource; Node's bind is slow (see there).
+  const { installLeanAsyncResourceBind } = await import("../async-resource-bind.js");
+  installLeanAsyncResourceBind();
   const router = await createRouter(config, {
     ...(builtinToken
       ? { internalTokens: [{ name: BUILTIN_PRINCIPAL, token: builtinToken, scopes: ["register"] as const }] }
