@@ -17,7 +17,13 @@ function observe(bind: typeof nodeBind, thisArg?: unknown) {
     seen.push({ store: storage.getStore(), asyncId: executionAsyncId() === resource.asyncId(), self: this });
     return a + b;
   }
-  const bound = bind.call(resource, probe, thisArg) as (this: unknown, a: number, b: number) => number;
+  // Node's bind takes a thisArg its type declarations leave out.
+  const bindWithThis = bind as unknown as (this: AsyncResource, fn: unknown, thisArg?: unknown) => unknown;
+  const bound = bindWithThis.call(resource, probe, thisArg) as (
+    this: unknown,
+    a: number,
+    b: number,
+  ) => number;
   const receiver = { name: "receiver" };
   const result = storage.run("at call time", () => bound.call(receiver, 2, 3));
   const descriptors = Object.getOwnPropertyDescriptors(bound);
