@@ -322,6 +322,14 @@ export const routerConfigSchema = z.object({
     .min(64)
     .default(8 * 1024)
     .describe("Longest URI resources/read accepts, in characters (-32602 beyond)"),
+  a2aTaskRetentionMs: z
+    .number()
+    .int()
+    .min(60_000, "A2A tasks must be kept at least 60000 ms (one minute)")
+    .default(7 * 24 * 60 * 60_000)
+    .describe(
+      "A2A tasks are kept this long after their last change; then GetTask answers -32001 and the store drops them",
+    ),
   drainTimeoutMs: z
     .number()
     .int()
@@ -385,6 +393,7 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   maxConnections: { env: "TRESTLE_MAX_CONNECTIONS" },
   sseMaxBufferedBytes: { env: "TRESTLE_SSE_MAX_BUFFERED_BYTES" },
   maxResourceUriLength: { env: "TRESTLE_MAX_RESOURCE_URI_LENGTH" },
+  a2aTaskRetentionMs: { env: "TRESTLE_A2A_TASK_RETENTION_MS" },
   drainTimeoutMs: { env: "TRESTLE_DRAIN_TIMEOUT_MS" },
   logLevel: { env: "TRESTLE_LOG_LEVEL", flag: "--log-level" },
 };

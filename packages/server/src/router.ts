@@ -420,6 +420,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     maxBodyBytes: config.maxBodyBytes,
     version: SERVER_VERSION,
     requiresToken: config.tokens.length > 0,
+    taskRetentionMs: config.a2aTaskRetentionMs,
     sseMaxBufferedBytes: config.sseMaxBufferedBytes,
     onStreamDropped: onStreamDropped("a2a"),
   });

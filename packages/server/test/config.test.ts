@@ -19,6 +19,13 @@ describe("configuration", () => {
     expect(config.unaryTimeoutMs).toBe(10_000);
   });
 
+  it("keeps A2A tasks 7 days unless told otherwise", () => {
+    expect(resolveConfig({}).a2aTaskRetentionMs).toBe(7 * 24 * 60 * 60_000);
+    expect(resolveConfig({ env: { TRESTLE_A2A_TASK_RETENTION_MS: "3600000" } }).a2aTaskRetentionMs).toBe(
+      3_600_000,
+    );
+  });
+
   it.each([
     [{ file: { port: 70_000 } }, "port"],
     [{ file: { colour: "blue" } }, "Unknown config key(s): colour"],
@@ -26,6 +33,7 @@ describe("configuration", () => {
     [{ env: { TRESTLE_STATELESS: "maybe" } }, "TRESTLE_STATELESS"],
     [{ env: { TRESTLE_TOKENS: '[{"name":"x","token":"short","scopes":["mcp"]}]' } }, "at least 16"],
     [{ env: { TRESTLE_TOKENS: "{not json" } }, "TRESTLE_TOKENS"],
+    [{ env: { TRESTLE_A2A_TASK_RETENTION_MS: "1000" } }, "at least 60000 ms"],
   ])("refuses %j with a message naming the problem", (sources, mention) => {
     try {
       resolveConfig(sources);

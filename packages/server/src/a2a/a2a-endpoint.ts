@@ -169,10 +169,15 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
   >();
   const running = new Map<string, AbortController>();
   const retentionMs = options.taskRetentionMs ?? DEFAULT_TASK_RETENTION_MS;
-  // Tasks would pile up in the store forever: each replica removes the old ones now and then (idempotent).
-  const sweep = setInterval(() => {
-    void store.removeA2aTasks(Date.now() - retentionMs).catch(() => undefined);
-  }, SWEEP_INTERVAL_MS);
+  // Tasks would pile up in the store forever: each replica removes the old ones now and then (idempotent). An
+  // expired task reads as absent before that (the task store checks its age), so the sweep's period only bounds
+  // how long its row stays.
+  const sweep = setInterval(
+    () => {
+      void store.removeA2aTasks(Date.now() - retentionMs).catch(() => undefined);
+    },
+    Math.min(SWEEP_INTERVAL_MS, retentionMs),
+  );
   sweep.unref();
 
   /** The card's skeleton the SDK's handler checks versions and capabilities against. */
@@ -197,7 +202,9 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
     let agent = agents.get(namespace);
     if (!agent) {
       const buses = new DefaultExecutionEventBusManager();
-      const tasks = createStoreTaskStore(store, namespace, (taskId) => running.get(taskId)?.abort());
+      const tasks = createStoreTaskStore(store, namespace, (taskId) => running.get(taskId)?.abort(), {
+        retentionMs,
+      });
       const handler = new ReplicaAwareRequestHandler(
         baseCard(),
         tasks,

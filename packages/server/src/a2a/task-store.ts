@@ -1,6 +1,13 @@
 import { type ListTasksRequest, type ListTasksResponse, Task, TaskState, taskStateToJSON } from "@a2a-js/sdk";
 import type { ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
-import type { Store } from "@trestle/registry";
+import type { Store, StoredA2aTask } from "@trestle/registry";
+
+/** How long tasks stay readable after their last change. */
+export interface TaskRetention {
+  retentionMs: number;
+  /** The clock the age is read on; `Date.now` by default. */
+  now?: () => number;
+}
 
 /** The most tasks one `ListTasks` answers. */
 const MAX_PAGE = 100;
@@ -16,7 +23,14 @@ export function createStoreTaskStore(
   store: Store,
   namespace: string,
   onCancelledElsewhere: (taskId: string) => void,
+  retention: TaskRetention = { retentionMs: Number.POSITIVE_INFINITY },
 ): TaskStore {
+  const now = retention.now ?? Date.now;
+  /** Of this namespace and not expired: a task past its retention reads as absent before the sweep removes it. */
+  const visible = (stored: StoredA2aTask | undefined): stored is StoredA2aTask =>
+    stored !== undefined &&
+    stored.namespace === namespace &&
+    (stored.updatedAt === undefined || stored.updatedAt >= now() - retention.retentionMs);
   return {
     async save(task: Task, _context: ServerCallContext) {
       const state = task.status?.state ?? TaskState.TASK_STATE_SUBMITTED;
@@ -35,13 +49,12 @@ export function createStoreTaskStore(
           state: taskStateToJSON(state),
           document: Task.toJSON(task) as Record<string, unknown>,
         },
-        Date.now(),
+        now(),
       );
     },
     async load(taskId: string) {
       const stored = await store.loadA2aTask(taskId);
-      if (!stored || stored.namespace !== namespace) return undefined;
-      return Task.fromJSON(stored.document);
+      return visible(stored) ? Task.fromJSON(stored.document) : undefined;
     },
     async list(params: ListTasksRequest): Promise<ListTasksResponse> {
       const pageSize = Math.min(Math.max(params.pageSize ?? 50, 1), MAX_PAGE);
@@ -50,6 +63,7 @@ export function createStoreTaskStore(
         limit: pageSize,
       });
       const tasks = stored
+        .filter(visible)
         .map((s) => Task.fromJSON(s.document))
         .filter(
           (t) =>
