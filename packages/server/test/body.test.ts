@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { readBody } from "../src/http/body.js";
+import { readBody, utf8Bytes, writeJson } from "../src/http/body.js";
 import { createJsonApi, defineOperation } from "../src/http/json-api.js";
 
 const LIMIT = 64 * 1024;
@@ -114,5 +114,53 @@ describe("an oversized body", () => {
       body: JSON.stringify({ pad: "x".repeat(LIMIT - 20) }),
     });
     expect(response.status).toBe(200);
+  });
+});
+
+describe("utf8Bytes", () => {
+  it.each([
+    ["ASCII", '{"tools":[{"name":"echo","description":"Says it back"}]}'],
+    ["Latin-1 beyond ASCII", '{"city":"Zürich","note":"café"}'],
+    ["beyond Latin-1", '{"dash":"—","emoji":"🙂","cjk":"東京"}'],
+    ["empty", ""],
+  ])("gives the UTF-8 bytes of %s text", (_, text) => {
+    const bytes = utf8Bytes(text);
+    expect(bytes.equals(Buffer.from(text, "utf8"))).toBe(true);
+    expect(bytes.toString("utf8")).toBe(text);
+    expect(bytes.length).toBe(Buffer.byteLength(text));
+  });
+});
+
+describe("writeJson", () => {
+  let server: Server;
+  let url: string;
+  const texts = new Map<string, string>([
+    ["small", JSON.stringify({ city: "Zürich — 東京" })],
+    [
+      "large ASCII",
+      JSON.stringify({ tools: Array.from({ length: 2000 }, (_, i) => ({ name: `tool_${i}` })) }),
+    ],
+    ["large beyond Latin-1", JSON.stringify({ notes: "—🙂".repeat(10_000) })],
+  ]);
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      writeJson(res, 201, texts.get(decodeURIComponent(req.url?.slice(1) ?? "")) ?? "{}", {
+        "x-extra": "yes",
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it.each([...texts.keys()])("answers the %s text whole, with its byte length", async (name) => {
+    const text = texts.get(name) as string;
+    expect(name === "small" ? text.length < 16 * 1024 : text.length >= 16 * 1024).toBe(true);
+    const response = await fetch(`${url}/${encodeURIComponent(name)}`);
+    expect(response.status).toBe(201);
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(response.headers.get("x-extra")).toBe("yes");
+    expect(Number(response.headers.get("content-length"))).toBe(Buffer.byteLength(text));
+    expect(await response.text()).toBe(text);
   });
 });

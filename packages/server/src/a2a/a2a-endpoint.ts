@@ -20,7 +20,7 @@ import {
   type TaskStore,
 } from "@a2a-js/sdk/server";
 import type { Store } from "@trestle/registry";
-import { readBody } from "../http/body.js";
+import { readBody, writeJson } from "../http/body.js";
 import { createStoreTaskStore } from "./task-store.js";
 import {
   type A2aFrontBackend,
@@ -140,9 +140,7 @@ function jsonRpcError(res: ServerResponse, id: unknown, code: number, message: s
 }
 
 function sendJson(res: ServerResponse, value: unknown): void {
-  const body = JSON.stringify(value);
-  res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-  res.end(body);
+  writeJson(res, 200, JSON.stringify(value));
 }
 
 function clip(text: string, max: number): string {

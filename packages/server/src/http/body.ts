@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 
 /** A request body read with a size limit. */
 export interface ReadBody {
@@ -90,4 +90,36 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<ReadBo
 export function isJsonContentType(req: IncomingMessage): boolean {
   const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
   return type === "application/json";
+}
+
+/**
+ * The UTF-8 bytes of `text`, to write as a response body with its length known. Node encodes a string body while
+ * writing it, one character at a time (0.7 ms for a 240 KB `tools/list` page); a text whose UTF-8 length equals its
+ * length is ASCII, whose bytes are its Latin-1 bytes, which Node copies at memory speed. Other text is encoded as
+ * UTF-8.
+ */
+export function utf8Bytes(text: string): Buffer {
+  return Buffer.byteLength(text) === text.length ? Buffer.from(text, "latin1") : Buffer.from(text, "utf8");
+}
+
+/**
+ * Bodies at least this long are encoded by {@link utf8Bytes} before they are written; a shorter one goes out as a
+ * string in the same write as the headers, which costs no more.
+ */
+const ENCODE_BEFORE_WRITE_CHARS = 16 * 1024;
+
+/** Answers `status` with the JSON `text` as the whole body (`content-type` and `content-length` set) and `headers`. */
+export function writeJson(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
+  const body = text.length < ENCODE_BEFORE_WRITE_CHARS ? text : utf8Bytes(text);
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": String(typeof body === "string" ? Buffer.byteLength(body) : body.length),
+    ...headers,
+  });
+  res.end(body);
 }

@@ -3,7 +3,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { Code, TrestleError } from "@trestle/core";
 import { parseWithSchema } from "@trestle/registry";
 import type { z } from "zod";
-import { isJsonContentType, readBody } from "./body.js";
+import { isJsonContentType, readBody, writeJson } from "./body.js";
 import { documentConfig, registerCommonComponents, registerOperation } from "./openapi.js";
 import type { Principal } from "./security.js";
 
@@ -62,9 +62,7 @@ export function retryAfterFor(code: Code): number | undefined {
 
 /** Writes `{error: null, data}`. */
 export function sendData(res: ServerResponse, status: number, data: unknown): void {
-  const text = JSON.stringify({ error: null, data: data ?? null } satisfies Envelope<unknown>);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-  res.end(text);
+  writeJson(res, status, JSON.stringify({ error: null, data: data ?? null } satisfies Envelope<unknown>));
 }
 
 /** Writes `{error: {message}, data: null}`. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { isJsonContentType, readBody } from "../http/body.js";
+import { isJsonContentType, readBody, writeJson } from "../http/body.js";
 import type { RateLimiter } from "../http/rate-limit.js";
 import { principalName, requestPrincipal } from "../http/security.js";
 import { openSseStream, type SseStream, type SseStreamOptions } from "../http/sse.js";
@@ -69,13 +69,7 @@ function sendJson(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
+  writeJson(res, status, JSON.stringify(body), headers);
 }
 
 function refuse(
