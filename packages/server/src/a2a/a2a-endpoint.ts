@@ -134,9 +134,7 @@ class ReplicaAwareRequestHandler extends DefaultRequestHandler {
 }
 
 function jsonRpcError(res: ServerResponse, id: unknown, code: number, message: string, status = 200): void {
-  const body = JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error: { code, message } });
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-  res.end(body);
+  writeJson(res, status, JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error: { code, message } }));
 }
 
 function sendJson(res: ServerResponse, value: unknown): void {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { writeJson } from "./body.js";
 import type { JsonApi } from "./json-api.js";
 import { sendData, sendError } from "./json-api.js";
 import type { RateLimiter } from "./rate-limit.js";
@@ -85,13 +86,12 @@ function mcpError(
   message: string,
   headers: Record<string, string> = {},
 ): void {
-  const text = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message } });
-  res.writeHead(status, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
+  writeJson(
+    res,
+    status,
+    JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }),
+    headers,
+  );
 }
 
 /**

@@ -72,13 +72,12 @@ export function sendError(
   message: string,
   headers: Record<string, string> = {},
 ): void {
-  const text = JSON.stringify({ error: { message }, data: null } satisfies Envelope<unknown>);
-  res.writeHead(status, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
+  writeJson(
+    res,
+    status,
+    JSON.stringify({ error: { message }, data: null } satisfies Envelope<unknown>),
+    headers,
+  );
 }
 
 /** The HTTP methods the management API uses. */
