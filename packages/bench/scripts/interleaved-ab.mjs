@@ -9,7 +9,8 @@
 // A checkout is a directory holding a built Trestle (its packages/bench/dist is used). After `|`: node flags for
 // its router (space-separated), `node=PATH` to run its router on another node binary (e.g. Node 22's), `bound-mcp`
 // for the bare MCP SDK server instead, `floor` for the floor router (issue 19's measuring stick), or `connect`
-// for trestle-connect. STATELESS=1 calls as a 2026-07-28 client.
+// for trestle-connect. STATELESS=1 calls as a 2026-07-28 client; C sets the concurrency (16), WARMUP_MS the warm-up
+// before each measured window (3000: the JIT is still compiling then; 8000 leaves less of it in the window).
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -20,6 +21,7 @@ if (!rounds || variants.length === 0) {
   process.exit(2);
 }
 const concurrency = Number(process.env.C ?? 16);
+const warmupMs = Number(process.env.WARMUP_MS ?? 3000);
 const modules = {};
 for (const variant of variants) {
   const dist = pathToFileURL(`${resolve(variant.split("|")[0])}/packages/bench/dist/`);
@@ -53,7 +55,7 @@ for (let round = 0; round < Number(rounds); round++) {
             process.env.STATELESS === "1",
           );
     try {
-      await m.load.runLoad({ target: running.target, concurrency, warmupMs: 0, durationMs: 3000 });
+      await m.load.runLoad({ target: running.target, concurrency, warmupMs: 0, durationMs: warmupMs });
       const before = m.proc.readSelfCpuMs(running.serverPid);
       const capabilityPid = running.capability?.pid;
       const capabilityBefore = capabilityPid ? m.proc.readSelfCpuMs(capabilityPid) : 0;

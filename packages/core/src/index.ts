@@ -59,6 +59,7 @@ export type {
   ToolPayload,
   ToolReference,
 } from "./catalog.js";
+export { ChurnMap } from "./churn-map.js";
 export {
   type Annotations,
   type AudioContent,

@@ -109,6 +109,48 @@ describe("the dispatcher over one method table (no SDK Protocol in between)", ()
     expect(dispatcher.inFlightCount).toBe(0);
   });
 
+  it("tells a numeric id from the same digits as a string when the client cancels, and close() cancels the rest", async () => {
+    const aborted: unknown[] = [];
+    const dispatcher = new McpDispatcher(
+      new Map([
+        [
+          "tools/call",
+          (request, extra) =>
+            new Promise((resolve) =>
+              extra.signal.addEventListener("abort", () => {
+                aborted.push((request.params as { name: string }).name);
+                resolve({ content: [] });
+              }),
+            ),
+        ],
+      ]),
+    );
+    const numeric = recorder();
+    const textual = recorder();
+    dispatcher.dispatch([call(1, "numeric")], context, numeric.exchange);
+    dispatcher.dispatch([call("1", "textual")], context, textual.exchange);
+    await settle();
+    expect(dispatcher.inFlightCount).toBe(2);
+    const cancel = (requestId: number | string): ClassifiedMessage => ({
+      kind: "notification",
+      message: {
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId },
+      } as ClassifiedMessage["message"],
+    });
+    dispatcher.dispatch([cancel(1)], context, recorder().exchange);
+    await settle();
+    expect(aborted).toEqual(["numeric"]);
+    expect(numeric.finished()).toBe(1);
+    expect(textual.finished()).toBe(0);
+    dispatcher.close();
+    await settle();
+    expect(aborted).toEqual(["numeric", "textual"]);
+    expect(dispatcher.inFlightCount).toBe(0);
+    expect(textual.responses).toEqual([]);
+  });
+
   it("answers a method the table lacks with -32601 naming it, and gives handlers the request's origin", async () => {
     const origins: unknown[] = [];
     const dispatcher = new McpDispatcher(

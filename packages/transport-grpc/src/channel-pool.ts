@@ -1,5 +1,5 @@
 import type * as grpc from "@grpc/grpc-js";
-import { Code, TrestleError } from "@trestle/core";
+import { ChurnMap, Code, TrestleError } from "@trestle/core";
 import type { ChannelSecurity } from "./channel-security.js";
 import { loadGrpcJs } from "./load-grpc-js.js";
 
@@ -54,7 +54,8 @@ interface PooledChannel<C extends Closable> {
   client: C;
   active: number;
   lastUsedAt: number;
-  calls: Set<AbortCall>;
+  /** The calls tracked on it, by a number of the pool's: a ChurnMap, as they come and go with every call. */
+  calls: ChurnMap<number, AbortCall>;
   idleTimer: NodeJS.Timeout | undefined;
   /** Out of the pool; closes when its last call ends. */
   retired: boolean;
@@ -102,6 +103,7 @@ export function createChannelPool<C extends Closable = grpc.Client>(
   const channels = new Map<string, PooledChannel<C>>();
   // Every channel not closed yet: the pooled ones and the retired ones still finishing calls.
   const live = new Set<PooledChannel<C>>();
+  let nextCall = 0;
 
   function closeChannel(channel: PooledChannel<C>): void {
     if (channel.closed) return;
@@ -142,7 +144,7 @@ export function createChannelPool<C extends Closable = grpc.Client>(
       client,
       active: 0,
       lastUsedAt: Date.now(),
-      calls: new Set(),
+      calls: new ChurnMap(),
       idleTimer: undefined,
       retired: false,
       closed: false,
@@ -157,18 +159,19 @@ export function createChannelPool<C extends Closable = grpc.Client>(
       const key = `${address}|${security.identity}`;
       const channel = channels.get(key) ?? open(key, address, security);
       channel.active++;
-      let abort: AbortCall | undefined;
+      let tracked: number | undefined;
       let finished = false;
       return {
         client: channel.client,
-        track(a) {
-          abort = a;
-          channel.calls.add(a);
+        track(abort) {
+          if (tracked !== undefined) channel.calls.delete(tracked);
+          tracked = nextCall++;
+          channel.calls.set(tracked, abort);
         },
         done() {
           if (finished) return;
           finished = true;
-          if (abort) channel.calls.delete(abort);
+          if (tracked !== undefined) channel.calls.delete(tracked);
           channel.active--;
           channel.lastUsedAt = Date.now();
           if (channel.active > 0) return;
@@ -183,7 +186,7 @@ export function createChannelPool<C extends Closable = grpc.Client>(
     },
     close(reason) {
       for (const channel of [...live]) {
-        for (const abort of [...channel.calls]) abort(reason);
+        for (const abort of channel.calls.values()) abort(reason);
         retire(channel);
         closeChannel(channel);
       }

@@ -287,6 +287,34 @@ function connectionError(error: Error): TrestleError {
   });
 }
 
+/** The listeners a unary call puts on its stream, kept to take them off again (see {@link detach}). */
+interface UnaryListeners {
+  response(headers: ReplyHeaders): void;
+  trailers(trailers: IncomingHttpHeaders): void;
+  data(chunk: Buffer): void;
+  error(error: Error): void;
+  close(): void;
+}
+
+/** Stream errors after the call has settled: its outcome is already decided (see {@link detach}). */
+function ignoreSettledStreamError(): void {}
+
+/**
+ * Takes a settled call's listeners off its stream. Node keeps a session's streams in a `Map`, whose replaced hash
+ * tables keep V8's young-generation collector from freeing a finished stream before the next full collection
+ * (see `ChurnMap` in @trestle/core): the stream is promoted, and with it whatever its listeners hold, which is the
+ * whole call (its request, reply, promise and every caller awaiting it). Off the stream, the call dies young. An
+ * `error` listener stays, so that a late reset is not an uncaught error.
+ */
+function detach(stream: ClientHttp2Stream, listeners: UnaryListeners): void {
+  stream.removeListener("response", listeners.response);
+  stream.removeListener("trailers", listeners.trailers);
+  stream.removeListener("data", listeners.data);
+  stream.removeListener("close", listeners.close);
+  stream.removeListener("error", listeners.error);
+  stream.on("error", ignoreSettledStreamError);
+}
+
 /**
  * Runs a unary call on the lean HTTP/2 client, with the same outcomes as the grpc-js path: the reply; the
  * service's status mapped to a {@link TrestleError}; `DeadlineExceeded` after `timeoutMs` (the deadline is also
@@ -335,6 +363,7 @@ export function http2UnaryCall<I, O>(
       settled = true;
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
+      detach(stream, listeners);
       lease.done();
       if (error) reject(error);
       else resolve(reply as O);
@@ -354,59 +383,66 @@ export function http2UnaryCall<I, O>(
     signal?.addEventListener("abort", onAbort, { once: true });
     lease.track(abort);
 
-    stream.on("response", (h: ReplyHeaders) => {
-      replyHeaders = h;
-    });
-    stream.on("trailers", (t: IncomingHttpHeaders) => {
-      trailers = t;
-    });
-    stream.on("data", (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > limits.maxReceiveMessageBytes + 5) {
-        abort(
-          new TrestleError(
-            `Received message larger than max (${received - 5} vs. ${limits.maxReceiveMessageBytes})`,
-            Code.ResourceExhausted,
-          ),
-        );
-        return;
-      }
-      chunks.push(chunk);
-    });
-    // Our own cancellations settle first; any other stream error is the connection's.
-    stream.on("error", (error: Error) => finish(connectionError(error)));
-    stream.on("close", () => {
-      if (settled) return;
-      const failure = endingOf(stream, replyHeaders, trailers);
-      if (failure) {
-        finish(failure);
-        return;
-      }
-      const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-      if (body.length < 5) {
-        finish(new TrestleError("The service sent no reply", Code.Internal));
-        return;
-      }
-      if (body[0] !== 0) {
-        finish(
-          new TrestleError("The service sent a compressed reply, which was not asked for", Code.Internal),
-        );
-        return;
-      }
-      const length = body.readUInt32BE(1);
-      if (body.length < 5 + length) {
-        finish(new TrestleError("The service's reply was cut short", Code.Internal));
-        return;
-      }
-      let reply: O;
-      try {
-        reply = method.responseDeserialize(body.subarray(5, 5 + length));
-      } catch (error) {
-        finish(TrestleError.from(error, Code.Internal));
-        return;
-      }
-      finish(undefined, reply);
-    });
+    const listeners: UnaryListeners = {
+      response: (h: ReplyHeaders) => {
+        replyHeaders = h;
+      },
+      trailers: (t: IncomingHttpHeaders) => {
+        trailers = t;
+      },
+      data: (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > limits.maxReceiveMessageBytes + 5) {
+          abort(
+            new TrestleError(
+              `Received message larger than max (${received - 5} vs. ${limits.maxReceiveMessageBytes})`,
+              Code.ResourceExhausted,
+            ),
+          );
+          return;
+        }
+        chunks.push(chunk);
+      },
+      // Our own cancellations settle first; any other stream error is the connection's.
+      error: (error: Error) => finish(connectionError(error)),
+      close: () => {
+        if (settled) return;
+        const failure = endingOf(stream, replyHeaders, trailers);
+        if (failure) {
+          finish(failure);
+          return;
+        }
+        const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+        if (body.length < 5) {
+          finish(new TrestleError("The service sent no reply", Code.Internal));
+          return;
+        }
+        if (body[0] !== 0) {
+          finish(
+            new TrestleError("The service sent a compressed reply, which was not asked for", Code.Internal),
+          );
+          return;
+        }
+        const length = body.readUInt32BE(1);
+        if (body.length < 5 + length) {
+          finish(new TrestleError("The service's reply was cut short", Code.Internal));
+          return;
+        }
+        let reply: O;
+        try {
+          reply = method.responseDeserialize(body.subarray(5, 5 + length));
+        } catch (error) {
+          finish(TrestleError.from(error, Code.Internal));
+          return;
+        }
+        finish(undefined, reply);
+      },
+    };
+    stream.on("response", listeners.response);
+    stream.on("trailers", listeners.trailers);
+    stream.on("data", listeners.data);
+    stream.on("error", listeners.error);
+    stream.on("close", listeners.close);
     stream.end(frame);
   });
 }

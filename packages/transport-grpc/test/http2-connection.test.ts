@@ -1,8 +1,10 @@
 import type { ClientHttp2Stream } from "node:http2";
+import { Code } from "@trestle/core";
 import { createWanakuReferenceCapability } from "@trestle/wanaku/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { channelSecurity } from "../src/channel-security.js";
-import { connectHttp2 } from "../src/http2-unary.js";
+import { connectHttp2, type Http2Connection, http2UnaryCall } from "../src/http2-unary.js";
+import type { FramingMethodDefinition } from "../src/service-definition.js";
 import { serveWithProtoLoader } from "./support/proto-loader-server.js";
 
 const finished = (stream: ClientHttp2Stream) =>
@@ -42,5 +44,58 @@ describe("the lean client's HTTP/2 connection", () => {
     expect(server.accepted).toBe(2);
     // Every request was answered (UNIMPLEMENTED), none lost with the first connection.
     expect(statuses).toEqual(["12", "12", "12", "12"]);
+  });
+});
+
+describe("a lean unary call's stream", () => {
+  const cleanups: (() => unknown)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  // Node keeps finished streams reachable for a while (V8 promotes them): what the call's listeners hold (its
+  // request, its reply, the callers awaiting it) must not stay reachable with them.
+  it("carries none of the call's listeners once the call has settled, only a quiet error listener", async () => {
+    const server = await serveWithProtoLoader(createWanakuReferenceCapability().handlers);
+    cleanups.push(() => server.close());
+    const connection = connectHttp2(
+      `${server.target.host}:${server.target.port}`,
+      channelSecurity(undefined),
+      undefined,
+    );
+    cleanups.push(() => connection.close());
+    const streams: ClientHttp2Stream[] = [];
+    const capturing: Http2Connection = {
+      request(headers) {
+        const stream = connection.request(headers);
+        streams.push(stream);
+        return stream;
+      },
+      close: () => connection.close(),
+    };
+    const method: FramingMethodDefinition<Buffer, Buffer> = {
+      path: "/none.None/Nothing",
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: (value) => value,
+      requestDeserialize: (value) => value,
+      responseSerialize: (value) => value,
+      responseDeserialize: (value) => value,
+    };
+    const call = http2UnaryCall(method, Buffer.alloc(0), {
+      lease: { client: capturing, track: () => undefined, done: () => undefined },
+      metadata: {},
+      timeoutMs: 10_000,
+      signal: new AbortController().signal,
+      limits: { maxReceiveMessageBytes: 4 * 1024 * 1024, maxSendMessageBytes: undefined },
+    });
+    await expect(call).rejects.toMatchObject({ code: Code.Unimplemented });
+    const [stream] = streams;
+    if (!stream) throw new Error("the call made no request");
+    for (const event of ["response", "trailers", "data", "close"])
+      expect(stream.listenerCount(event)).toBe(0);
+    expect(stream.listenerCount("error")).toBe(1);
+    // The stream's late errors go nowhere, and no uncaught error escapes.
+    stream.emit("error", new Error("a late reset"));
   });
 });

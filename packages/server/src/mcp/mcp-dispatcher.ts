@@ -1,4 +1,5 @@
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { ChurnMap } from "@trestle/core";
 import { type ClassifiedMessage, JsonRpcErrorCode } from "./json-rpc.js";
 import type { McpMethodTable, McpRequestExtra, RequestOrigin } from "./namespace-server.js";
 import { META, MODERN_ONLY, type ModernClient, REMOVED_IN_MODERN } from "./protocol-era.js";
@@ -37,8 +38,14 @@ export interface McpDispatcherOptions {
 
 /** One request being handled; it is the handler's {@link RequestOrigin} too, so a request costs one object. */
 interface InFlight extends InboundContext, RequestOrigin {
+  readonly id: number;
   readonly exchange: ExchangeState;
   readonly abort: AbortController;
+}
+
+/** A JSON-RPC id as a key of one map: `1` and `"1"` are different requests. */
+function requestKey(id: RequestId): string {
+  return typeof id === "number" ? `n${id}` : `s${id}`;
 }
 
 /** The JSON-RPC error a handler's failure answers with (as the SDK's Protocol wrote it). */
@@ -70,9 +77,13 @@ export interface ExchangeState {
  */
 export class McpDispatcher {
   private nextId = 1;
-  private readonly inFlight = new Map<number, InFlight>();
-  /** Per session: the client's request id → ours, so that `notifications/cancelled` can find the request. */
-  private readonly bySession = new Map<string, Map<RequestId, number>>();
+  // ChurnMaps, not Maps: entries come and go with every request (see ChurnMap for what a Map would cost).
+  private readonly inFlight = new ChurnMap<number, InFlight>();
+  /**
+   * Per session: the client's request id (as {@link requestKey} writes it) → ours, so that
+   * `notifications/cancelled` can find the request.
+   */
+  private readonly bySession = new ChurnMap<string, ChurnMap<string, number>>();
   /** Requests the router sent to session clients (sampling, elicitation, roots), by session and id. */
   private readonly serverRequests = new Map<
     string,
@@ -87,8 +98,8 @@ export class McpDispatcher {
 
   /** Cancels every request in flight (the namespace is going away or the router is closing). */
   close(): void {
-    for (const [id, flight] of this.inFlight) {
-      this.settle(id, flight);
+    for (const flight of this.inFlight.values()) {
+      this.settle(flight.id, flight);
       flight.abort.abort("The MCP server is closing");
     }
   }
@@ -166,6 +177,7 @@ export class McpDispatcher {
     const id = this.nextId++;
     const abort = new AbortController();
     const flight: InFlight = {
+      id,
       namespace: context.namespace,
       session: context.session,
       headers: context.headers,
@@ -176,7 +188,7 @@ export class McpDispatcher {
     };
     this.inFlight.set(id, flight);
     state.pending.add(id);
-    if (context.session) this.sessionMap(context.session.id).set(originalId, id);
+    if (context.session) this.sessionMap(context.session.id).set(requestKey(originalId), id);
     const extra: McpRequestExtra = {
       signal: abort.signal,
       origin: flight,
@@ -252,10 +264,10 @@ export class McpDispatcher {
     if (pending.size === 0) exchange.finish();
   }
 
-  private sessionMap(sessionId: string): Map<RequestId, number> {
+  private sessionMap(sessionId: string): ChurnMap<string, number> {
     let map = this.bySession.get(sessionId);
     if (!map) {
-      map = new Map();
+      map = new ChurnMap();
       this.bySession.set(sessionId, map);
     }
     return map;
@@ -266,7 +278,8 @@ export class McpDispatcher {
     flight.exchange.pending.delete(id);
     if (flight.session) {
       const map = this.bySession.get(flight.session.id);
-      if (map?.get(flight.originalId) === id) map.delete(flight.originalId);
+      const key = requestKey(flight.originalId);
+      if (map?.get(key) === id) map.delete(key);
       // An idle session holds nothing here: sessions are forgotten by the registry without telling us.
       if (map?.size === 0) this.bySession.delete(flight.session.id);
     }
@@ -318,7 +331,7 @@ export class McpDispatcher {
   private cancelFromClient(message: Record<string, unknown>, session: SessionState | undefined): void {
     const params = (message.params ?? {}) as { requestId?: RequestId; reason?: string };
     if (!session || params.requestId === undefined) return;
-    const id = this.bySession.get(session.id)?.get(params.requestId);
+    const id = this.bySession.get(session.id)?.get(requestKey(params.requestId));
     if (id === undefined) return;
     const flight = this.inFlight.get(id);
     if (!flight) return;
