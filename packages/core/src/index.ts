@@ -59,7 +59,6 @@ export type {
   ToolPayload,
   ToolReference,
 } from "./catalog.js";
-export { ChurnMap } from "./churn-map.js";
 export {
   type Annotations,
   type AudioContent,
@@ -107,6 +106,7 @@ export {
 } from "./events.js";
 export { describeForwardUpstream, forwardProgramName } from "./forward-upstream.js";
 export { healthFromProbeError } from "./health.js";
+export { type InFlightEntry, InFlightSet } from "./in-flight-set.js";
 export {
   createInMemoryNetwork,
   createInMemoryTransport,

@@ -1,5 +1,5 @@
 import type * as grpc from "@grpc/grpc-js";
-import { ChurnMap, Code, TrestleError } from "@trestle/core";
+import { Code, type InFlightEntry, InFlightSet, TrestleError } from "@trestle/core";
 import type { ChannelSecurity } from "./channel-security.js";
 import { loadGrpcJs } from "./load-grpc-js.js";
 
@@ -54,8 +54,8 @@ interface PooledChannel<C extends Closable> {
   client: C;
   active: number;
   lastUsedAt: number;
-  /** The calls tracked on it, by a number of the pool's: a ChurnMap, as they come and go with every call. */
-  calls: ChurnMap<number, AbortCall>;
+  /** The calls tracked on it: an InFlightSet, not a Set, as they come and go with every call. */
+  calls: InFlightSet<AbortCall>;
   idleTimer: NodeJS.Timeout | undefined;
   /** Out of the pool; closes when its last call ends. */
   retired: boolean;
@@ -103,7 +103,6 @@ export function createChannelPool<C extends Closable = grpc.Client>(
   const channels = new Map<string, PooledChannel<C>>();
   // Every channel not closed yet: the pooled ones and the retired ones still finishing calls.
   const live = new Set<PooledChannel<C>>();
-  let nextCall = 0;
 
   function closeChannel(channel: PooledChannel<C>): void {
     if (channel.closed) return;
@@ -144,7 +143,7 @@ export function createChannelPool<C extends Closable = grpc.Client>(
       client,
       active: 0,
       lastUsedAt: Date.now(),
-      calls: new ChurnMap(),
+      calls: new InFlightSet(),
       idleTimer: undefined,
       retired: false,
       closed: false,
@@ -159,19 +158,18 @@ export function createChannelPool<C extends Closable = grpc.Client>(
       const key = `${address}|${security.identity}`;
       const channel = channels.get(key) ?? open(key, address, security);
       channel.active++;
-      let tracked: number | undefined;
+      let tracked: InFlightEntry<AbortCall> | undefined;
       let finished = false;
       return {
         client: channel.client,
         track(abort) {
-          if (tracked !== undefined) channel.calls.delete(tracked);
-          tracked = nextCall++;
-          channel.calls.set(tracked, abort);
+          if (tracked) channel.calls.delete(tracked);
+          tracked = channel.calls.add(abort);
         },
         done() {
           if (finished) return;
           finished = true;
-          if (tracked !== undefined) channel.calls.delete(tracked);
+          if (tracked) channel.calls.delete(tracked);
           channel.active--;
           channel.lastUsedAt = Date.now();
           if (channel.active > 0) return;

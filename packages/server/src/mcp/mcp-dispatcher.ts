@@ -1,5 +1,5 @@
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { ChurnMap } from "@trestle/core";
+import { type InFlightEntry, InFlightSet } from "@trestle/core";
 import { type ClassifiedMessage, JsonRpcErrorCode } from "./json-rpc.js";
 import type { McpMethodTable, McpRequestExtra, RequestOrigin } from "./namespace-server.js";
 import { META, MODERN_ONLY, type ModernClient, REMOVED_IN_MODERN } from "./protocol-era.js";
@@ -38,14 +38,8 @@ export interface McpDispatcherOptions {
 
 /** One request being handled; it is the handler's {@link RequestOrigin} too, so a request costs one object. */
 interface InFlight extends InboundContext, RequestOrigin {
-  readonly id: number;
   readonly exchange: ExchangeState;
   readonly abort: AbortController;
-}
-
-/** A JSON-RPC id as a key of one map: `1` and `"1"` are different requests. */
-function requestKey(id: RequestId): string {
-  return typeof id === "number" ? `n${id}` : `s${id}`;
 }
 
 /** The JSON-RPC error a handler's failure answers with (as the SDK's Protocol wrote it). */
@@ -65,7 +59,7 @@ function errorResponse(id: RequestId, error: unknown): JSONRPCMessage {
 /** The requests of one batch still waiting for an answer, and where their answers go. */
 export interface ExchangeState {
   readonly exchange: Exchange;
-  readonly pending: Set<number>;
+  readonly pending: Set<InFlightEntry<InFlight>>;
 }
 
 /**
@@ -76,14 +70,11 @@ export interface ExchangeState {
  * again: the transport classified it, and the handler parses its own params.
  */
 export class McpDispatcher {
-  private nextId = 1;
-  // ChurnMaps, not Maps: entries come and go with every request (see ChurnMap for what a Map would cost).
-  private readonly inFlight = new ChurnMap<number, InFlight>();
   /**
-   * Per session: the client's request id (as {@link requestKey} writes it) → ours, so that
-   * `notifications/cancelled` can find the request.
+   * Every request in flight, of every client. An InFlightSet, not a Map: its entries come and go with every
+   * request (see InFlightSet for what a Map would cost). `notifications/cancelled`, which is rare, looks through it.
    */
-  private readonly bySession = new ChurnMap<string, ChurnMap<string, number>>();
+  private readonly inFlight = new InFlightSet<InFlight>();
   /** Requests the router sent to session clients (sampling, elicitation, roots), by session and id. */
   private readonly serverRequests = new Map<
     string,
@@ -98,9 +89,9 @@ export class McpDispatcher {
 
   /** Cancels every request in flight (the namespace is going away or the router is closing). */
   close(): void {
-    for (const flight of this.inFlight.values()) {
-      this.settle(flight.id, flight);
-      flight.abort.abort("The MCP server is closing");
+    for (const entry of this.inFlight.entries()) {
+      this.settle(entry);
+      entry.value.abort.abort("The MCP server is closing");
     }
   }
 
@@ -133,17 +124,10 @@ export class McpDispatcher {
 
   /** The client went away: cancel what it was waiting for, so the calls behind it stop too. */
   abandon(state: ExchangeState): void {
-    for (const id of [...state.pending]) {
-      const flight = this.inFlight.get(id);
-      if (!flight) continue;
-      this.settle(id, flight);
-      flight.abort.abort("The client closed the connection");
+    for (const entry of [...state.pending]) {
+      this.settle(entry);
+      entry.value.abort.abort("The client closed the connection");
     }
-  }
-
-  /** Forgets a session's request map (the session ended). */
-  forgetSession(sessionId: string): void {
-    this.bySession.delete(sessionId);
   }
 
   private request(
@@ -174,10 +158,8 @@ export class McpDispatcher {
       } as JSONRPCMessage);
       return;
     }
-    const id = this.nextId++;
     const abort = new AbortController();
     const flight: InFlight = {
-      id,
       namespace: context.namespace,
       session: context.session,
       headers: context.headers,
@@ -186,14 +168,13 @@ export class McpDispatcher {
       exchange: state,
       abort,
     };
-    this.inFlight.set(id, flight);
-    state.pending.add(id);
-    if (context.session) this.sessionMap(context.session.id).set(requestKey(originalId), id);
+    const entry = this.inFlight.add(flight);
+    state.pending.add(entry);
     const extra: McpRequestExtra = {
       signal: abort.signal,
       origin: flight,
       sendNotification: async (notification) => {
-        if (abort.signal.aborted || !this.inFlight.has(id)) return;
+        if (abort.signal.aborted || !this.inFlight.has(entry)) return;
         // In the client's revision; one it has no such notification in gets none.
         const encoded = revision ? encodeNotificationFor(notification, revision) : notification;
         if (encoded) state.exchange.notify({ jsonrpc: "2.0", ...encoded } as JSONRPCMessage);
@@ -213,12 +194,12 @@ export class McpDispatcher {
       })
       .then(
         (result) =>
-          this.answer(id, {
+          this.answer(entry, {
             jsonrpc: "2.0",
             id: originalId,
             result: this.encoded(method, result, revision, modern !== undefined),
           } as JSONRPCMessage),
-        (error: unknown) => this.answer(id, errorResponse(originalId, error)),
+        (error: unknown) => this.answer(entry, errorResponse(originalId, error)),
       );
   }
 
@@ -255,34 +236,17 @@ export class McpDispatcher {
   }
 
   /** Sends a request's answer, unless it was cancelled or abandoned meanwhile (then nothing is sent). */
-  private answer(id: number, message: JSONRPCMessage): void {
-    const flight = this.inFlight.get(id);
-    if (!flight || flight.abort.signal.aborted) return;
-    this.settle(id, flight);
-    const { exchange, pending } = flight.exchange;
+  private answer(entry: InFlightEntry<InFlight>, message: JSONRPCMessage): void {
+    if (!this.inFlight.has(entry) || entry.value.abort.signal.aborted) return;
+    this.settle(entry);
+    const { exchange, pending } = entry.value.exchange;
     exchange.respond(message);
     if (pending.size === 0) exchange.finish();
   }
 
-  private sessionMap(sessionId: string): ChurnMap<string, number> {
-    let map = this.bySession.get(sessionId);
-    if (!map) {
-      map = new ChurnMap();
-      this.bySession.set(sessionId, map);
-    }
-    return map;
-  }
-
-  private settle(id: number, flight: InFlight): void {
-    this.inFlight.delete(id);
-    flight.exchange.pending.delete(id);
-    if (flight.session) {
-      const map = this.bySession.get(flight.session.id);
-      const key = requestKey(flight.originalId);
-      if (map?.get(key) === id) map.delete(key);
-      // An idle session holds nothing here: sessions are forgotten by the registry without telling us.
-      if (map?.size === 0) this.bySession.delete(flight.session.id);
-    }
+  private settle(entry: InFlightEntry<InFlight>): void {
+    this.inFlight.delete(entry);
+    entry.value.exchange.pending.delete(entry);
   }
 
   /**
@@ -331,13 +295,14 @@ export class McpDispatcher {
   private cancelFromClient(message: Record<string, unknown>, session: SessionState | undefined): void {
     const params = (message.params ?? {}) as { requestId?: RequestId; reason?: string };
     if (!session || params.requestId === undefined) return;
-    const id = this.bySession.get(session.id)?.get(requestKey(params.requestId));
-    if (id === undefined) return;
-    const flight = this.inFlight.get(id);
-    if (!flight) return;
-    this.settle(id, flight);
-    flight.abort.abort(params.reason);
+    // The newest request of the session under that id (1 and "1" are different ids).
+    const entry = this.inFlight
+      .entries()
+      .find((e) => e.value.session?.id === session.id && e.value.originalId === params.requestId);
+    if (!entry) return;
+    this.settle(entry);
+    entry.value.abort.abort(params.reason);
     // Nothing is sent for a cancelled request; the exchange must still end.
-    if (flight.exchange.pending.size === 0) flight.exchange.exchange.finish();
+    if (entry.value.exchange.pending.size === 0) entry.value.exchange.exchange.finish();
   }
 }

@@ -4,7 +4,6 @@ import { McpDispatcher } from "./mcp-dispatcher.js";
 import { createNamespaceMethods, type McpBackend, type McpSettings } from "./namespace-server.js";
 import {
   createSessionRegistry,
-  type McpSession,
   type SessionRegistry,
   type SessionRegistryOptions,
 } from "./session-registry.js";
@@ -86,7 +85,6 @@ export function createMcpEndpoint(backend: McpBackend, options: McpEndpointOptio
       dispatcherFor,
       ...(options.limiter ? { limiter: options.limiter } : {}),
       ...(options.onStreamDropped ? { onStreamDropped: options.onStreamDropped } : {}),
-      onSessionEnded: (session: McpSession) => namespaces.get(session.namespace)?.forgetSession(session.id),
     },
   );
 

@@ -50,8 +50,6 @@ export interface StreamableHttpDependencies {
   sessions: SessionRegistry;
   /** The dispatcher of a namespace's Server. */
   dispatcherFor(namespace: string): McpDispatcher;
-  /** Called when a session ends (DELETE). */
-  onSessionEnded?(session: McpSession): void;
   /** Counts each message of a batch beyond the first against the rate limit the request was admitted under. */
   limiter?: Pick<RateLimiter, "admitMore">;
   /** Told when an SSE reader is dropped for reading too slowly. */
@@ -559,7 +557,6 @@ export function createStreamableHttpHandler(
     const session = sessionOf(req, res, namespace);
     if (!session) return;
     deps.sessions.delete(session.id);
-    deps.onSessionEnded?.(session);
     res.writeHead(200).end();
   }
 
