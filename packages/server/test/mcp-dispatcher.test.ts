@@ -29,6 +29,17 @@ const session = { id: "s1" } as McpSession;
 const context = { namespace: "", session, headers: {} };
 const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
 
+/** A handler that runs until its request is aborted, then tells `onAbort` and answers with no content. */
+const untilAborted =
+  (onAbort: (request: { params?: unknown }, signal: AbortSignal) => void): McpRequestHandler =>
+  (request, extra) =>
+    new Promise((resolve) =>
+      extra.signal.addEventListener("abort", () => {
+        onAbort(request, extra.signal);
+        resolve({ content: [] });
+      }),
+    );
+
 describe("the dispatcher over one method table (no SDK Protocol in between)", () => {
   it("answers under the client's id, relays notifications tied to the request, and maps errors", async () => {
     const handler: McpRequestHandler = async (request, extra) => {
@@ -67,18 +78,7 @@ describe("the dispatcher over one method table (no SDK Protocol in between)", ()
   it("aborts the handler when the client cancels the request or goes away, and sends nothing for it", async () => {
     const reasons: unknown[] = [];
     const dispatcher = new McpDispatcher(
-      new Map([
-        [
-          "tools/call",
-          (_request, extra) =>
-            new Promise((resolve) =>
-              extra.signal.addEventListener("abort", () => {
-                reasons.push(extra.signal.reason);
-                resolve({ content: [] });
-              }),
-            ),
-        ],
-      ]),
+      new Map([["tools/call", untilAborted((_request, signal) => reasons.push(signal.reason))]]),
     );
     const cancelled = recorder();
     dispatcher.dispatch([call("x")], context, cancelled.exchange);
@@ -113,16 +113,7 @@ describe("the dispatcher over one method table (no SDK Protocol in between)", ()
     const aborted: unknown[] = [];
     const dispatcher = new McpDispatcher(
       new Map([
-        [
-          "tools/call",
-          (request, extra) =>
-            new Promise((resolve) =>
-              extra.signal.addEventListener("abort", () => {
-                aborted.push((request.params as { name: string }).name);
-                resolve({ content: [] });
-              }),
-            ),
-        ],
+        ["tools/call", untilAborted((request) => aborted.push((request.params as { name: string }).name))],
       ]),
     );
     const numeric = recorder();

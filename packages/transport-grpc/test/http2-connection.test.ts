@@ -14,18 +14,28 @@ const finished = (stream: ClientHttp2Stream) =>
     stream.once("close", () => resolve());
   });
 
-describe("the lean client's HTTP/2 connection", () => {
-  const cleanups: (() => unknown)[] = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
 
+/** A reference capability served by proto-loader, and the lean client's connection to it; both closed after the test. */
+async function serveAndConnect(maxStreamsPerConnection?: number) {
+  const server = await serveWithProtoLoader(createWanakuReferenceCapability().handlers);
+  cleanups.push(() => server.close());
+  const connection = connectHttp2(
+    `${server.target.host}:${server.target.port}`,
+    channelSecurity(undefined),
+    undefined,
+    maxStreamsPerConnection,
+  );
+  cleanups.push(() => connection.close());
+  return { server, connection };
+}
+
+describe("the lean client's HTTP/2 connection", () => {
   it("moves to a new connection before it runs out of stream ids, letting the old one finish its calls", async () => {
-    const server = await serveWithProtoLoader(createWanakuReferenceCapability().handlers);
-    cleanups.push(() => server.close());
-    const address = `${server.target.host}:${server.target.port}`;
-    const connection = connectHttp2(address, channelSecurity(undefined), undefined, 3);
-    cleanups.push(() => connection.close());
+    const { server, connection } = await serveAndConnect(3);
     // Requests to a method the server does not have: each ends with a status, which is all this test needs.
     const request = () =>
       connection.request({
@@ -48,22 +58,10 @@ describe("the lean client's HTTP/2 connection", () => {
 });
 
 describe("a lean unary call's stream", () => {
-  const cleanups: (() => unknown)[] = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
-
   // Node keeps finished streams reachable for a while (V8 promotes them): what the call's listeners hold (its
   // request, its reply, the callers awaiting it) must not stay reachable with them.
   it("carries none of the call's listeners once the call has settled, only a quiet error listener", async () => {
-    const server = await serveWithProtoLoader(createWanakuReferenceCapability().handlers);
-    cleanups.push(() => server.close());
-    const connection = connectHttp2(
-      `${server.target.host}:${server.target.port}`,
-      channelSecurity(undefined),
-      undefined,
-    );
-    cleanups.push(() => connection.close());
+    const { connection } = await serveAndConnect();
     const streams: ClientHttp2Stream[] = [];
     const capturing: Http2Connection = {
       request(headers) {
