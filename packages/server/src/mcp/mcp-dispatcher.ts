@@ -40,6 +40,10 @@ export interface McpDispatcherOptions {
 interface InFlight extends InboundContext, RequestOrigin {
   readonly exchange: ExchangeState;
   readonly abort: AbortController;
+  /** Its place among the dispatcher's requests in flight (set as it is added there). */
+  entry?: InFlightEntry<InFlight> | undefined;
+  /** Its place among its session's requests in flight (a session's request only). */
+  inSession?: InFlightEntry<InFlight> | undefined;
 }
 
 /** The JSON-RPC error a handler's failure answers with (as the SDK's Protocol wrote it). */
@@ -59,7 +63,7 @@ function errorResponse(id: RequestId, error: unknown): JSONRPCMessage {
 /** The requests of one batch still waiting for an answer, and where their answers go. */
 export interface ExchangeState {
   readonly exchange: Exchange;
-  readonly pending: Set<InFlightEntry<InFlight>>;
+  readonly pending: Set<InFlight>;
 }
 
 /**
@@ -72,9 +76,14 @@ export interface ExchangeState {
 export class McpDispatcher {
   /**
    * Every request in flight, of every client. An InFlightSet, not a Map: its entries come and go with every
-   * request (see InFlightSet for what a Map would cost). `notifications/cancelled`, which is rare, looks through it.
+   * request (see InFlightSet for what a Map would cost).
    */
   private readonly inFlight = new InFlightSet<InFlight>();
+  /**
+   * Per session (by id), its requests in flight: what `notifications/cancelled`, which is rare, looks through, so
+   * that a cancellation costs at most the session's own requests (a session may hold a bounded number of streams).
+   */
+  private readonly bySession = new Map<string, InFlightSet<InFlight>>();
   /** Requests the router sent to session clients (sampling, elicitation, roots), by session and id. */
   private readonly serverRequests = new Map<
     string,
@@ -89,9 +98,9 @@ export class McpDispatcher {
 
   /** Cancels every request in flight (the namespace is going away or the router is closing). */
   close(): void {
-    for (const entry of this.inFlight.entries()) {
-      this.settle(entry);
-      entry.value.abort.abort("The MCP server is closing");
+    for (const flight of this.inFlight.values()) {
+      this.settle(flight);
+      flight.abort.abort("The MCP server is closing");
     }
   }
 
@@ -124,9 +133,9 @@ export class McpDispatcher {
 
   /** The client went away: cancel what it was waiting for, so the calls behind it stop too. */
   abandon(state: ExchangeState): void {
-    for (const entry of [...state.pending]) {
-      this.settle(entry);
-      entry.value.abort.abort("The client closed the connection");
+    for (const flight of [...state.pending]) {
+      this.settle(flight);
+      flight.abort.abort("The client closed the connection");
     }
   }
 
@@ -169,7 +178,9 @@ export class McpDispatcher {
       abort,
     };
     const entry = this.inFlight.add(flight);
-    state.pending.add(entry);
+    flight.entry = entry;
+    state.pending.add(flight);
+    if (context.session) flight.inSession = this.sessionRequests(context.session.id).add(flight);
     const extra: McpRequestExtra = {
       signal: abort.signal,
       origin: flight,
@@ -194,12 +205,12 @@ export class McpDispatcher {
       })
       .then(
         (result) =>
-          this.answer(entry, {
+          this.answer(flight, {
             jsonrpc: "2.0",
             id: originalId,
             result: this.encoded(method, result, revision, modern !== undefined),
           } as JSONRPCMessage),
-        (error: unknown) => this.answer(entry, errorResponse(originalId, error)),
+        (error: unknown) => this.answer(flight, errorResponse(originalId, error)),
       );
   }
 
@@ -236,17 +247,32 @@ export class McpDispatcher {
   }
 
   /** Sends a request's answer, unless it was cancelled or abandoned meanwhile (then nothing is sent). */
-  private answer(entry: InFlightEntry<InFlight>, message: JSONRPCMessage): void {
-    if (!this.inFlight.has(entry) || entry.value.abort.signal.aborted) return;
-    this.settle(entry);
-    const { exchange, pending } = entry.value.exchange;
+  private answer(flight: InFlight, message: JSONRPCMessage): void {
+    if (!flight.entry || !this.inFlight.has(flight.entry) || flight.abort.signal.aborted) return;
+    this.settle(flight);
+    const { exchange, pending } = flight.exchange;
     exchange.respond(message);
     if (pending.size === 0) exchange.finish();
   }
 
-  private settle(entry: InFlightEntry<InFlight>): void {
-    this.inFlight.delete(entry);
-    entry.value.exchange.pending.delete(entry);
+  private sessionRequests(sessionId: string): InFlightSet<InFlight> {
+    let requests = this.bySession.get(sessionId);
+    if (!requests) {
+      requests = new InFlightSet();
+      this.bySession.set(sessionId, requests);
+    }
+    return requests;
+  }
+
+  private settle(flight: InFlight): void {
+    if (flight.entry) this.inFlight.delete(flight.entry);
+    flight.exchange.pending.delete(flight);
+    if (flight.session && flight.inSession) {
+      const requests = this.bySession.get(flight.session.id);
+      requests?.delete(flight.inSession);
+      // An idle session holds nothing here: sessions are forgotten by the registry without telling us.
+      if (requests?.size === 0) this.bySession.delete(flight.session.id);
+    }
   }
 
   /**
@@ -295,14 +321,15 @@ export class McpDispatcher {
   private cancelFromClient(message: Record<string, unknown>, session: SessionState | undefined): void {
     const params = (message.params ?? {}) as { requestId?: RequestId; reason?: string };
     if (!session || params.requestId === undefined) return;
-    // The newest request of the session under that id (1 and "1" are different ids).
-    const entry = this.inFlight
-      .entries()
-      .find((e) => e.value.session?.id === session.id && e.value.originalId === params.requestId);
-    if (!entry) return;
-    this.settle(entry);
-    entry.value.abort.abort(params.reason);
+    // The session's newest request under that id (1 and "1" are different ids).
+    const flight = this.bySession
+      .get(session.id)
+      ?.values()
+      .find((f) => f.originalId === params.requestId);
+    if (!flight) return;
+    this.settle(flight);
+    flight.abort.abort(params.reason);
     // Nothing is sent for a cancelled request; the exchange must still end.
-    if (entry.value.exchange.pending.size === 0) entry.value.exchange.exchange.finish();
+    if (flight.exchange.pending.size === 0) flight.exchange.exchange.finish();
   }
 }
