@@ -5,6 +5,7 @@ import * as net from "node:net";
 import type { Duplex } from "node:stream";
 import * as tls from "node:tls";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { InFlightSet } from "@trestle/core";
 import type { CapabilityHandlers } from "@trestle/wanaku";
 
 import { createCallSecretCheck } from "./call-secret.js";
@@ -121,8 +122,11 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
   let closing: Promise<void> | undefined;
 
   let inFlightCalls = 0;
-  /** How to end each gRPC call in flight when the grace period runs out (Connect's follow the shutdown signal). */
-  const cancellers = new Set<(reason: ConnectError) => void>();
+  /**
+   * How to end each gRPC call in flight when the grace period runs out (Connect's follow the shutdown signal). An
+   * InFlightSet, not a Set: its entries come and go with every call (see InFlightSet for what a Set would cost).
+   */
+  const cancellers = new InFlightSet<(reason: ConnectError) => void>();
   // A call ends in two steps that may come in either order: its handler returns, its HTTP response closes.
   function notifyIfDrained() {
     if (activeResponses === 0 && inFlightCalls === 0) onResponsesDrained?.();
@@ -130,10 +134,10 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
   const inFlight: InFlightCalls = {
     enter(cancel) {
       inFlightCalls++;
-      if (cancel) cancellers.add(cancel);
+      const entry = cancel && cancellers.add(cancel);
       return () => {
         inFlightCalls--;
-        if (cancel) cancellers.delete(cancel);
+        if (entry) cancellers.delete(entry);
         notifyIfDrained();
       };
     },
@@ -265,7 +269,7 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
     if (!(await drained())) {
       const reason = new ConnectError("The capability server is shutting down", Code.Unavailable);
       shutdown.abort(reason);
-      for (const cancel of [...cancellers]) cancel(reason);
+      for (const cancel of cancellers.values()) cancel(reason);
       await new Promise((resolve) => setTimeout(resolve, FLUSH_AFTER_CANCEL_MS));
     }
     // Nothing is being answered any more: idle HTTP/1.1 keep-alive connections can go.
