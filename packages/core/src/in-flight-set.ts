@@ -67,14 +67,7 @@ export class InFlightSet<V> {
     return true;
   }
 
-  /** The entries, newest first (a snapshot: changing the set while walking it is safe). */
-  entries(): InFlightEntry<V>[] {
-    const entries: InFlightEntry<V>[] = [];
-    for (let link = this.#newest; link; link = link.previous) entries.push(link);
-    return entries;
-  }
-
-  /** The values, newest first (a snapshot, as {@link entries}). */
+  /** The values, newest first (a snapshot: changing the set while walking it is safe). */
   values(): V[] {
     const values: V[] = [];
     for (let link = this.#newest; link; link = link.previous) values.push(link.value);
