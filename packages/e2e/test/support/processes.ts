@@ -22,13 +22,14 @@ export interface RunningProcess {
 
 const running = new Set<RunningProcess>();
 
-/** Starts `node script args` in its own process group. */
+/** Starts `node [nodeArgs] script args` in its own process group. */
 export function startNode(
   script: string,
   args: readonly string[],
   env: Record<string, string> = {},
+  nodeArgs: readonly string[] = [],
 ): RunningProcess {
-  const child = spawn(process.execPath, [script, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     detached: true,
     stdio: ["pipe", "pipe", "pipe"],
     env: { ...process.env, ...env },
@@ -114,17 +115,20 @@ export interface RouterProcess extends RunningProcess {
 
 /**
  * Starts `trestle serve` on port 0 with an embedded in-memory store (unless the flags name a store), and waits
- * for it to listen.
+ * for it to listen. `nodeArgs` go to node itself (V8 flags, for instance).
  */
 export async function startRouter(
   args: readonly string[] = [],
   env: Record<string, string> = {},
+  nodeArgs: readonly string[] = [],
 ): Promise<RouterProcess> {
   const storeArgs = args.some((a) => a === "--data-dir" || a === "--database-url") ? [] : ["--memory-store"];
-  const proc = startNode(trestleCli, ["serve", "--port", "0", "--log-level", "info", ...storeArgs, ...args], {
-    TRESTLE_PROBE_INTERVAL_MS: "1000",
-    ...env,
-  });
+  const proc = startNode(
+    trestleCli,
+    ["serve", "--port", "0", "--log-level", "info", ...storeArgs, ...args],
+    { TRESTLE_PROBE_INTERVAL_MS: "1000", ...env },
+    nodeArgs,
+  );
   const line = await proc.waitForLine((l) => l.includes('"router listening"'), 60_000);
   return Object.assign(proc, { url: (JSON.parse(line) as { url: string }).url });
 }

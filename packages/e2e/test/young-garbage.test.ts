@@ -1,0 +1,71 @@
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  api,
+  repoRoot,
+  serviceHealthy,
+  startFixtureCapability,
+  startNode,
+  startRouter,
+  stopAll,
+} from "./support/processes.js";
+
+/** V8 reports each allocation site it decides to allocate in the old generation with this. */
+const TRACE = "--trace-pretenuring-statistics";
+const pretenured = (lines: readonly string[]) => lines.filter((line) => line.includes("=> tenure"));
+
+describe("a routed call's garbage dies young", () => {
+  afterAll(stopAll);
+
+  it("control: V8's trace reports pretenuring where a literal's objects survive (this Node prints it)", async () => {
+    const probe = startNode(join(repoRoot, "packages", "e2e", "fixtures", "pretenuring-probe.mjs"), [], {}, [
+      TRACE,
+    ]);
+    await probe.waitForLine((line) => line.includes('"kept"'));
+    await probe.stop();
+    expect(pretenured(probe.lines).length).toBeGreaterThan(0);
+  });
+
+  it("no allocation site of the router is pretenured while it routes calls", async () => {
+    // Pretenured call objects would hold each call's young objects from the old generation, where a young
+    // collection cannot see them die: the whole call would survive (serve-command.ts, collectCallsYoung).
+    const router = await startRouter([], {}, [TRACE]);
+    await startFixtureCapability(router.url, [
+      "--service-name",
+      "fixture-grpc",
+      "--protocol",
+      "grpc",
+      "--service-type",
+      "tool-invoker",
+    ]);
+    await api(router.url, "POST", "/api/v1/tools", {
+      name: "echo",
+      description: "Echoes its arguments",
+      uri: "fixture://echo",
+      type: "fixture-grpc",
+      inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    });
+    await serviceHealthy(router.url, "fixture-grpc");
+    const clients = await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        const client = new Client({ name: "e2e", version: "1.0.0" });
+        await client.connect(new StreamableHTTPClientTransport(new URL(`${router.url}/mcp`)));
+        return client;
+      }),
+    );
+    let answered = 0;
+    await Promise.all(
+      clients.map(async (client, c) => {
+        for (let i = 0; i < 200; i++) {
+          const result = await client.callTool({ name: "echo", arguments: { city: `city-${c}-${i}` } });
+          if (!result.isError) answered++;
+        }
+        await client.close();
+      }),
+    );
+    expect(answered).toBe(16 * 200);
+    expect(pretenured(router.lines)).toEqual([]);
+  }, 180_000);
+});
