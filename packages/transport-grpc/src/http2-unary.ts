@@ -300,12 +300,12 @@ interface UnaryListeners {
 function ignoreSettledStreamError(): void {}
 
 /**
- * Takes a settled call's listeners off its stream. Node keeps finished HTTP/2 streams reachable to V8's
- * young-generation collector for a while: in a loop of bare `session.request()` calls with 10 KB hung on each
- * stream, 56–64 % of what was allocated survived each young collection (Node 20 and 24), so the stream is
- * promoted, and with it whatever its listeners hold, which is the whole call (its request, reply, promise and
- * every caller awaiting it). Off the stream, the call dies young. An `error` listener stays, so that a late reset
- * is not an uncaught error.
+ * Takes a settled call's listeners off its stream, so that whatever still holds the finished stream cannot keep
+ * the call (its request, reply, promise and every caller awaiting it) alive with it. Node's own
+ * `AsyncResource.prototype.bind`, which `node:http2` calls for every request, did: in a loop of bare requests,
+ * 56–64 % of 10 KB hung on each stream survived young collections (the router installs a bind that does not, see
+ * `installLeanAsyncResourceBind` in `@trestle/server`; an application embedding this transport may not). An
+ * `error` listener stays, so that a late reset is not an uncaught error.
  */
 function detach(stream: ClientHttp2Stream, listeners: UnaryListeners): void {
   stream.removeListener("response", listeners.response);
