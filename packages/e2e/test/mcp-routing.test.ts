@@ -10,6 +10,7 @@ import {
   serviceHealthy,
   startFixtureCapability,
   startRouter,
+  startToolInvoker,
   stopAll,
   trestleCli,
 } from "./support/processes.js";
@@ -34,22 +35,8 @@ describe("an MCP client through the router to capability services", () => {
   beforeAll(async () => {
     router = await startRouter();
     await Promise.all([
-      startFixtureCapability(router.url, [
-        "--service-name",
-        "fixture-grpc",
-        "--protocol",
-        "grpc",
-        "--service-type",
-        "tool-invoker",
-      ]),
-      startFixtureCapability(router.url, [
-        "--service-name",
-        "fixture-connect",
-        "--protocol",
-        "connect",
-        "--service-type",
-        "tool-invoker",
-      ]),
+      startToolInvoker(router.url, "fixture-grpc", "grpc"),
+      startToolInvoker(router.url, "fixture-connect", "connect"),
       startFixtureCapability(router.url, ["--engine", "fixture"]),
     ]);
     await api(router.url, "POST", "/api/v1/tools", echoTool("echo_grpc", "fixture-grpc"));

@@ -6,9 +6,9 @@ import {
   api,
   repoRoot,
   serviceHealthy,
-  startFixtureCapability,
   startNode,
   startRouter,
+  startToolInvoker,
   stopAll,
 } from "./support/processes.js";
 
@@ -32,14 +32,7 @@ describe("a routed call's garbage dies young", () => {
     // Pretenured call objects would hold each call's young objects from the old generation, where a young
     // collection cannot see them die: the whole call would survive (serve-command.ts, collectCallsYoung).
     const router = await startRouter([], {}, [TRACE]);
-    await startFixtureCapability(router.url, [
-      "--service-name",
-      "fixture-grpc",
-      "--protocol",
-      "grpc",
-      "--service-type",
-      "tool-invoker",
-    ]);
+    await startToolInvoker(router.url, "fixture-grpc", "grpc");
     await api(router.url, "POST", "/api/v1/tools", {
       name: "echo",
       description: "Echoes its arguments",

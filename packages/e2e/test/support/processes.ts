@@ -144,6 +144,22 @@ export async function startFixtureCapability(
   return Object.assign(proc, { port: ready.port, id: ready.id });
 }
 
+/** Starts the fixture capability as a `tool-invoker` named `serviceName`, served over `protocol`. */
+export function startToolInvoker(
+  routerUrl: string,
+  serviceName: string,
+  protocol: "grpc" | "connect",
+): Promise<RunningProcess & { port: number; id: string }> {
+  return startFixtureCapability(routerUrl, [
+    "--service-name",
+    serviceName,
+    "--protocol",
+    protocol,
+    "--service-type",
+    "tool-invoker",
+  ]);
+}
+
 /** Calls the management API and returns `data`; throws with the router's message on an error status. */
 export async function api<T = unknown>(
   routerUrl: string,
