@@ -5,6 +5,7 @@ import { CallToolResultSchema, ToolListChangedNotificationSchema } from "@modelc
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   api,
+  echoTool,
   eventually,
   type RouterProcess,
   serviceHealthy,
@@ -14,14 +15,6 @@ import {
   stopAll,
   trestleCli,
 } from "./support/processes.js";
-
-const echoTool = (name: string, type: string) => ({
-  name,
-  description: "Echoes its arguments",
-  uri: "fixture://echo",
-  type,
-  inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-});
 
 async function mcpClient(url: string): Promise<Client> {
   const client = new Client({ name: "e2e", version: "1.0.0" });

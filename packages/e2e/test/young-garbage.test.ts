@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, describe, expect, it } from "vitest";
 import {
   api,
+  echoTool,
   repoRoot,
   serviceHealthy,
   startNode,
@@ -33,13 +34,7 @@ describe("a routed call's garbage dies young", () => {
     // collection cannot see them die: the whole call would survive (serve-command.ts, collectCallsYoung).
     const router = await startRouter([], {}, [TRACE]);
     await startToolInvoker(router.url, "fixture-grpc", "grpc");
-    await api(router.url, "POST", "/api/v1/tools", {
-      name: "echo",
-      description: "Echoes its arguments",
-      uri: "fixture://echo",
-      type: "fixture-grpc",
-      inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-    });
+    await api(router.url, "POST", "/api/v1/tools", echoTool("echo", "fixture-grpc"));
     await serviceHealthy(router.url, "fixture-grpc");
     const clients = await Promise.all(
       Array.from({ length: 16 }, async () => {

@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   api,
+  echoTool,
   eventually,
   type RouterProcess,
   repoRoot,
@@ -94,13 +95,7 @@ describe("an @a2a-js/sdk client calling the router as an A2A agent", () => {
       ]),
       startFixtureCapability(router.url, ["--engine", "fixture"]),
     ]);
-    await api(router.url, "POST", "/api/v1/tools", {
-      name: "echo",
-      description: "Echoes its arguments",
-      uri: "fixture://echo",
-      type: "fixture-grpc",
-      inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-    });
+    await api(router.url, "POST", "/api/v1/tools", echoTool("echo", "fixture-grpc"));
     await api(router.url, "POST", "/api/v1/tools", {
       name: "sleeper",
       uri: "fixture://sleep?ms=60000",

@@ -160,6 +160,17 @@ export function startToolInvoker(
   ]);
 }
 
+/** A tool definition served by the fixture capability's echo (it answers with the arguments it was called with). */
+export function echoTool(name: string, type: string) {
+  return {
+    name,
+    description: "Echoes its arguments",
+    uri: "fixture://echo",
+    type,
+    inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  };
+}
+
 /** Calls the management API and returns `data`; throws with the router's message on an error status. */
 export async function api<T = unknown>(
   routerUrl: string,
