@@ -40,7 +40,7 @@ export interface CodeExecutionBridge {
    * event: COMPLETED when the stream ends with a successful status and exit code 0; FAILED with
    * `execution_error` when the engine exits failed, timeout or cancelled or with a non-zero exit code; FAILED with
    * the error's category when the stream fails; FAILED with category `none` and "cancelled by the client" when
-   * the consumer stops early (`break`, `return()`) or `context.signal` aborts.
+   * the consumer stops early (`break`, `return()`) or `context.signal` (or `context.cancellation`) aborts.
    *
    * The iteration throws a `TrestleError` when the call fails: `NotFound` naming the engine type and language
    * when no engine runs them, the service's code otherwise.

@@ -1,3 +1,4 @@
+import type { Cancellation } from "./cancellation.js";
 import type { PromptReference, ResourceReference, ToolReference } from "./catalog.js";
 import type { ContentBlock, JsonObject, JsonValue, ResourceContents } from "./content.js";
 import type { ContextValues } from "./context-values.js";
@@ -193,6 +194,12 @@ export interface InputResponse {
 export interface CallOptions {
   /** Cancels the call, including a running code execution stream. */
   signal?: AbortSignal;
+  /**
+   * The call's cancellation without an `AbortSignal` per call, for callers on a hot path; given with
+   * `setCancellation`, which makes `signal` from it when something reads `signal`. Transports and interceptors read
+   * either through `cancellationOf`.
+   */
+  cancellation?: Cancellation;
   /** Deadline for the call, in milliseconds. Transports default to 10 s (unary) and 20 s (streaming). */
   timeoutMs?: number;
   /** The caller's request id (the MCP request id); a transport sends it where its wire has a place for it. */

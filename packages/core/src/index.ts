@@ -38,6 +38,12 @@ export {
   REQUEST_ID_METADATA_KEY,
 } from "./call-options.js";
 export { type CallScope, createCallScope, raceAbort } from "./call-scope.js";
+export {
+  type Cancellation,
+  CancellationController,
+  cancellationOf,
+  setCancellation,
+} from "./cancellation.js";
 export type {
   ForwardA2aUpstream,
   ForwardHttpUpstream,

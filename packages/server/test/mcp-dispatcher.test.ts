@@ -1,4 +1,5 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { Cancellation } from "@trestle/core";
 import { describe, expect, it } from "vitest";
 import type { ClassifiedMessage } from "../src/mcp/json-rpc.js";
 import { type Exchange, McpDispatcher } from "../src/mcp/mcp-dispatcher.js";
@@ -31,11 +32,11 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
 
 /** A handler that runs until its request is aborted, then tells `onAbort` and answers with no content. */
 const untilAborted =
-  (onAbort: (request: { params?: unknown }, signal: AbortSignal) => void): McpRequestHandler =>
+  (onAbort: (request: { params?: unknown }, cancellation: Cancellation) => void): McpRequestHandler =>
   (request, extra) =>
     new Promise((resolve) =>
-      extra.signal.addEventListener("abort", () => {
-        onAbort(request, extra.signal);
+      extra.cancellation.onAbort(() => {
+        onAbort(request, extra.cancellation);
         resolve({ content: [] });
       }),
     );
@@ -78,7 +79,7 @@ describe("the dispatcher over one method table (no SDK Protocol in between)", ()
   it("aborts the handler when the client cancels the request or goes away, and sends nothing for it", async () => {
     const reasons: unknown[] = [];
     const dispatcher = new McpDispatcher(
-      new Map([["tools/call", untilAborted((_request, signal) => reasons.push(signal.reason))]]),
+      new Map([["tools/call", untilAborted((_request, cancellation) => reasons.push(cancellation.reason))]]),
     );
     const cancelled = recorder();
     dispatcher.dispatch([call("x")], context, cancelled.exchange);

@@ -1,5 +1,5 @@
 import type * as grpc from "@grpc/grpc-js";
-import { Code, TrestleError } from "@trestle/core";
+import { type Cancellation, Code, TrestleError } from "@trestle/core";
 import type { ChannelLease } from "./channel-pool.js";
 import { errorFromStatus } from "./status-error.js";
 
@@ -11,8 +11,8 @@ export interface CallPlan {
   metadata: grpc.Metadata;
   /** Deadline, in milliseconds from now. */
   timeoutMs: number;
-  /** The caller's cancellation. */
-  signal: AbortSignal | undefined;
+  /** The caller's cancellation (core's `cancellationOf` the call options). */
+  cancellation: Cancellation | undefined;
 }
 
 /** grpc-js throws synchronously when the channel was closed between lease and call. */
@@ -20,21 +20,23 @@ function startFailure(error: unknown): TrestleError {
   return TrestleError.from(error, Code.Unavailable);
 }
 
-function cancelledByCaller(signal: AbortSignal): TrestleError {
-  return new TrestleError("The call was cancelled by the caller", Code.Canceled, { cause: signal.reason });
+function cancelledByCaller(cancellation: Cancellation): TrestleError {
+  return new TrestleError("The call was cancelled by the caller", Code.Canceled, {
+    cause: cancellation.reason,
+  });
 }
 
 /**
  * Runs a unary call. Rejects with the status mapped to a {@link TrestleError}; with `Canceled` when the
- * caller's signal aborts (the call is cancelled on the wire, so the service sees it); with the pool's reason
+ * caller cancels it (the call is cancelled on the wire, so the service sees it); with the pool's reason
  * when the pool closes under it.
  */
 export function unaryCall<I, O>(method: grpc.MethodDefinition<I, O>, request: I, plan: CallPlan): Promise<O> {
-  const { lease, signal } = plan;
+  const { lease, cancellation } = plan;
   return new Promise<O>((resolve, reject) => {
-    if (signal?.aborted) {
+    if (cancellation?.aborted) {
       lease.done();
-      reject(cancelledByCaller(signal));
+      reject(cancelledByCaller(cancellation));
       return;
     }
     // Why the call ended on our side, when it did: it then wins over the CANCELLED status grpc-js reports.
@@ -49,7 +51,7 @@ export function unaryCall<I, O>(method: grpc.MethodDefinition<I, O>, request: I,
         plan.metadata,
         { deadline: Date.now() + plan.timeoutMs },
         (error, reply) => {
-          signal?.removeEventListener("abort", onAbort);
+          cancellation?.offAbort(onAbort);
           lease.done();
           if (error) reject(ownReason ?? errorFromStatus(error));
           else if (reply === undefined) reject(new TrestleError("The service sent no reply", Code.Internal));
@@ -66,9 +68,9 @@ export function unaryCall<I, O>(method: grpc.MethodDefinition<I, O>, request: I,
       call.cancel();
     };
     const onAbort = () => {
-      if (signal) abort(cancelledByCaller(signal));
+      if (cancellation) abort(cancelledByCaller(cancellation));
     };
-    signal?.addEventListener("abort", onAbort, { once: true });
+    cancellation?.onAbort(onAbort);
     lease.track(abort);
   });
 }
@@ -76,17 +78,17 @@ export function unaryCall<I, O>(method: grpc.MethodDefinition<I, O>, request: I,
 /**
  * Runs a server-streaming call and yields each reply as it arrives (backpressure: reading pauses while
  * replies wait for the consumer). Replies received before a failure are yielded before it is thrown.
- * Breaking out of the iteration, or the caller's signal aborting, cancels the call on the wire.
+ * Breaking out of the iteration, or the caller cancelling it, cancels the call on the wire.
  */
 export async function* serverStreamCall<I, O>(
   method: grpc.MethodDefinition<I, O>,
   request: I,
   plan: CallPlan,
 ): AsyncGenerator<O> {
-  const { lease, signal } = plan;
-  if (signal?.aborted) {
+  const { lease, cancellation } = plan;
+  if (cancellation?.aborted) {
     lease.done();
-    throw cancelledByCaller(signal);
+    throw cancelledByCaller(cancellation);
   }
   const queue: O[] = [];
   let ended = false;
@@ -132,9 +134,9 @@ export async function* serverStreamCall<I, O>(
     call.cancel();
   };
   const onAbort = () => {
-    if (signal) abort(cancelledByCaller(signal));
+    if (cancellation) abort(cancelledByCaller(cancellation));
   };
-  signal?.addEventListener("abort", onAbort, { once: true });
+  cancellation?.onAbort(onAbort);
   lease.track(abort);
 
   try {
@@ -152,7 +154,7 @@ export async function* serverStreamCall<I, O>(
       });
     }
   } finally {
-    signal?.removeEventListener("abort", onAbort);
+    cancellation?.offAbort(onAbort);
     // The consumer stopped early: tell the service, so its engine stops too.
     if (!ended && !failure) abort(new TrestleError("The consumer stopped reading the stream", Code.Canceled));
     lease.done();

@@ -3,6 +3,7 @@ import {
   type BridgeTransport,
   type CallOptions,
   Code,
+  cancellationOf,
   DEFAULT_STREAM_TIMEOUT_MS,
   DEFAULT_UNARY_TIMEOUT_MS,
   healthFromProbeError,
@@ -96,8 +97,8 @@ export function createGrpcTransport(options: GrpcTransportOptions = {}): BridgeT
  * - One channel (one HTTP/2 connection) per target address and TLS identity, shared by all calls and
  *   services there; closed by `release(target)`, by `close()`, and after `idleTimeoutMs` without a call.
  * - Deadlines: `CallOptions.timeoutMs`, else `options.timeouts(target)`, else 10 s unary / 20 s streaming.
- *   The caller's `signal` cancels the call on the wire, a running `ExecuteCode` stream included; so does
- *   breaking out of the stream's iteration.
+ *   The caller's `signal` (or `cancellation`) cancels the call on the wire, a running `ExecuteCode` stream
+ *   included; so does breaking out of the stream's iteration.
  * - Metadata: `x-wanaku-request-id` (from `CallOptions.requestId`, else the request's `request_id`) and
  *   every `CallOptions.metadata` entry.
  * - A gRPC status becomes a {@link TrestleError} with the same code and the status details as
@@ -167,7 +168,7 @@ export function createGrpcWanakuTransport(options: GrpcTransportOptions = {}): W
     grpcJs ??= loadGrpcJs();
     const metadata = toGrpcMetadata(grpcJs, callMetadata(callOptions, requestId));
     const lease = pool.lease(targetAddress(target), securityOf(target));
-    return { lease, metadata, timeoutMs, signal: callOptions?.signal };
+    return { lease, metadata, timeoutMs, cancellation: cancellationOf(callOptions) };
   }
 
   /** A call's plan on the lean client; throws (synchronously) like {@link plan}. */
@@ -185,7 +186,7 @@ export function createGrpcWanakuTransport(options: GrpcTransportOptions = {}): W
       (kind === "unary" ? unaryTimeoutMs : streamTimeoutMs);
     const metadata = callMetadata(callOptions, requestId);
     const lease = http2Pool.lease(targetAddress(target), securityOf(target));
-    return { lease, metadata, timeoutMs, signal: callOptions?.signal, limits };
+    return { lease, metadata, timeoutMs, cancellation: cancellationOf(callOptions), limits };
   }
 
   function unary<I, O>(

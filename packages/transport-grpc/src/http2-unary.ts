@@ -7,7 +7,7 @@ import {
   type IncomingHttpStatusHeader,
   type OutgoingHttpHeaders,
 } from "node:http2";
-import { Code, TrestleError } from "@trestle/core";
+import { type Cancellation, Code, TrestleError } from "@trestle/core";
 import type { CallHeaders } from "./call-metadata.js";
 import type { ChannelLease } from "./channel-pool.js";
 import type { ChannelSecurity } from "./channel-security.js";
@@ -172,7 +172,8 @@ export interface Http2CallPlan {
   /** The call's metadata as headers; this call's own object, completed in place with the gRPC headers. */
   metadata: CallHeaders;
   timeoutMs: number;
-  signal: AbortSignal | undefined;
+  /** The caller's cancellation (core's `cancellationOf` the call options). */
+  cancellation: Cancellation | undefined;
   limits: Http2UnaryLimits;
 }
 
@@ -206,8 +207,10 @@ function codeOfHttpStatus(status: number): Code {
   }
 }
 
-function cancelledByCaller(signal: AbortSignal): TrestleError {
-  return new TrestleError("The call was cancelled by the caller", Code.Canceled, { cause: signal.reason });
+function cancelledByCaller(cancellation: Cancellation): TrestleError {
+  return new TrestleError("The call was cancelled by the caller", Code.Canceled, {
+    cause: cancellation.reason,
+  });
 }
 
 type ReplyHeaders = IncomingHttpHeaders & IncomingHttpStatusHeader;
@@ -319,7 +322,7 @@ function detach(stream: ClientHttp2Stream, listeners: UnaryListeners): void {
 /**
  * Runs a unary call on the lean HTTP/2 client, with the same outcomes as the grpc-js path: the reply; the
  * service's status mapped to a {@link TrestleError}; `DeadlineExceeded` after `timeoutMs` (the deadline is also
- * sent as `grpc-timeout`, so the service sees it); `Canceled` when the caller's signal aborts (the stream is
+ * sent as `grpc-timeout`, so the service sees it); `Canceled` when the caller cancels it (the stream is
  * reset with CANCEL, so the service sees it); `Unavailable` when the connection fails; `ResourceExhausted` for
  * a message over the limits; the pool's reason when the pool closes under it.
  */
@@ -328,11 +331,11 @@ export function http2UnaryCall<I, O>(
   request: I,
   plan: Http2CallPlan,
 ): Promise<O> {
-  const { lease, signal, limits } = plan;
+  const { lease, cancellation, limits } = plan;
   return new Promise<O>((resolve, reject) => {
-    if (signal?.aborted) {
+    if (cancellation?.aborted) {
       lease.done();
-      reject(cancelledByCaller(signal));
+      reject(cancelledByCaller(cancellation));
       return;
     }
     let frame: Buffer;
@@ -363,7 +366,7 @@ export function http2UnaryCall<I, O>(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
+      cancellation?.offAbort(onAbort);
       detach(stream, listeners);
       lease.done();
       if (error) reject(error);
@@ -375,13 +378,13 @@ export function http2UnaryCall<I, O>(
       finish(reason);
     };
     const onAbort = () => {
-      if (signal) abort(cancelledByCaller(signal));
+      if (cancellation) abort(cancelledByCaller(cancellation));
     };
     const timer = setTimeout(
       () => abort(new TrestleError("Deadline exceeded", Code.DeadlineExceeded)),
       plan.timeoutMs,
     );
-    signal?.addEventListener("abort", onAbort, { once: true });
+    cancellation?.onAbort(onAbort);
     lease.track(abort);
 
     const listeners: UnaryListeners = {
@@ -452,17 +455,17 @@ export function http2UnaryCall<I, O>(
  * Runs a server-streaming call on the same HTTP/2 connection as the unary calls and yields each reply as it
  * arrives, with the outcomes of the grpc-js path: reading pauses while 16 replies wait for the consumer;
  * replies received before a failure are yielded before it is thrown; breaking out of the iteration, the
- * caller's signal or the deadline reset the stream with CANCEL, so the service sees it.
+ * caller's cancellation or the deadline reset the stream with CANCEL, so the service sees it.
  */
 export async function* http2ServerStreamCall<I, O>(
   method: FramingMethodDefinition<I, O>,
   request: I,
   plan: Http2CallPlan,
 ): AsyncGenerator<O> {
-  const { lease, signal, limits } = plan;
-  if (signal?.aborted) {
+  const { lease, cancellation, limits } = plan;
+  if (cancellation?.aborted) {
     lease.done();
-    throw cancelledByCaller(signal);
+    throw cancelledByCaller(cancellation);
   }
   let stream: ClientHttp2Stream;
   try {
@@ -494,13 +497,13 @@ export async function* http2ServerStreamCall<I, O>(
     notify();
   };
   const onAbort = () => {
-    if (signal) abort(cancelledByCaller(signal));
+    if (cancellation) abort(cancelledByCaller(cancellation));
   };
   const timer = setTimeout(
     () => abort(new TrestleError("Deadline exceeded", Code.DeadlineExceeded)),
     plan.timeoutMs,
   );
-  signal?.addEventListener("abort", onAbort, { once: true });
+  cancellation?.onAbort(onAbort);
   lease.track(abort);
 
   stream.on("response", (h: ReplyHeaders) => {
@@ -569,7 +572,7 @@ export async function* http2ServerStreamCall<I, O>(
     }
   } finally {
     clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
+    cancellation?.offAbort(onAbort);
     // The consumer stopped early: tell the service, so its engine stops too.
     if (!ended && !failure) abort(new TrestleError("The consumer stopped reading the stream", Code.Canceled));
     lease.done();

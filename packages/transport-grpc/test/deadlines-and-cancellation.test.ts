@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { Code, TrestleError } from "@trestle/core";
+import { type Cancellation, CancellationController, Code, TrestleError } from "@trestle/core";
 import {
   CodeExecutionRequestSchema,
   ExecutionStatus,
@@ -203,6 +203,41 @@ describe("deadlines, cancellation and dead ports", () => {
     }
     await aborted(seen.engineStopped.signal);
   });
+
+  for (const client of ["http2", "grpc-js"] as const) {
+    it(`subscribes to a call's cancellation and makes no AbortSignal for it (${client} client)`, async () => {
+      const { target, seen, transport: t } = await setUp({ client });
+      // A cancellation that counts what the client does with it, and fails the call if it asks for a signal.
+      const controller = new CancellationController();
+      const subscribed = { on: 0, off: 0 };
+      const counting: Cancellation = {
+        get aborted() {
+          return controller.aborted;
+        },
+        get reason() {
+          return controller.reason;
+        },
+        get signal(): AbortSignal {
+          throw new Error("the transport made an AbortSignal");
+        },
+        onAbort(listener) {
+          subscribed.on++;
+          controller.onAbort(listener);
+        },
+        offAbort(listener) {
+          subscribed.off++;
+          controller.offAbort(listener);
+        },
+      };
+      const options = () => ({ cancellation: counting });
+      expect(await t.invokeTool(tool("echo://", "9"), target, options())).toMatchObject({ content: ["9"] });
+      expect(subscribed).toEqual({ on: 1, off: 1 });
+      const sleeping = t.invokeTool(tool("sleep://"), target, options());
+      setTimeout(() => controller.abort(new Error("the client went away")), 100);
+      expect((await rejection(sleeping)).code).toBe(Code.Canceled);
+      await aborted(seen.toolAborted.signal);
+    });
+  }
 
   it("does not send a call whose signal is already aborted", async () => {
     const { target, transport: t } = await setUp();

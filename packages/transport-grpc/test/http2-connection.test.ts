@@ -1,5 +1,5 @@
 import type { ClientHttp2Stream } from "node:http2";
-import { Code } from "@trestle/core";
+import { CancellationController, Code } from "@trestle/core";
 import { createWanakuReferenceCapability } from "@trestle/wanaku/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { channelSecurity } from "../src/channel-security.js";
@@ -84,7 +84,7 @@ describe("a lean unary call's stream", () => {
       lease: { client: capturing, track: () => undefined, done: () => undefined },
       metadata: {},
       timeoutMs: 10_000,
-      signal: new AbortController().signal,
+      cancellation: new CancellationController(),
       limits: { maxReceiveMessageBytes: 4 * 1024 * 1024, maxSendMessageBytes: undefined },
     });
     await expect(call).rejects.toMatchObject({ code: Code.Unimplemented });

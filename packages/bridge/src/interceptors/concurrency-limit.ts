@@ -2,6 +2,7 @@ import {
   type CallOptions,
   Code,
   type CodeOutput,
+  cancellationOf,
   type Interceptor,
   type ServiceTarget,
   type TransportRequest,
@@ -90,8 +91,8 @@ export function createSlotPool(limitsFor: (target: ServiceTarget) => Concurrency
     options: CallOptions | undefined,
     deadlineMs: number | undefined,
   ): Promise<Slot> {
-    const signal = options?.signal;
-    if (signal?.aborted) throw TrestleError.from(signal.reason, Code.Canceled);
+    const cancellation = cancellationOf(options);
+    if (cancellation?.aborted) throw TrestleError.from(cancellation.reason, Code.Canceled);
     const name = target.serviceName;
     let slots = slotsByService.get(name);
     if (!slots) {
@@ -121,20 +122,20 @@ export function createSlotPool(limitsFor: (target: ServiceTarget) => Concurrency
       const leave = (error: TrestleError) => {
         held.waiting.delete(waiter);
         if (timer) clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
+        cancellation?.offAbort(onAbort);
         if (held.active === 0 && held.waiting.size === 0) slotsByService.delete(name);
         reject(error);
       };
-      const onAbort = () => leave(TrestleError.from(signal?.reason, Code.Canceled));
+      const onAbort = () => leave(TrestleError.from(cancellation?.reason, Code.Canceled));
       const waiter: Waiter = {
         grant() {
           if (timer) clearTimeout(timer);
-          signal?.removeEventListener("abort", onAbort);
+          cancellation?.offAbort(onAbort);
           resolve(slot(Math.max(1, Date.now() - since)));
         },
       };
       held.waiting.add(waiter);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      cancellation?.onAbort(onAbort);
       if (deadlineMs !== undefined) {
         timer = setTimeout(
           () =>

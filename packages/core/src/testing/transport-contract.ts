@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { BridgeTransport, CodeOutput, CodeRun, ToolCall } from "../call.js";
 import { REQUEST_ID_METADATA_KEY } from "../call-options.js";
+import { CancellationController, setCancellation } from "../cancellation.js";
 import type { ToolReference } from "../catalog.js";
 import type { ContentBlock } from "../content.js";
 import { Code, TrestleError } from "../error.js";
@@ -318,6 +319,28 @@ export function describeTransportContract(options: TransportContractOptions): vo
       await eventually(() => capability.observations.abortedCalls.includes("sleep://5000"));
     });
 
+    it("cancels a unary call given a cancellation instead of a signal, and the service sees it", async () => {
+      // A caller on a hot path (the router's MCP front) gives `setCancellation`'s options: a transport reads them
+      // through `cancellationOf`, or reads `signal`, which is then made from the cancellation.
+      const cancellation = new CancellationController();
+      const call = transport.callTool(tool("sleep://5000"), target, setCancellation({}, cancellation));
+      setTimeout(() => cancellation.abort(new Error("the client went away")), 100);
+      const error = await rejection(call);
+      expect(error.code).toBe(Code.Canceled);
+      await eventually(() => capability.observations.abortedCalls.includes("sleep://5000"));
+    });
+
+    it("fails at once with Canceled when the call's cancellation is already aborted", async () => {
+      const cancellation = new CancellationController();
+      cancellation.abort();
+      const started = Date.now();
+      const error = await rejection(
+        transport.callTool(tool("sleep://5000"), target, setCancellation({}, cancellation)),
+      );
+      expect(error.code).toBe(Code.Canceled);
+      expect(Date.now() - started).toBeLessThan(2_000);
+    });
+
     it("fails with DeadlineExceeded when the service outlives the deadline, and the service sees it", async () => {
       const started = Date.now();
       const error = await rejection(transport.callTool(tool("sleep://5000"), target, { timeoutMs: 200 }));
@@ -350,6 +373,28 @@ export function describeTransportContract(options: TransportContractOptions): vo
       expect(error.code).toBe(Code.Canceled);
       await eventually(() => capability.observations.streamsFinished.includes("kit/endless"));
     });
+
+    itWhen(can.codeExecution)(
+      "cancels a running stream given a cancellation instead of a signal",
+      async () => {
+        const cancellation = new CancellationController();
+        const seen: CodeOutput[] = [];
+        const error = await rejection(
+          (async () => {
+            for await (const output of transport.executeCode(
+              code("endless"),
+              target,
+              setCancellation({}, cancellation),
+            )) {
+              seen.push(output);
+              if (seen.length === 3) cancellation.abort();
+            }
+          })(),
+        );
+        expect(error.code).toBe(Code.Canceled);
+        await eventually(() => capability.observations.streamsFinished.includes("kit/endless"));
+      },
+    );
 
     itWhen(can.codeExecution)("stops the engine when the consumer breaks out of the stream", async () => {
       const outputs = await collect(transport.executeCode(code("endless"), target), 2);

@@ -1,5 +1,5 @@
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { type InFlightEntry, InFlightSet } from "@trestle/core";
+import { type Cancellation, CancellationController, type InFlightEntry, InFlightSet } from "@trestle/core";
 import { type ClassifiedMessage, JsonRpcErrorCode } from "./json-rpc.js";
 import type { McpMethodTable, McpRequestExtra, RequestOrigin } from "./namespace-server.js";
 import { META, MODERN_ONLY, type ModernClient, REMOVED_IN_MODERN } from "./protocol-era.js";
@@ -39,7 +39,8 @@ export interface McpDispatcherOptions {
 /** One request being handled; it is the handler's {@link RequestOrigin} too, so a request costs one object. */
 interface InFlight extends InboundContext, RequestOrigin {
   readonly exchange: ExchangeState;
-  readonly abort: AbortController;
+  /** Aborted when the client cancels the request or goes away (no AbortSignal unless a handler reads one). */
+  readonly cancellation: CancellationController;
   /** Its place among the dispatcher's requests in flight (set as it is added there). */
   entry?: InFlightEntry<InFlight> | undefined;
   /** Its place among its session's requests in flight (a session's request only). */
@@ -68,8 +69,8 @@ export interface ExchangeState {
 
 /**
  * Runs MCP requests against one namespace's {@link McpMethodTable}, for every client of the namespace and
- * both transports: it gives each request an abort signal (fired by the client's `notifications/cancelled` or by
- * the client going away), sends the handler's result or error back under the client's own id, relays the
+ * both transports: it gives each request a cancellation (aborted by the client's `notifications/cancelled` or by
+ * the client going away; an AbortSignal only for a handler that reads one), sends the handler's result or error back under the client's own id, relays the
  * notifications tied to it, and answers a method the table lacks with -32601. Nothing here parses a message
  * again: the transport classified it, and the handler parses its own params.
  */
@@ -100,7 +101,7 @@ export class McpDispatcher {
   close(): void {
     for (const flight of this.inFlight.values()) {
       this.settle(flight);
-      flight.abort.abort("The MCP server is closing");
+      flight.cancellation.abort("The MCP server is closing");
     }
   }
 
@@ -135,7 +136,7 @@ export class McpDispatcher {
   abandon(state: ExchangeState): void {
     for (const flight of [...state.pending]) {
       this.settle(flight);
-      flight.abort.abort("The client closed the connection");
+      flight.cancellation.abort("The client closed the connection");
     }
   }
 
@@ -167,7 +168,7 @@ export class McpDispatcher {
       } as JSONRPCMessage);
       return;
     }
-    const abort = new AbortController();
+    const cancellation = new CancellationController();
     const flight: InFlight = {
       namespace: context.namespace,
       session: context.session,
@@ -175,17 +176,17 @@ export class McpDispatcher {
       modern,
       originalId,
       exchange: state,
-      abort,
+      cancellation,
     };
     const entry = this.inFlight.add(flight);
     flight.entry = entry;
     state.pending.add(flight);
     if (context.session) flight.inSession = this.sessionRequests(context.session.id).add(flight);
     const extra: McpRequestExtra = {
-      signal: abort.signal,
+      cancellation,
       origin: flight,
       sendNotification: async (notification) => {
-        if (abort.signal.aborted || !this.inFlight.has(entry)) return;
+        if (cancellation.aborted || !this.inFlight.has(entry)) return;
         // In the client's revision; one it has no such notification in gets none.
         const encoded = revision ? encodeNotificationFor(notification, revision) : notification;
         if (encoded) state.exchange.notify({ jsonrpc: "2.0", ...encoded } as JSONRPCMessage);
@@ -193,14 +194,14 @@ export class McpDispatcher {
     };
     const session = context.session;
     if (session) {
-      extra.sendRequest = (request) => this.requestFromClient(session.id, request, state, abort.signal);
+      extra.sendRequest = (request) => this.requestFromClient(session.id, request, state, cancellation);
     }
     // Started on a later tick, as the SDK's Protocol did: a batch's requests all get their ids (and can be
     // cancelled) before any handler runs, and a handler that throws synchronously answers like one that rejects.
     Promise.resolve()
       .then(() => {
         // Cancelled before it started: nothing to run, nothing to answer.
-        if (abort.signal.aborted) return undefined;
+        if (cancellation.aborted) return undefined;
         return handler(message as { method: string; params?: unknown }, extra);
       })
       .then(
@@ -248,7 +249,7 @@ export class McpDispatcher {
 
   /** Sends a request's answer, unless it was cancelled or abandoned meanwhile (then nothing is sent). */
   private answer(flight: InFlight, message: JSONRPCMessage): void {
-    if (!flight.entry || !this.inFlight.has(flight.entry) || flight.abort.signal.aborted) return;
+    if (!flight.entry || !this.inFlight.has(flight.entry) || flight.cancellation.aborted) return;
     this.settle(flight);
     const { exchange, pending } = flight.exchange;
     exchange.respond(message);
@@ -283,24 +284,24 @@ export class McpDispatcher {
     sessionId: string,
     request: { method: string; params?: Record<string, unknown> },
     state: ExchangeState,
-    signal: AbortSignal,
+    cancellation: Cancellation,
   ): Promise<unknown> {
     const requestId = `trestle-${this.nextServerRequestId++}`;
     const key = `${sessionId}\u0000${requestId}`;
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.serverRequests.delete(key);
-        reject(signal.reason);
+        reject(cancellation.reason);
       };
-      if (signal.aborted) return onAbort();
-      signal.addEventListener("abort", onAbort, { once: true });
+      if (cancellation.aborted) return onAbort();
+      cancellation.onAbort(onAbort);
       this.serverRequests.set(key, {
         resolve: (result) => {
-          signal.removeEventListener("abort", onAbort);
+          cancellation.offAbort(onAbort);
           resolve(result);
         },
         reject: (error) => {
-          signal.removeEventListener("abort", onAbort);
+          cancellation.offAbort(onAbort);
           reject(error);
         },
       });
@@ -328,7 +329,7 @@ export class McpDispatcher {
       .find((f) => f.originalId === params.requestId);
     if (!flight) return;
     this.settle(flight);
-    flight.abort.abort(params.reason);
+    flight.cancellation.abort(params.reason);
     // Nothing is sent for a cancelled request; the exchange must still end.
     if (flight.exchange.pending.size === 0) flight.exchange.exchange.finish();
   }

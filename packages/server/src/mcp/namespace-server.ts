@@ -28,6 +28,7 @@ import {
   type ResourceBridge,
 } from "@trestle/bridge";
 import {
+  type Cancellation,
   type InputAnswers,
   type InputRequired,
   type JsonObject,
@@ -77,8 +78,11 @@ export interface RequestOrigin {
 
 /** What a method handler gets besides the request. */
 export interface McpRequestExtra {
-  /** Fires when the client cancels the request or goes away. */
-  readonly signal: AbortSignal;
+  /**
+   * Aborted when the client cancels the request or goes away. Pass it on as it is (a call's `cancellation`); read
+   * its `signal` only for an API that takes an `AbortSignal`, which it then makes (each costs on Node 20).
+   */
+  readonly cancellation: Cancellation;
   readonly origin: RequestOrigin;
   /** Sends a notification tied to the request (progress, log message); does nothing once it was cancelled. */
   sendNotification(notification: { method: string; params?: Record<string, unknown> }): Promise<void>;
@@ -419,7 +423,8 @@ export function createNamespaceMethods(
     return { tools: items, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(extra.origin) };
   });
 
-  const contextFor = (origin: RequestOrigin, signal: AbortSignal): CallContext => {
+  /** A call's context; `cancel` is the request's cancellation, or a task's signal where the call outlives it. */
+  const contextFor = (origin: RequestOrigin, cancel: Cancellation | AbortSignal): CallContext => {
     const metadata: Record<string, string> = {};
     for (const name of settings.forwardHeaders) {
       const value = origin.headers[name];
@@ -427,13 +432,11 @@ export function createNamespaceMethods(
     }
     const traceparent = origin.headers.traceparent;
     if (typeof traceparent === "string") metadata.traceparent = traceparent;
-    return {
-      requestId: String(origin.originalId),
-      ...(origin.session ? { connectionId: origin.session.id } : {}),
-      namespace,
-      signal,
-      metadata,
-    };
+    const context: CallContext = { requestId: String(origin.originalId), namespace, metadata };
+    if (origin.session) context.connectionId = origin.session.id;
+    if (cancel instanceof AbortSignal) context.signal = cancel;
+    else context.cancellation = cancel;
+    return context;
   };
 
   onRequest(
@@ -450,7 +453,7 @@ export function createNamespaceMethods(
         // Over HTTP in the stateless era, arguments the tool marks for headers must be mirrored as sent.
         if (origin.modern && Object.keys(origin.headers).length > 0)
           checkParamHeaders(tool.inputSchema, args, origin.headers);
-        const context = contextFor(origin, extra.signal);
+        const context = contextFor(origin, extra.cancellation);
         // The backend learns what this client can answer; what it then refuses for lack of it is -32021 here.
         context.inputCapabilities = inputCapabilitiesOf(
           origin.modern?.capabilities ?? origin.session?.clientCapabilities ?? {},
@@ -578,7 +581,7 @@ export function createNamespaceMethods(
           return finish(
             await parkedCalls.start<ToolResult>(
               (onInputRequest, signal) => execute({ ...context, onInputRequest, signal }),
-              extra.signal,
+              extra.cancellation.signal,
             ),
           );
         }
@@ -627,7 +630,7 @@ export function createNamespaceMethods(
           args,
           backend.engines(),
           backend.codeExecution,
-          contextFor(origin, extra.signal),
+          contextFor(origin, extra.cancellation),
           async (chunk) => {
             if (progressToken !== undefined) {
               await extra.sendNotification({
@@ -702,7 +705,11 @@ export function createNamespaceMethods(
       throw new ProtocolError(code, `Resource not found: ${uri}`, { uri });
     }
     try {
-      const contents = await backend.resources.read(resource, uri, contextFor(extra.origin, extra.signal));
+      const contents = await backend.resources.read(
+        resource,
+        uri,
+        contextFor(extra.origin, extra.cancellation),
+      );
       // Content comes from a capability at read time: a client may not assume it stays the same.
       const hints = extra.origin.modern ? { ttlMs: 0, cacheScope: "private" as const } : undefined;
       return { contents: contents.map(asMcpContents), ...hints };
@@ -793,7 +800,7 @@ export function createNamespaceMethods(
     const get = (answers?: InputAnswers) =>
       (backend.forwards as McpForwards)
         .getPrompt(prompt, request.params.arguments ?? {}, {
-          signal: extra.signal,
+          signal: extra.cancellation.signal,
           ...(answers ? { input: answers } : {}),
         })
         .catch((error: unknown) => {
