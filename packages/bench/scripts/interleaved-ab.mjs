@@ -7,7 +7,8 @@
 //   C=64 node packages/bench/scripts/interleaved-ab.mjs 6 ../before . ".|bound-mcp"
 //
 // A checkout is a directory holding a built Trestle (its packages/bench/dist is used). After `|`: node flags for
-// its router (space-separated), `node=PATH` to run its router on another node binary (e.g. Node 22's), `bound-mcp`
+// its router (space-separated), `node=PATH` to run its router on another node binary (e.g. Node 22's),
+// `env=NAME=VALUE` to set one variable of its router's environment (a `TRESTLE_*` setting), `bound-mcp`
 // for the bare MCP SDK server instead, `floor` for the floor router (issue 19's measuring stick), or `connect`
 // for trestle-connect. STATELESS=1 calls as a 2026-07-28 client; C sets the concurrency (16), WARMUP_MS the warm-up
 // before each measured window (3000: the JIT is still compiling then; 8000 leaves less of it in the window).
@@ -49,9 +50,11 @@ for (let round = 0; round < Number(rounds); round++) {
             extra === "connect" ? "connect" : "grpc",
             extra?.startsWith("node=")
               ? { node: extra.slice("node=".length) }
-              : extra && extra !== "connect"
-                ? { nodeArgs: extra.split(" ") }
-                : {},
+              : extra?.startsWith("env=")
+                ? { env: Object.fromEntries([extra.slice("env=".length).split("=")]) }
+                : extra && extra !== "connect"
+                  ? { nodeArgs: extra.split(" ") }
+                  : {},
             process.env.STATELESS === "1",
           );
     try {

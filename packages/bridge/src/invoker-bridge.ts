@@ -109,13 +109,13 @@ class ToolCallRecord implements CallRecord {
   readonly namespace: string | undefined;
   readonly connectionId: string | undefined;
   readonly requestId: string | undefined;
-  readonly what: string;
   readonly startedAt: number;
   readonly estimatedBytes: number | undefined;
   translation: TranslationReport | undefined = undefined;
   readonly #args: Record<string, unknown>;
   readonly #tool: ToolReference;
-  readonly #parts: ToolCallParts | undefined;
+  /** Whether the call got as far as being split into parts: they are split again when the event is built. */
+  readonly #split: boolean;
   #started: StartedDetails | undefined = undefined;
 
   constructor(
@@ -124,25 +124,30 @@ class ToolCallRecord implements CallRecord {
     parts: ToolCallParts | undefined,
     context: CallContext | undefined,
     startedAt: number,
-    what: string,
   ) {
     this.toolName = tool.name;
     this.toolType = tool.type;
     this.namespace = context?.namespace ?? tool.namespace;
     this.connectionId = context?.connectionId;
     this.requestId = context?.requestId;
-    this.what = what;
     this.startedAt = startedAt;
     this.estimatedBytes = parts ? partsBytes(parts) : undefined;
     this.#args = args;
     this.#tool = tool;
-    this.#parts = parts;
+    this.#split = parts !== undefined;
   }
 
-  /** Redacted when an event is built, not for every call: no event is built while none is kept or read. */
+  get what(): string {
+    return `tool '${this.toolName}'`;
+  }
+
+  /**
+   * Redacted when an event is built, not for every call: no event is built while none is kept or read. The parts
+   * are split again then, rather than kept with the record: a history keeps records of a thousand calls.
+   */
   get started(): StartedDetails {
     if (this.#started === undefined) {
-      const parts = this.#parts;
+      const parts = this.#split ? toolCallParts(this.#args, this.#tool) : undefined;
       this.#started = {
         arguments: safeRedactArguments(this.#args),
         headers: parts ? redactedHeaders(parts) : {},
@@ -177,7 +182,7 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
     const startedAt = clock();
     const what = `tool '${tool.name}'`;
     const record = (parts?: ToolCallParts): CallRecord =>
-      new ToolCallRecord(args, tool, parts, context, startedAt, what);
+      new ToolCallRecord(args, tool, parts, context, startedAt);
     let target: ServiceTarget;
     let parts: ToolCallParts;
     try {
