@@ -138,7 +138,7 @@ class ToolCallRecord implements CallRecord {
   }
 
   get what(): string {
-    return `tool '${this.toolName}'`;
+    return toolWhat(this.toolName);
   }
 
   /**
@@ -158,6 +158,11 @@ class ToolCallRecord implements CallRecord {
     }
     return this.#started;
   }
+}
+
+/** How a failure's message names a tool: `tool 'weather'`. */
+function toolWhat(name: string): string {
+  return `tool '${name}'`;
 }
 
 /**
@@ -180,7 +185,7 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
     secrets: SecretValues,
   ): Promise<ToolResult> {
     const startedAt = clock();
-    const what = `tool '${tool.name}'`;
+    const what = toolWhat(tool.name);
     const record = (parts?: ToolCallParts): CallRecord =>
       new ToolCallRecord(args, tool, parts, context, startedAt);
     let target: ServiceTarget;
@@ -239,7 +244,7 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
         // Only a defect can get here (invoke catches everything it awaits); keep the promise of never rejecting.
         const message = secrets.scrub(TrestleError.from(thrown, Code.Internal).rawMessage);
         return textResult(
-          [`Internal error in the router while calling tool '${tool.name}': ${message}`],
+          [`Internal error in the router while calling ${toolWhat(tool.name)}: ${message}`],
           true,
         );
       }
@@ -252,7 +257,7 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
         transport: deps.transports.transportFor(target),
         target,
         name: tool.name,
-        what: `tool '${tool.name}'`,
+        what: toolWhat(tool.name),
         configurationData: payload.configurationData,
         secretsData: payload.secretsData,
         context,

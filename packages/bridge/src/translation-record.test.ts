@@ -48,4 +48,34 @@ describe("translationFor", () => {
       notes: [{ action: "approximated", what: "skill input schema", detail: "a text message" }],
     });
   });
+
+  it("shares one frozen default backend leg between calls and replaces it, never changes it, when a transport reports", () => {
+    const mcpClient = { protocol: "mcp", version: "2025-11-25", method: "tools/call" };
+    const first = record();
+    const second = record();
+    translationFor(first, mcpClient, target("grpc"));
+    translationFor(second, mcpClient, target("grpc")).backend({ protocol: "grpc", method: "Other" });
+    const shared = first.translation?.backend;
+    expect(shared).toEqual({ protocol: "grpc", method: "InvokeTool" });
+    expect(Object.isFrozen(shared)).toBe(true);
+    expect(second.translation?.backend).toEqual({ protocol: "grpc", method: "Other" });
+    const third = record();
+    translationFor(third, mcpClient, target("grpc"));
+    expect(third.translation?.backend).toBe(shared);
+    expect(shared).toEqual({ protocol: "grpc", method: "InvokeTool" });
+  });
+
+  it("copies the client's leg, so a front that reuses its object cannot change a recorded report", () => {
+    const client = { protocol: "a2a", version: "1.0", method: "SendMessage" };
+    const r = record();
+    translationFor(r, client, target("grpc"));
+    client.method = "GetTask";
+    expect(r.translation?.client.method).toBe("SendMessage");
+  });
+
+  it("names a custom transport's backend leg after the capability RPC", () => {
+    const r = record();
+    translationFor(r, { protocol: "a2a", version: "1.0", method: "SendMessage" }, target("nats"));
+    expect(r.translation?.backend).toEqual({ protocol: "nats", method: "InvokeTool" });
+  });
 });

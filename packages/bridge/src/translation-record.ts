@@ -2,13 +2,66 @@ import type { ServiceTarget, TranslationLeg, TranslationNote, TranslationRecorde
 import type { CallRecord } from "./interceptors/call-events.js";
 
 /** The client leg of a call whose front did not say: the MCP front's `tools/call`. */
-const MCP_CLIENT = { protocol: "mcp", method: "tools/call" } as const satisfies TranslationLeg;
+const MCP_CLIENT: TranslationLeg = Object.freeze({ protocol: "mcp", method: "tools/call" });
 
-/** The method a backend of each built-in protocol sees for a tool call or a code execution. */
-function backendMethod(protocol: string, kind: "tool" | "code-execution"): string {
-  if (protocol === "mcp") return "tools/call";
-  if (protocol === "a2a") return "SendMessage";
-  return kind === "tool" ? "InvokeTool" : "ExecuteCode";
+/**
+ * The backend leg of each built-in protocol for a tool call and a code execution, until a transport reports the
+ * leg it spoke. Frozen and shared: a report's legs are replaced, never changed in place, and a history of a
+ * thousand calls then keeps one of each rather than one per call.
+ */
+const DEFAULT_BACKENDS: Readonly<Record<string, Readonly<Record<CallKind, TranslationLeg>>>> = Object.freeze({
+  grpc: legs("grpc", "InvokeTool", "ExecuteCode"),
+  connect: legs("connect", "InvokeTool", "ExecuteCode"),
+  mcp: legs("mcp", "tools/call", "tools/call"),
+  a2a: legs("a2a", "SendMessage", "SendMessage"),
+});
+
+type CallKind = "tool" | "code-execution";
+
+function legs(protocol: string, tool: string, codeExecution: string): Record<CallKind, TranslationLeg> {
+  return Object.freeze({
+    tool: Object.freeze({ protocol, method: tool }),
+    "code-execution": Object.freeze({ protocol, method: codeExecution }),
+  });
+}
+
+/** The backend leg a call to `protocol` has until its transport says otherwise (a capability service's RPC). */
+function defaultBackend(protocol: string, kind: CallKind): TranslationLeg {
+  return (
+    DEFAULT_BACKENDS[protocol]?.[kind] ?? {
+      protocol,
+      method: kind === "tool" ? "InvokeTool" : "ExecuteCode",
+    }
+  );
+}
+
+/**
+ * The recorder of one call: it makes the record's report the first time a transport reports, so a call nobody
+ * translated carries none. A class, not an object of closures: one per recorded call.
+ */
+class TranslationRecording implements TranslationRecorder {
+  readonly client: TranslationLeg;
+  readonly #record: CallRecord;
+  readonly #backend: TranslationLeg;
+
+  constructor(record: CallRecord, client: TranslationLeg, backend: TranslationLeg) {
+    this.#record = record;
+    this.client = client;
+    this.#backend = backend;
+  }
+
+  backend(leg: TranslationLeg): void {
+    this.#report().backend = { ...leg };
+  }
+
+  note(note: TranslationNote): void {
+    this.#report().notes.push({ ...note });
+  }
+
+  #report() {
+    this.#record.translation ??= { client: this.client, backend: this.#backend, notes: [] };
+    return this.#record.translation;
+  }
 }
 
 /**
@@ -22,33 +75,17 @@ export function translationFor(
   target: ServiceTarget,
   clientNotes: readonly TranslationNote[] = [],
 ): TranslationRecorder {
-  const clientLeg: TranslationLeg = { ...(client ?? MCP_CLIENT) };
+  // A copy: the report outlives the call in the history, the front's object does not have to.
+  const clientLeg: TranslationLeg = client ? { ...client } : MCP_CLIENT;
   const protocol = target.protocol ?? "grpc";
-  const kind = record.kind === "code-execution" ? "code-execution" : "tool";
-  const defaultBackend: TranslationLeg = { protocol, method: backendMethod(protocol, kind) };
+  const backend = defaultBackend(protocol, record.kind === "code-execution" ? "code-execution" : "tool");
   // A front that names its client's revision (MCP) gets a report on every call: a call between two revisions of
   // one protocol is a translation too, and the codec notes there what a revision cannot carry.
   if (
     (client !== undefined && (clientLeg.protocol !== protocol || clientLeg.version !== undefined)) ||
     clientNotes.length > 0
   ) {
-    record.translation = {
-      client: clientLeg,
-      backend: defaultBackend,
-      notes: clientNotes.map((n) => ({ ...n })),
-    };
+    record.translation = { client: clientLeg, backend, notes: clientNotes.map((n) => ({ ...n })) };
   }
-  const report = () => {
-    record.translation ??= { client: clientLeg, backend: defaultBackend, notes: [] };
-    return record.translation;
-  };
-  return {
-    client: clientLeg,
-    backend(leg) {
-      report().backend = { ...leg };
-    },
-    note(note) {
-      report().notes.push({ ...note });
-    },
-  };
+  return new TranslationRecording(record, clientLeg, backend);
 }

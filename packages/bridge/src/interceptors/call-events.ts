@@ -106,6 +106,11 @@ class CallRecording {
   #outcome: CallEnd | undefined;
   #texts: string[] | undefined;
   #isError = false;
+  /**
+   * The record's translation report as it stood when the call ended: an event built later (when the history is
+   * read) must not show a report a transport began after the call was over. Read at the end, not at the start,
+   * because a transport reports its backend leg during the call.
+   */
   #translation: TranslationReport | undefined;
 
   constructor(
