@@ -4,6 +4,7 @@ import { type ClassifiedMessage, JsonRpcErrorCode } from "./json-rpc.js";
 import type { McpMethodTable, McpRequestExtra, RequestOrigin } from "./namespace-server.js";
 import { META, MODERN_ONLY, type ModernClient, REMOVED_IN_MODERN } from "./protocol-era.js";
 import { encodeNotificationFor, encodeResultFor } from "./result-encoding.js";
+import { ReusableResult } from "./reusable-result.js";
 import type { SessionState } from "./session-registry.js";
 
 /**
@@ -209,7 +210,12 @@ export class McpDispatcher {
           this.answer(flight, {
             jsonrpc: "2.0",
             id: originalId,
-            result: this.encoded(method, result, revision, modern !== undefined),
+            result:
+              result instanceof ReusableResult
+                ? result.encodedFor(`${modern ? "stateless" : "session"} ${revision ?? ""}`, (value) =>
+                    this.encoded(method, value, revision, modern !== undefined),
+                  )
+                : this.encoded(method, result, revision, modern !== undefined),
           } as JSONRPCMessage),
         (error: unknown) => this.answer(flight, errorResponse(originalId, error)),
       );

@@ -18,6 +18,7 @@ import {
   readModernClient,
   unsupportedVersion,
 } from "./protocol-era.js";
+import { EncodedResult } from "./reusable-result.js";
 import type { McpSession, SessionRegistry } from "./session-registry.js";
 import type { ListenRegistry } from "./subscriptions.js";
 
@@ -161,6 +162,15 @@ class HttpExchange implements Exchange {
       return;
     }
     const status = this.modern ? modernErrorStatus(this.responses[0] as JSONRPCMessage) : 200;
+    const single = this.batch ? undefined : this.responses[0];
+    const result = (single as { result?: unknown } | undefined)?.result;
+    if (result instanceof EncodedResult) {
+      // The result's bytes were made once for every client of its revision: only the envelope is new.
+      const id = (single as { id: RequestId }).id;
+      const envelope = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`);
+      writeJson(this.res, status, [envelope, result.json, Buffer.from("}")], this.headers);
+      return;
+    }
     sendJson(this.res, status, this.batch ? this.responses : this.responses[0], this.headers);
   }
 }
