@@ -61,7 +61,7 @@ import { ListPages, type ReusableResult } from "./reusable-result.js";
 import { LOG_LEVELS, type LogLevel, type SessionState } from "./session-registry.js";
 import { MAX_RESOURCE_SUBSCRIPTIONS } from "./subscriptions.js";
 import { declaresTasks, TASKS_EXTENSION, type TaskRunner, tasksRequired } from "./tasks.js";
-import { decodeCursor, encodeCursor, toMcpTool } from "./tool-listing.js";
+import { toMcpTool } from "./tool-listing.js";
 
 /** Who sent a request: what a method handler may know of the client behind it. */
 export interface RequestOrigin {
@@ -231,21 +231,20 @@ function asMcpContents(
   return content;
 }
 
-function page<T>(
-  items: readonly T[],
-  cursor: string | undefined,
-  size: number,
-): { items: T[]; nextCursor?: string } {
-  let offset = 0;
-  if (cursor !== undefined) {
-    const decoded = decodeCursor(cursor);
-    if (decoded === undefined) throw new ProtocolError(JsonRpcErrorCode.InvalidParams, "Invalid cursor");
-    offset = decoded;
-  }
-  const slice = items.slice(offset, offset + size);
-  return offset + size < items.length
-    ? { items: slice, nextCursor: encodeCursor(offset + size) }
-    : { items: slice };
+/**
+ * The pages of a list made from a catalog list, made again only when the catalog hands out a new list (it keeps
+ * one until it changes): what a repeated `resources/list` or `prompts/list` answers is then made once.
+ */
+function pagesOf<S, T>(
+  key: string,
+  pageSize: number,
+  derive: (source: readonly S[]) => T[],
+): (source: readonly S[]) => ListPages<T> {
+  let made: { source: readonly S[]; pages: ListPages<T> } | undefined;
+  return (source) => {
+    if (made?.source !== source) made = { source, pages: new ListPages(key, derive(source), pageSize) };
+    return made.pages;
+  };
 }
 
 const isTemplate = (resource: ResourceReference): boolean => isUriTemplate(resource.location);
@@ -660,34 +659,38 @@ export function createNamespaceMethods(
     acceptCommonToolCall,
   );
 
-  onRequest(table, "resources/list", ListResourcesRequestSchema, (request, extra) => {
-    requireCapability("resources", "resources/list");
-    const resources = backend.catalog
-      .listResources(namespace)
+  const resourcePages = pagesOf("resources", settings.pageSize, (all: readonly ResourceReference[]) =>
+    all
       .filter((r) => !isTemplate(r))
       .map((r) => ({
         uri: r.location,
         name: r.name,
         ...(r.description ? { description: r.description } : {}),
         ...(r.mimeType ? { mimeType: r.mimeType } : {}),
-      }));
-    const { items, nextCursor } = page(resources, request.params?.cursor, settings.pageSize);
-    return { resources: items, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(extra.origin) };
+      })),
+  );
+  onRequest(table, "resources/list", ListResourcesRequestSchema, (request, extra) => {
+    requireCapability("resources", "resources/list");
+    return resourcePages(backend.catalog.listResources(namespace)).page(
+      request.params?.cursor,
+      cacheHints(extra.origin),
+    );
   });
 
+  const templatePages = pagesOf("resourceTemplates", settings.pageSize, (all: readonly ResourceReference[]) =>
+    all.filter(isTemplate).map((r) => ({
+      uriTemplate: r.location,
+      name: r.name,
+      ...(r.description ? { description: r.description } : {}),
+      ...(r.mimeType ? { mimeType: r.mimeType } : {}),
+    })),
+  );
   onRequest(table, "resources/templates/list", ListResourceTemplatesRequestSchema, (request, extra) => {
     requireCapability("resources", "resources/templates/list");
-    const templates = backend.catalog
-      .listResources(namespace)
-      .filter(isTemplate)
-      .map((r) => ({
-        uriTemplate: r.location,
-        name: r.name,
-        ...(r.description ? { description: r.description } : {}),
-        ...(r.mimeType ? { mimeType: r.mimeType } : {}),
-      }));
-    const { items, nextCursor } = page(templates, request.params?.cursor, settings.pageSize);
-    return { resourceTemplates: items, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(extra.origin) };
+    return templatePages(backend.catalog.listResources(namespace)).page(
+      request.params?.cursor,
+      cacheHints(extra.origin),
+    );
   });
 
   onRequest(table, "resources/read", ReadResourceRequestSchema, async (request, extra) => {
@@ -755,15 +758,19 @@ export function createNamespaceMethods(
     return {};
   });
 
-  onRequest(table, "prompts/list", ListPromptsRequestSchema, (request, extra) => {
-    requireCapability("prompts", "prompts/list");
-    const prompts = backend.catalog.listPrompts(namespace).map((p) => ({
+  const promptPages = pagesOf("prompts", settings.pageSize, (all: readonly PromptReference[]) =>
+    all.map((p) => ({
       name: p.name,
       ...(p.description ? { description: p.description } : {}),
       ...(p.arguments ? { arguments: p.arguments } : {}),
-    }));
-    const { items, nextCursor } = page(prompts, request.params?.cursor, settings.pageSize);
-    return { prompts: items, ...(nextCursor ? { nextCursor } : {}), ...cacheHints(extra.origin) };
+    })),
+  );
+  onRequest(table, "prompts/list", ListPromptsRequestSchema, (request, extra) => {
+    requireCapability("prompts", "prompts/list");
+    return promptPages(backend.catalog.listPrompts(namespace)).page(
+      request.params?.cursor,
+      cacheHints(extra.origin),
+    );
   });
 
   // Argument values are not known to the catalog: completion answers with the values already seen in the

@@ -1,4 +1,4 @@
-import type { ServiceHandlers, ToolReference } from "@trestle/core";
+import type { ServiceHandlers } from "@trestle/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { META } from "../src/mcp/protocol-era.js";
 import { FixtureCatalog, type McpFixture, startMcpFixture } from "./mcp-fixture.js";
@@ -9,15 +9,18 @@ const handlers: ServiceHandlers = {
 
 /** A catalog as the registry's: the same list object until the catalog changes (what lets pages be kept). */
 class StableCatalog extends FixtureCatalog {
-  #lists = new Map<string, ToolReference[]>();
-  override listTools = (ns: string) => {
-    let list = this.#lists.get(ns);
+  #lists = new Map<string, unknown[]>();
+  #stable<T extends { namespace?: string }>(kind: string, all: T[], ns: string): T[] {
+    let list = this.#lists.get(`${kind} ${ns}`) as T[] | undefined;
     if (!list) {
-      list = this.tools.filter((t) => (t.namespace ?? "") === ns);
-      this.#lists.set(ns, list);
+      list = all.filter((item) => (item.namespace ?? "") === ns);
+      this.#lists.set(`${kind} ${ns}`, list);
     }
     return list;
-  };
+  }
+  override listTools = (ns: string) => this.#stable("tools", this.tools, ns);
+  override listResources = (ns: string) => this.#stable("resources", this.resources, ns);
+  override listPrompts = (ns: string) => this.#stable("prompts", this.prompts, ns);
   change(): void {
     this.#lists.clear();
   }
@@ -128,7 +131,12 @@ async function listModern(fixture: McpFixture, id: number) {
   return JSON.parse(reply.text) as { id: number; result: Record<string, unknown> };
 }
 
-describe("tools/list pages encoded once and served again", () => {
+async function call(fixture: McpFixture, headers: Record<string, string>, id: number, method: string) {
+  const reply = await post(fixture, { jsonrpc: "2.0", id, method, params: {} }, headers);
+  return (JSON.parse(reply.text) as { result: Record<string, { name: string }[]> }).result;
+}
+
+describe("list pages encoded once and served again", () => {
   it("answers a repeated page with the same result under each request's own id", async () => {
     const fixture = await start();
     const headers = await session(fixture, "2025-11-25");
@@ -189,5 +197,37 @@ describe("tools/list pages encoded once and served again", () => {
     const listed = answers.find((a) => a.id === 7);
     expect(listed?.result.tools?.map((t) => t.name)).toEqual(["weather", "second"]);
     expect(answers.find((a) => a.id === 8)?.result).toEqual({});
+  });
+
+  it("keeps resource, template and prompt pages the same way, until the catalog changes", async () => {
+    const fixture = await start();
+    fixture.catalog.resources.push(
+      { name: "readme", location: "file:///readme.md", type: "fixture" },
+      { name: "logs", location: "file:///logs/{day}", type: "fixture" },
+    );
+    fixture.catalog.prompts.push({ name: "summarise", messages: [] } as never);
+    const headers = await session(fixture, "2025-11-25");
+    for (let i = 0; i < 2; i++) {
+      expect((await call(fixture, headers, i, "resources/list")).resources?.map((r) => r.name)).toEqual([
+        "readme",
+      ]);
+      expect(
+        (await call(fixture, headers, i, "resources/templates/list")).resourceTemplates?.map((r) => r.name),
+      ).toEqual(["logs"]);
+      expect((await call(fixture, headers, i, "prompts/list")).prompts?.map((p) => p.name)).toEqual([
+        "summarise",
+      ]);
+    }
+    fixture.catalog.resources.push({ name: "notes", location: "file:///notes.md", type: "fixture" });
+    fixture.catalog.prompts.push({ name: "translate", messages: [] } as never);
+    fixture.catalog.change();
+    expect((await call(fixture, headers, 9, "resources/list")).resources?.map((r) => r.name)).toEqual([
+      "readme",
+      "notes",
+    ]);
+    expect((await call(fixture, headers, 9, "prompts/list")).prompts?.map((p) => p.name)).toEqual([
+      "summarise",
+      "translate",
+    ]);
   });
 });
