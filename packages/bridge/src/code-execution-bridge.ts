@@ -125,7 +125,9 @@ export function createCodeExecutionBridge(
       // Never dispatched: no transport (and so no interceptor) saw the call, the bridge records it.
       const error = TrestleError.from(thrown);
       recordUndispatched(record, error, eventOptions, secrets);
-      throw safeError(error, describeFailure(error, { what, operation: "code execution" }), secrets.scrub);
+      throw safeError(error, describeFailure(error, { what, operation: "code execution" }), (text) =>
+        secrets.scrub(text),
+      );
     }
     const timeoutMs =
       input.timeoutMs === undefined ? undefined : Math.max(0, input.timeoutMs) + deadlineGraceMs;
@@ -143,10 +145,8 @@ export function createCodeExecutionBridge(
       yield* deps.transports.transportFor(target).executeCode(run, target, callOptions);
     } catch (thrown) {
       const error = TrestleError.from(thrown);
-      throw safeError(
-        error,
-        describeFailure(error, { target, what, operation: "code execution" }),
-        secrets.scrub,
+      throw safeError(error, describeFailure(error, { target, what, operation: "code execution" }), (text) =>
+        secrets.scrub(text),
       );
     }
   }

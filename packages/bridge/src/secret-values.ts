@@ -52,9 +52,11 @@ class SecretValueSet implements SecretValues {
     }
   }
 
-  /** An arrow, not a method: callers hand `secrets.scrub` on as a function. */
-  readonly scrub = (text: string): string =>
-    this.values === undefined || this.values.size === 0 ? text : scrubSecrets(text, this.values);
+  // A method, not an arrow field: one set per tool call, kept by the event history with the call; a caller that
+  // hands scrubbing on as a function wraps it (only failure paths do).
+  scrub(text: string): string {
+    return this.values === undefined || this.values.size === 0 ? text : scrubSecrets(text, this.values);
+  }
 
   scrubDeep<T>(value: T): T {
     // Most calls carry no secret: their events go out as they are, without a copy.

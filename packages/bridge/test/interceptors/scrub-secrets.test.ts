@@ -91,3 +91,15 @@ describe("scrubSecrets", () => {
     expect((error as TrestleError).cause).toBe(SECRET);
   });
 });
+
+describe("createSecretValues", () => {
+  it("scrubs through one shared method, not a function made for every call's set", () => {
+    const first = createSecretValues();
+    const second = createSecretValues();
+    second.add("Bearer s3cr3t-token");
+    expect(first.scrub).toBe(second.scrub);
+    expect(Object.keys(second)).not.toContain("scrub");
+    expect(second.scrub("denied for s3cr3t-token")).toBe("denied for [REDACTED]");
+    expect(first.scrub("denied for s3cr3t-token")).toBe("denied for s3cr3t-token");
+  });
+});

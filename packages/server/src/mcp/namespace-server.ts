@@ -51,13 +51,14 @@ import {
   requireInputCapabilities,
 } from "./input-relay.js";
 import { JsonRpcErrorCode } from "./json-rpc.js";
+import { ListPages } from "./list-pages.js";
 import { createParamHeaderCheck } from "./param-headers.js";
 import { type CallTurn, createParkedCalls } from "./parked-calls.js";
 import { expandPrompt } from "./prompt-expansion.js";
 import { type ModernClient, ModernErrorCode, negotiateLegacyRevision } from "./protocol-era.js";
 import { ProtocolError, RESOURCE_NOT_FOUND } from "./protocol-error.js";
 import { createRequestStateSealer } from "./request-state.js";
-import { ListPages, type ReusableResult } from "./reusable-result.js";
+import type { ReusableResult } from "./reusable-result.js";
 import { LOG_LEVELS, type LogLevel, type SessionState } from "./session-registry.js";
 import { MAX_RESOURCE_SUBSCRIPTIONS } from "./subscriptions.js";
 import { declaresTasks, TASKS_EXTENSION, type TaskRunner, tasksRequired } from "./tasks.js";

@@ -36,16 +36,3 @@ export function toMcpTool(tool: ToolReference): Tool {
     ...(tool.annotations ? { annotations: tool.annotations as Tool["annotations"] } : {}),
   };
 }
-
-/** Encodes a list offset as an opaque cursor. */
-export function encodeCursor(offset: number): string {
-  return Buffer.from(`o:${offset}`).toString("base64url");
-}
-
-/** Decodes a cursor from {@link encodeCursor}; `undefined` when it is not one. */
-export function decodeCursor(cursor: string): number | undefined {
-  const text = Buffer.from(cursor, "base64url").toString("utf8");
-  if (!text.startsWith("o:")) return undefined;
-  const offset = Number(text.slice(2));
-  return Number.isSafeInteger(offset) && offset >= 0 ? offset : undefined;
-}
