@@ -10,7 +10,8 @@
 // its router (space-separated), `node=PATH` to run its router on another node binary (e.g. Node 22's),
 // `env=NAME=VALUE` to set one variable of its router's environment (a `TRESTLE_*` setting), `bound-mcp`
 // for the bare MCP SDK server instead, `floor` for the floor router (issue 19's measuring stick), or `connect`
-// for trestle-connect. STATELESS=1 calls as a 2026-07-28 client; C sets the concurrency (16), WARMUP_MS the warm-up
+// for trestle-connect. A variant ending in `#stateless` calls as a 2026-07-28 client (STATELESS=1 makes every variant
+// do so), so the two eras of one build can be compared in one run; C sets the concurrency (16), WARMUP_MS the warm-up
 // before each measured window (3000: the JIT is still compiling then; 8000 leaves less of it in the window).
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
@@ -25,7 +26,7 @@ const concurrency = Number(process.env.C ?? 16);
 const warmupMs = Number(process.env.WARMUP_MS ?? 3000);
 const modules = {};
 for (const variant of variants) {
-  const dist = pathToFileURL(`${resolve(variant.split("|")[0])}/packages/bench/dist/`);
+  const dist = pathToFileURL(`${resolve(variant.split("#")[0].split("|")[0])}/packages/bench/dist/`);
   modules[variant] = {
     configurations: await import(new URL("configurations.js", dist).href),
     load: await import(new URL("load-runner.js", dist).href),
@@ -42,7 +43,7 @@ const throughput = Object.fromEntries(variants.map((v) => [v, []]));
 for (let round = 0; round < Number(rounds); round++) {
   for (const variant of round % 2 ? [...variants].reverse() : variants) {
     const m = modules[variant];
-    const extra = variant.split("|")[1];
+    const extra = variant.split("#")[0].split("|")[1];
     const running =
       extra === "bound-mcp" || extra === "floor"
         ? await m.configurations.startConfiguration(extra)
@@ -55,7 +56,7 @@ for (let round = 0; round < Number(rounds); round++) {
                 : extra && extra !== "connect"
                   ? { nodeArgs: extra.split(" ") }
                   : {},
-            process.env.STATELESS === "1",
+            process.env.STATELESS === "1" || variant.endsWith("#stateless"),
           );
     try {
       await m.load.runLoad({ target: running.target, concurrency, warmupMs: 0, durationMs: warmupMs });
