@@ -125,9 +125,7 @@ export function createCodeExecutionBridge(
       // Never dispatched: no transport (and so no interceptor) saw the call, the bridge records it.
       const error = TrestleError.from(thrown);
       recordUndispatched(record, error, eventOptions, secrets);
-      throw safeError(error, describeFailure(error, { what, operation: "code execution" }), (text) =>
-        secrets.scrub(text),
-      );
+      throw safeError(error, describeFailure(error, { what, operation: "code execution" }), secrets);
     }
     const timeoutMs =
       input.timeoutMs === undefined ? undefined : Math.max(0, input.timeoutMs) + deadlineGraceMs;
@@ -145,9 +143,7 @@ export function createCodeExecutionBridge(
       yield* deps.transports.transportFor(target).executeCode(run, target, callOptions);
     } catch (thrown) {
       const error = TrestleError.from(thrown);
-      throw safeError(error, describeFailure(error, { target, what, operation: "code execution" }), (text) =>
-        secrets.scrub(text),
-      );
+      throw safeError(error, describeFailure(error, { target, what, operation: "code execution" }), secrets);
     }
   }
 

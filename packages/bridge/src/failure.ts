@@ -1,4 +1,5 @@
 import { Code, type ServiceTarget, TrestleError } from "@trestle/core";
+import type { SecretValues } from "./secret-values.js";
 
 /** What a failed call was doing, for the message a user reads. */
 export interface FailureSubject {
@@ -46,13 +47,13 @@ export function describeFailure(error: TrestleError, subject: FailureSubject): s
 }
 
 /**
- * A `TrestleError` safe to hand to a caller: its text scrubbed by `scrub`, and no `cause` or `metadata`, since
- * either may carry what the service echoed back.
+ * A `TrestleError` safe to hand to a caller: its text scrubbed of the call's `secrets` (when the call had any), and
+ * no `cause` or `metadata`, since either may carry what the service echoed back.
  */
 export function safeError(
   error: TrestleError,
   message: string,
-  scrub: (text: string) => string,
+  secrets?: Pick<SecretValues, "scrub">,
 ): TrestleError {
-  return new TrestleError(scrub(message), error.code);
+  return new TrestleError(secrets ? secrets.scrub(message) : message, error.code);
 }

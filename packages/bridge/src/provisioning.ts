@@ -54,7 +54,7 @@ export async function provisionOnService(call: ProvisionCall): Promise<Provision
       what: call.what,
       operation: "provisioning",
     })}`;
-    throw safeError(error, message, (text) => secrets.scrub(text));
+    throw safeError(error, message, secrets);
   }
 }
 

@@ -82,7 +82,7 @@ export function createResourceBridge(deps: BridgeDependencies): ResourceBridge {
           operation: "resource reading",
         });
         // A resource read carries no secret values (only the URI of where the service keeps them).
-        throw safeError(error, message, (text) => text);
+        throw safeError(error, message);
       }
     },
 

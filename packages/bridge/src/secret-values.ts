@@ -52,8 +52,8 @@ class SecretValueSet implements SecretValues {
     }
   }
 
-  // A method, not an arrow field: one set per tool call, kept by the event history with the call; a caller that
-  // hands scrubbing on as a function wraps it (only failure paths do).
+  // A method, not an arrow field: one set per tool call, kept by the event history with the call (failure paths
+  // hand the set itself on, see safeError).
   scrub(text: string): string {
     return this.values === undefined || this.values.size === 0 ? text : scrubSecrets(text, this.values);
   }
