@@ -4,35 +4,40 @@ import type { CallRecord } from "./interceptors/call-events.js";
 /** The client leg of a call whose front did not say: the MCP front's `tools/call`. */
 const MCP_CLIENT: TranslationLeg = Object.freeze({ protocol: "mcp", method: "tools/call" });
 
-/**
- * The backend leg of each built-in protocol for a tool call and a code execution, until a transport reports the
- * leg it spoke. Frozen and shared: a report's legs are replaced, never changed in place, and a history of a
- * thousand calls then keeps one of each rather than one per call.
- */
-const DEFAULT_BACKENDS: Readonly<Record<string, Readonly<Record<CallKind, TranslationLeg>>>> = Object.freeze({
-  grpc: legs("grpc", "InvokeTool", "ExecuteCode"),
-  connect: legs("connect", "InvokeTool", "ExecuteCode"),
-  mcp: legs("mcp", "tools/call", "tools/call"),
-  a2a: legs("a2a", "SendMessage", "SendMessage"),
-});
-
 type CallKind = "tool" | "code-execution";
 
-function legs(protocol: string, tool: string, codeExecution: string): Record<CallKind, TranslationLeg> {
+/** The capability contract's RPC for each kind of call: what a gRPC or Connect service (or a custom one) sees. */
+const CAPABILITY_METHOD: Readonly<Record<CallKind, string>> = Object.freeze({
+  tool: "InvokeTool",
+  "code-execution": "ExecuteCode",
+});
+
+function legs(
+  protocol: string,
+  tool = CAPABILITY_METHOD.tool,
+  codeExecution = CAPABILITY_METHOD["code-execution"],
+): Readonly<Record<CallKind, TranslationLeg>> {
   return Object.freeze({
     tool: Object.freeze({ protocol, method: tool }),
     "code-execution": Object.freeze({ protocol, method: codeExecution }),
   });
 }
 
+/**
+ * The backend leg of each built-in protocol for a tool call and a code execution, until a transport reports the
+ * leg it spoke. Frozen and shared: a report's legs are replaced, never changed in place, and a history of a
+ * thousand calls then keeps one of each rather than one per call.
+ */
+const DEFAULT_BACKENDS: Readonly<Record<string, Readonly<Record<CallKind, TranslationLeg>>>> = Object.freeze({
+  grpc: legs("grpc"),
+  connect: legs("connect"),
+  mcp: legs("mcp", "tools/call", "tools/call"),
+  a2a: legs("a2a", "SendMessage", "SendMessage"),
+});
+
 /** The backend leg a call to `protocol` has until its transport says otherwise (a capability service's RPC). */
 function defaultBackend(protocol: string, kind: CallKind): TranslationLeg {
-  return (
-    DEFAULT_BACKENDS[protocol]?.[kind] ?? {
-      protocol,
-      method: kind === "tool" ? "InvokeTool" : "ExecuteCode",
-    }
-  );
+  return DEFAULT_BACKENDS[protocol]?.[kind] ?? { protocol, method: CAPABILITY_METHOD[kind] };
 }
 
 /**

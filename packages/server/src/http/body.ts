@@ -126,10 +126,10 @@ export function writeJson(
       "content-length": String(length),
       ...headers,
     });
+    // Corked, so headers and parts leave in one write; `end` uncorks.
     res.cork();
     for (const part of text) res.write(part);
     res.end();
-    res.uncork();
     return;
   }
   const body = text.length < ENCODE_BEFORE_WRITE_CHARS ? text : utf8Bytes(text);

@@ -29,3 +29,18 @@ describe("EncodedResult", () => {
     });
   });
 });
+
+describe("EncodedResult.answerParts", () => {
+  it("is the JSON-RPC answer under any id, the result's bytes shared between answers", () => {
+    const encoded = new EncodedResult({ tools: [{ name: "t" }] });
+    const first = encoded.answerParts('a"b');
+    const second = encoded.answerParts(7);
+    expect(JSON.parse(Buffer.concat(first).toString("utf8"))).toEqual({
+      jsonrpc: "2.0",
+      id: 'a"b',
+      result: { tools: [{ name: "t" }] },
+    });
+    expect(JSON.parse(Buffer.concat(second).toString("utf8")).id).toBe(7);
+    expect(first[1]).toBe(second[1]);
+  });
+});

@@ -23,6 +23,18 @@ export class EncodedResult {
   toJSON(): unknown {
     return this.value;
   }
+
+  /**
+   * The whole JSON-RPC answer carrying this result under `id`, as parts to write in order: only the envelope is
+   * new, the result's bytes are the ones made once.
+   */
+  answerParts(id: string | number): Buffer[] {
+    return [
+      Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`),
+      this.json,
+      Buffer.from("}"),
+    ];
+  }
 }
 
 /**

@@ -165,10 +165,7 @@ class HttpExchange implements Exchange {
     const single = this.batch ? undefined : this.responses[0];
     const result = (single as { result?: unknown } | undefined)?.result;
     if (result instanceof EncodedResult) {
-      // The result's bytes were made once for every client of its revision: only the envelope is new.
-      const id = (single as { id: RequestId }).id;
-      const envelope = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`);
-      writeJson(this.res, status, [envelope, result.json, Buffer.from("}")], this.headers);
+      writeJson(this.res, status, result.answerParts((single as { id: RequestId }).id), this.headers);
       return;
     }
     sendJson(this.res, status, this.batch ? this.responses : this.responses[0], this.headers);
