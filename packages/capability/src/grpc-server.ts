@@ -127,6 +127,10 @@ class GrpcCall {
   #deadlineAt = Number.POSITIVE_INFINITY;
   #deadlineTimer: NodeJS.Timeout | undefined;
   readonly #leave: () => void;
+  // The listeners the call puts on its stream besides `close` and `error`, taken off when it closes: see #detach.
+  #onData: ((chunk: Buffer) => void) | undefined;
+  #onEnd: (() => void) | undefined;
+  #onWantTrailers: (() => void) | undefined;
 
   readonly #reasons: AbortReasons;
 
@@ -154,6 +158,7 @@ class GrpcCall {
 
   #closed(): void {
     if (this.#deadlineTimer) clearTimeout(this.#deadlineTimer);
+    this.#detach();
     if (!this.cancellation.aborted) {
       const reasons = this.#reasons;
       this.cancellation.abort(
@@ -166,6 +171,28 @@ class GrpcCall {
     }
     this.answered = true;
     this.#leave();
+  }
+
+  /**
+   * Takes the call's listeners off its closed stream, so that the stream no longer reaches the call (its request,
+   * reply, handler context and closures). Node's HTTP/2 session keeps its streams in a `Map`, and a long-lived
+   * map's replaced hash tables keep pointing at the streams they held, which young collections treat as live
+   * (see `InFlightSet` in `@trestle/core`): a closed stream can outlive several of them, and so did every call.
+   */
+  #detach(): void {
+    const stream = this.#stream;
+    if (this.#onData) stream.removeListener("data", this.#onData);
+    if (this.#onEnd) stream.removeListener("end", this.#onEnd);
+    if (this.#onWantTrailers) stream.removeListener("wantTrailers", this.#onWantTrailers);
+    this.#onData = this.#onEnd = this.#onWantTrailers = undefined;
+  }
+
+  /** Reads the request's body: `onData` for each chunk, `onEnd` at its end, until the stream closes. */
+  readBody(onData: (chunk: Buffer) => void, onEnd: () => void): void {
+    this.#onData = onData;
+    this.#onEnd = onEnd;
+    this.#stream.on("data", onData);
+    this.#stream.once("end", onEnd);
   }
 
   /** Sends the response headers before the first reply. False when the stream is gone. */
@@ -189,9 +216,10 @@ class GrpcCall {
   /** Ends the stream with `trailers` after what was written. */
   #end(trailers: Readonly<OutgoingHttpHeaders>, lastFrame?: Buffer): void {
     const stream = this.#stream;
-    stream.once("wantTrailers", () => {
+    this.#onWantTrailers = () => {
       if (!stream.destroyed) stream.sendTrailers(trailers);
-    });
+    };
+    stream.once("wantTrailers", this.#onWantTrailers);
     if (lastFrame) stream.end(lastFrame);
     else stream.end();
   }
@@ -284,7 +312,7 @@ function readRequest(
     chunks.length = 0;
     if (!stream.destroyed) stream.close(http2Constants.NGHTTP2_NO_ERROR);
   };
-  stream.on("data", (chunk: Buffer) => {
+  const onData = (chunk: Buffer) => {
     if (call.answered) return;
     chunks.push(chunk);
     received += chunk.length;
@@ -305,8 +333,8 @@ function readRequest(
     if (declared !== undefined && received > 5 + declared) {
       stopReading(status(Code.Unimplemented, `Received a second request message for method ${path}`));
     }
-  });
-  stream.once("end", () => {
+  };
+  const onEnd = () => {
     if (call.answered) return;
     // As grpc-js: a stream that ends before a whole message is a call without its request. (More than one
     // message was refused as it arrived.)
@@ -352,7 +380,8 @@ function readRequest(
             : status(Code.Internal, "Failed to decompress message"),
         ),
     );
-  });
+  };
+  call.readBody(onData, onEnd);
 }
 
 function decodeRequest(codec: MessageCodec, message: Buffer, call: GrpcCall): unknown {
@@ -413,7 +442,9 @@ async function runServerStream(
     for (;;) {
       const next = await untilAborted(iterator.next(), signal);
       if (next.done || call.answered) break;
-      if (!call.write(method.output, next.value)) await untilAborted(once(stream, "drain"), signal);
+      // With the signal, `once` takes its listeners off the stream when the call ends before a drain.
+      if (!call.write(method.output, next.value))
+        await untilAborted(once(stream, "drain", { signal }), signal);
     }
     call.finish();
   } catch (error) {
