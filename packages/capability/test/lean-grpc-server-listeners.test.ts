@@ -35,7 +35,10 @@ function listenerCounts(stream: ServerHttp2Stream): ListenerCounts {
     }
   }
   return Object.fromEntries(
-    EVENTS.map((event) => [event, stream.listeners(event).filter((listener) => !methods.has(listener)).length]),
+    EVENTS.map((event) => [
+      event,
+      stream.listeners(event).filter((listener) => !methods.has(listener)).length,
+    ]),
   ) as ListenerCounts;
 }
 
@@ -185,7 +188,9 @@ describe("the lean gRPC server's listeners on a call's stream", () => {
     const stream = request(EXECUTE);
     // Never read: the server's writes fill the flow-control window and it waits for `drain`.
     stream.pause();
-    stream.end(framed(toBinary(CodeExecutionRequestSchema, create(CodeExecutionRequestSchema, { code: "x" }))));
+    stream.end(
+      framed(toBinary(CodeExecutionRequestSchema, create(CodeExecutionRequestSchema, { code: "x" }))),
+    );
     const end = Date.now() + 5_000;
     while (!waiting && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 5));
     await new Promise((resolve) => setTimeout(resolve, 50));
