@@ -14,6 +14,7 @@ import type { CapabilityHandlers } from "@trestle/wanaku";
 import { afterEach, describe, expect, it } from "vitest";
 import type { InFlightCalls } from "../src/capability-routes.js";
 import { createGrpcServer } from "../src/grpc-server.js";
+import { grpcFrame } from "./support/grpc-frame.js";
 
 const INVOKE = "/ai.wanaku.tool.v1.ToolInvoker/InvokeTool";
 const EXECUTE = "/ai.wanaku.codeexecution.v1.CodeExecutor/ExecuteCode";
@@ -43,13 +44,6 @@ function listenerCounts(stream: ServerHttp2Stream): ListenerCounts {
 }
 
 const NONE: ListenerCounts = { data: 0, end: 0, wantTrailers: 0, drain: 0 };
-
-function framed(bytes: Uint8Array): Buffer {
-  const frame = Buffer.alloc(5 + bytes.length);
-  frame.writeUInt32BE(bytes.length, 1);
-  frame.set(bytes, 5);
-  return frame;
-}
 
 const noCallsTracked: InFlightCalls = { enter: () => () => undefined };
 
@@ -119,7 +113,7 @@ describe("the lean gRPC server's listeners on a call's stream", () => {
       status = trailers["grpc-status"] as string | undefined;
     });
     stream.resume();
-    stream.end(framed(message));
+    stream.end(grpcFrame(message));
     await once(stream, "close");
     return status;
   }
@@ -189,7 +183,7 @@ describe("the lean gRPC server's listeners on a call's stream", () => {
     // Never read: the server's writes fill the flow-control window and it waits for `drain`.
     stream.pause();
     stream.end(
-      framed(toBinary(CodeExecutionRequestSchema, create(CodeExecutionRequestSchema, { code: "x" }))),
+      grpcFrame(toBinary(CodeExecutionRequestSchema, create(CodeExecutionRequestSchema, { code: "x" }))),
     );
     const end = Date.now() + 5_000;
     while (!waiting && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 5));

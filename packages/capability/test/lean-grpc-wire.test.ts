@@ -5,16 +5,10 @@ import { ToolInvokeReplySchema, ToolInvokeRequestSchema } from "@trestle/proto";
 import { afterEach, describe, expect, it } from "vitest";
 import { encodeGrpcMessage, parseGrpcTimeout } from "../src/grpc-wire.js";
 import { type CapabilityServer, type CapabilityServerOptions, createCapabilityServer } from "../src/index.js";
+import { grpcFrame as frame } from "./support/grpc-frame.js";
 
 const INVOKE = "/ai.wanaku.tool.v1.ToolInvoker/InvokeTool";
 const EXECUTE = "/ai.wanaku.codeexecution.v1.CodeExecutor/ExecuteCode";
-
-function frame(message: Uint8Array, flag = 0): Buffer {
-  const header = Buffer.alloc(5);
-  header[0] = flag;
-  header.writeUInt32BE(message.length, 1);
-  return Buffer.concat([header, message]);
-}
 
 const REQUEST = toBinary(ToolInvokeRequestSchema, create(ToolInvokeRequestSchema, { body: "wire" }));
 

@@ -5,15 +5,9 @@ import { createWanakuReferenceCapability } from "@trestle/wanaku/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { isGrpcProtobuf } from "../src/http2-stream-router.js";
 import { type CapabilityServer, createCapabilityServer } from "../src/index.js";
+import { grpcFrame as frame } from "./support/grpc-frame.js";
 
 const PATH = "/ai.wanaku.tool.v1.ToolInvoker/InvokeTool";
-
-/** One length-prefixed message, as gRPC and gRPC-Web frame them. */
-function frame(message: Uint8Array): Buffer {
-  const header = Buffer.alloc(5);
-  header.writeUInt32BE(message.length, 1);
-  return Buffer.concat([header, message]);
-}
 
 function unframe(body: Buffer): Buffer {
   return body.subarray(5, 5 + body.readUInt32BE(1));
