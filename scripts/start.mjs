@@ -4,6 +4,7 @@
 // .trestle/data. Extra arguments go to `trestle serve` (e.g. `pnpm start --port 9090`).
 import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 
 const root = join(import.meta.dirname, "..");
 const build = spawnSync(
@@ -46,12 +47,14 @@ function ensureBubblewrap() {
 }
 ensureBubblewrap();
 
-/**
- * Fixed glibc malloc thresholds for the router: with the default, growing ones, glibc keeps the memory freed after
- * the start's peaks (the embedded store's setup) instead of returning it. Idle, measured: Node 24 219 → 148 MiB,
- * Node 20 131 → 125 (docs/performance.md, sixth pass). Values set in this shell win; other C libraries ignore them.
- */
-const ROUTER_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: "131072", MALLOC_TRIM_THRESHOLD_: "131072" };
+// The router's launch settings (a smaller young generation, fixed glibc malloc thresholds): they take effect only
+// when given to node and its C library before the router runs (packages/server/src/launch.ts says why, measured).
+// The flags go in NODE_OPTIONS, as in the container recipe; the built-ins do not inherit it. Values set in this
+// shell win, a NODE_OPTIONS of its own included.
+const { ROUTER_MALLOC_ENV, ROUTER_NODE_FLAGS } = await import(
+  pathToFileURL(join(root, "packages", "server", "dist", "launch.js")).href
+);
+const ROUTER_LAUNCH_ENV = { ...ROUTER_MALLOC_ENV, NODE_OPTIONS: ROUTER_NODE_FLAGS.join(" ") };
 
 const cli = join(root, "packages", "server", "dist", "cli.js");
 // Loopback unless the arguments say otherwise: an explicit --host goes after this one and wins, and without
@@ -61,7 +64,7 @@ const child = spawn(
   [cli, "serve", "--builtins", "--host", "127.0.0.1", ...process.argv.slice(2)],
   {
     stdio: "inherit",
-    env: { ...ROUTER_MALLOC_ENV, ...process.env },
+    env: { ...ROUTER_LAUNCH_ENV, ...process.env },
   },
 );
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));

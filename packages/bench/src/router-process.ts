@@ -1,4 +1,5 @@
 import type { ChildProcess } from "node:child_process";
+import { ROUTER_MALLOC_ENV, ROUTER_NODE_FLAGS } from "@trestle/server/launch";
 import { captureOutput, spawnNode, stopChild, waitForOutput } from "./child-process.js";
 import { routerCli } from "./paths.js";
 
@@ -18,7 +19,10 @@ export interface RouterProcess {
 export interface StartRouterOptions {
   /** Flags for `trestle serve` besides `--port 0 --log-level warn`; default `--memory-store`. */
   args?: readonly string[];
-  /** Flags for node (e.g. `--cpu-prof`). */
+  /**
+   * Flags for node (e.g. `--cpu-prof`), after the router's launch flags (`ROUTER_NODE_FLAGS`, as `pnpm start`
+   * gives them): a flag given again here wins.
+   */
   nodeArgs?: readonly string[];
   /** The node binary to run the router on; default: the harness's own. */
   node?: string;
@@ -47,10 +51,11 @@ export async function startRouter(options: StartRouterOptions = {}): Promise<Rou
     routerCli,
     ["serve", ...(options.args ?? ["--memory-store"]), "--port", "0", "--log-level", "warn"],
     {
-      ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
+      // As `pnpm start` and the container start it: the same flags and malloc settings (the shell's win).
+      nodeArgs: [...ROUTER_NODE_FLAGS, ...(options.nodeArgs ?? [])],
       ...(options.node ? { node: options.node } : {}),
       ...(options.cwd ? { cwd: options.cwd } : {}),
-      env: routerEnvironment(process.env, options.env),
+      env: { ...ROUTER_MALLOC_ENV, ...routerEnvironment(process.env, options.env) },
     },
   );
   const output = captureOutput(child);
