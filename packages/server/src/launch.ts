@@ -13,8 +13,9 @@
  * gives that memory back only when its memory reducer runs, 24–40 s after the start (it waits for a low allocation
  * rate): an idle router on a fresh data directory held 156–163 MiB until then and 128–137 after, so what one read
  * depended on when one looked. With 8 MiB: at most 145–146 MiB at any time after the start, the same once reduced.
- * Cost, interleaved: router CPU per call within this machine's noise at 16 concurrent calls (median 196 µs against
- * 193 over 6 rounds) and about 3 % at 64 (158 against 153 over 8 rounds); docs/performance.md, thirteenth pass.
+ * Cost, interleaved: router CPU per call within this machine's noise (median 196 µs against 193 over 6 rounds at 16
+ * concurrent calls; at 64, 158 against 153 over 8 rounds and 170 against 170 over 5); docs/performance.md,
+ * thirteenth pass.
  * V8 reads it only when the heap is set up: `v8.setFlagsFromString` in a running router has no effect.
  */
 export const ROUTER_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=8"];
