@@ -1,4 +1,4 @@
-import type { ToolCallEvent, ToolCallEventSink } from "@trestle/core";
+import type { DeferredToolCallEvents, ToolCallEvent, ToolCallEventSink } from "@trestle/core";
 import { boundEventSizeMeasured, DEFAULT_EVENT_MAX_BYTES } from "./event-size.js";
 
 /** Options for {@link createEventHub}. */
@@ -116,15 +116,106 @@ class DroppingQueue<T> {
   }
 }
 
+/** The step of an entry whose event is built: `HistoryRing.items` holds the event itself. */
+const BUILT = -1;
+
 /**
- * One event of the history: built at once (`event`), or kept as the function that builds it (`build`) until the
- * history is read. `bytes` is its size as JSON when built at once, the caller's estimate otherwise.
+ * The history: events, oldest first, each built at once or kept unbuilt (the call's {@link DeferredToolCallEvents}
+ * and the event's step) until the history is first read. A ring of parallel arrays rather than an object per
+ * event: a router keeps about a thousand events whatever its load, and every object they hold outlives the young
+ * collections and is copied by them (the times in a `Float64Array`, as numbers in objects would be one more
+ * object each). The arrays grow by doubling up to the history's size, so a large `historySize` costs nothing until
+ * the events are there.
  */
-interface HistoryEntry {
-  event?: ToolCallEvent | undefined;
-  build?: (() => ToolCallEvent) | undefined;
-  at: number;
-  bytes: number;
+class HistoryRing {
+  /** An event, or the call that builds it; `undefined` in a free slot. */
+  private items: (ToolCallEvent | DeferredToolCallEvents | undefined)[] = [];
+  /** {@link BUILT}, or the step to build. */
+  private steps: number[] = [];
+  /** When each entry was offered (the hub's clock). */
+  private at = new Float64Array(0);
+  /** Each entry's size as JSON when built, its caller's estimate otherwise. */
+  private sizes = new Float64Array(0);
+  private head = 0;
+  count = 0;
+  bytes = 0;
+
+  constructor(private readonly limit: number) {}
+
+  push(item: ToolCallEvent | DeferredToolCallEvents, step: number, at: number, bytes: number): void {
+    if (this.count === this.items.length) this.grow();
+    const slot = this.slot(this.count);
+    this.items[slot] = item;
+    this.steps[slot] = step;
+    this.at[slot] = at;
+    this.sizes[slot] = bytes;
+    this.count++;
+    this.bytes += bytes;
+  }
+
+  dropOldest(): void {
+    const slot = this.head;
+    this.items[slot] = undefined;
+    this.bytes -= this.sizes[slot] as number;
+    this.head = (slot + 1) % this.items.length;
+    this.count--;
+  }
+
+  /** When the oldest entry was offered. */
+  oldestAt(): number {
+    return this.at[this.head] as number;
+  }
+
+  /**
+   * The entry `index` from the oldest, built and bounded by `bound` on first read, from then on counting its size as
+   * JSON instead of the estimate; undefined if its build failed.
+   */
+  eventAt(
+    index: number,
+    bound: (event: ToolCallEvent) => { event: ToolCallEvent; bytes: number },
+  ): ToolCallEvent | undefined {
+    const slot = this.slot(index);
+    const item = this.items[slot];
+    const step = this.steps[slot] as number;
+    if (step === BUILT) return item as ToolCallEvent | undefined;
+    this.steps[slot] = BUILT;
+    this.items[slot] = undefined;
+    let built: { event: ToolCallEvent; bytes: number } | undefined;
+    try {
+      built = bound((item as DeferredToolCallEvents).buildEvent(step));
+    } catch {
+      // A build that throws loses its event, as an emit that throws would have.
+    }
+    this.bytes += (built?.bytes ?? 0) - (this.sizes[slot] as number);
+    this.sizes[slot] = built?.bytes ?? 0;
+    this.items[slot] = built?.event;
+    return built?.event;
+  }
+
+  private slot(index: number): number {
+    return (this.head + index) % this.items.length;
+  }
+
+  /** Doubles the arrays (up to the limit; one more slot when full), keeping the entries in order from slot 0. */
+  private grow(): void {
+    const capacity = Math.max(1, Math.min(Math.max(16, this.items.length * 2), this.limit + 1));
+    const items: (ToolCallEvent | DeferredToolCallEvents | undefined)[] = new Array(capacity).fill(undefined);
+    const steps: number[] = new Array(capacity).fill(BUILT);
+    const at = new Float64Array(capacity);
+    const sizes = new Float64Array(capacity);
+    for (let i = 0; i < this.count; i++) {
+      const from = this.slot(i);
+      items[i] = this.items[from];
+      steps[i] = this.steps[from] as number;
+      at[i] = this.at[from] as number;
+      sizes[i] = this.sizes[from] as number;
+    }
+    this.items = items;
+    this.steps = steps;
+    this.at = at;
+    this.sizes = sizes;
+    this.head = 0;
+  }
 }
 
 interface Subscriber {
@@ -149,31 +240,13 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
   const eventMaxBytes = options.eventMaxBytes ?? DEFAULT_EVENT_MAX_BYTES;
   const clock = options.clock ?? Date.now;
   const subscribers = new Set<Subscriber>();
-  /**
-   * The history, oldest first from `head`: each entry an event, or how to build it when the history is first
-   * read. Dropping the oldest moves `head` rather than shifting the array (a full history drops one entry per
-   * call, and `shift()` of a thousand entries cost about 2 µs a call); the dropped slots are cut off in one go once
-   * they are half of the array.
-   */
-  let recent: (HistoryEntry | undefined)[] = [];
-  let head = 0;
-  let recentBytes = 0;
-  const recentCount = () => recent.length - head;
-
-  function dropOldest(): void {
-    const oldest = recent[head];
-    recent[head] = undefined;
-    head++;
-    if (oldest) recentBytes -= oldest.bytes;
-    if (head >= 64 && head * 2 >= recent.length) {
-      recent = recent.slice(head);
-      head = 0;
-    }
-  }
+  const recent = new HistoryRing(historySize);
+  const bound = (event: ToolCallEvent) => boundEventSizeMeasured(event, eventMaxBytes);
 
   function prune(now: number): void {
-    while (recentCount() > historySize || (recentCount() > 0 && recentBytes > historyMaxBytes)) dropOldest();
-    while (recentCount() > 0 && now - (recent[head]?.at ?? now) > historyMaxAgeMs) dropOldest();
+    while (recent.count > historySize || (recent.count > 0 && recent.bytes > historyMaxBytes))
+      recent.dropOldest();
+    while (recent.count > 0 && now - recent.oldestAt() > historyMaxAgeMs) recent.dropOldest();
   }
 
   function emit(raw: ToolCallEvent): void {
@@ -181,10 +254,7 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
       const now = clock();
       // Bounded once, here: the history, SSE subscribers and the debug log all see the same bounded event.
       const { event, bytes } = boundEventSizeMeasured(raw, eventMaxBytes);
-      if (historySize > 0) {
-        recent.push({ event, at: now, bytes });
-        recentBytes += bytes;
-      }
+      if (historySize > 0) recent.push(event, BUILT, now, bytes);
       prune(now);
       for (const subscriber of subscribers) subscriber.offer(event);
     } catch {
@@ -192,7 +262,7 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
     }
   }
 
-  function emitLater(build: () => ToolCallEvent, estimatedBytes: number): boolean {
+  function emitLater(events: DeferredToolCallEvents, step: number, estimatedBytes: number): boolean {
     // Someone reads events as they happen: they want this one now.
     if (subscribers.size > 0) return false;
     if (historySize === 0) return true;
@@ -200,26 +270,12 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
     if (estimatedBytes > eventMaxBytes) return false;
     try {
       const now = clock();
-      recent.push({ build, at: now, bytes: estimatedBytes });
-      recentBytes += estimatedBytes;
+      recent.push(events, step, now, estimatedBytes);
       prune(now);
     } catch {
       // emitLater must never throw into a tool call.
     }
     return true;
-  }
-
-  /** The entry's event, built (and bounded) on first read; an entry whose build fails is left out. */
-  function eventOf(entry: HistoryEntry): ToolCallEvent | undefined {
-    if (entry.event) return entry.event;
-    const build = entry.build;
-    entry.build = undefined;
-    try {
-      if (build) entry.event = boundEventSizeMeasured(build(), eventMaxBytes).event;
-    } catch {
-      // A build that throws loses its event, as an emit that throws would have.
-    }
-    return entry.event;
   }
 
   function subscribe(
@@ -345,10 +401,12 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
     history(filter = {}) {
       prune(clock());
       let events: ToolCallEvent[] = [];
-      for (let i = head; i < recent.length; i++) {
-        const event = eventOf(recent[i] as HistoryEntry);
+      for (let i = 0; i < recent.count; i++) {
+        const event = recent.eventAt(i, bound);
         if (event) events.push(event);
       }
+      // What was built counts its own size now, which may be more than its estimate.
+      prune(clock());
       if (filter.toolName !== undefined) events = events.filter((e) => e.toolName === filter.toolName);
       if (filter.type !== undefined) events = events.filter((e) => e.type === filter.type);
       if (filter.namespace !== undefined) events = events.filter((e) => e.namespace === filter.namespace);

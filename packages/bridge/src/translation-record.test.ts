@@ -73,6 +73,16 @@ describe("translationFor", () => {
     expect(r.translation?.client.method).toBe("SendMessage");
   });
 
+  it("shares a frozen client leg rather than copying it: it cannot change, and a history keeps a report per call", () => {
+    const client = Object.freeze({ protocol: "mcp", version: "2025-11-25", method: "tools/call" });
+    const first = record();
+    const second = record();
+    translationFor(first, client, target("grpc"));
+    translationFor(second, client, target("grpc"));
+    expect(first.translation?.client).toBe(client);
+    expect(second.translation?.client).toBe(client);
+  });
+
   it("names a custom transport's backend leg after the capability RPC", () => {
     const r = record();
     translationFor(r, { protocol: "a2a", version: "1.0", method: "SendMessage" }, target("nats"));

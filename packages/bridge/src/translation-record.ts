@@ -80,8 +80,9 @@ export function translationFor(
   target: ServiceTarget,
   clientNotes: readonly TranslationNote[] = [],
 ): TranslationRecorder {
-  // A copy: the report outlives the call in the history, the front's object does not have to.
-  const clientLeg: TranslationLeg = client ? { ...client } : MCP_CLIENT;
+  // A copy: the report outlives the call in the history, the front's object does not have to. A frozen leg cannot
+  // change, and the front shares it between calls: the report shares it too.
+  const clientLeg: TranslationLeg = client ? (Object.isFrozen(client) ? client : { ...client }) : MCP_CLIENT;
   const protocol = target.protocol ?? "grpc";
   const backend = defaultBackend(protocol, record.kind === "code-execution" ? "code-execution" : "tool");
   // A front that names its client's revision (MCP) gets a report on every call: a call between two revisions of

@@ -1,4 +1,4 @@
-import type { ToolCallEvent } from "@trestle/core";
+import type { DeferredToolCallEvents, ToolCallEvent } from "@trestle/core";
 import { describe, expect, it } from "vitest";
 import { createEventHub } from "../src/index.js";
 
@@ -16,6 +16,11 @@ function event(extra: Partial<ToolCallEvent> = {}): ToolCallEvent {
     headers: {},
     ...extra,
   } as ToolCallEvent;
+}
+
+/** A call whose only event (step 0) `build` makes. */
+function deferred(build: () => ToolCallEvent): DeferredToolCallEvents {
+  return { buildEvent: () => build() };
 }
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -172,7 +177,12 @@ describe("history", () => {
     for (let i = 0; i < 1_037; i++) {
       const e = event({ requestId: String(i) });
       emitted.push(e);
-      if (i % 3 === 0) hub.emitLater?.(() => e, 64);
+      if (i % 3 === 0)
+        hub.emitLater?.(
+          deferred(() => e),
+          0,
+          64,
+        );
       else hub.emit(e);
       const history = hub.history();
       expect(history).toHaveLength(Math.min(i + 1, 100));
@@ -181,6 +191,38 @@ describe("history", () => {
     }
     expect(hub.history()).toEqual(emitted.slice(-100));
     expect(hub.history({ limit: 2 })).toEqual(emitted.slice(-2));
+  });
+
+  it("builds each kept event of a call from its step, in order, when first read after many more calls than its size", () => {
+    const hub = createEventHub({ historySize: 50, historyMaxBytes: 1_000_000 });
+    const offered: string[] = [];
+    // Calls overlap, as they do under load: each offers STARTED (step 0) now and its end (step 1) two calls later.
+    const calls = Array.from({ length: 90 }, (_, n) => ({
+      buildEvent: (step: number) => event({ requestId: `${n}:${step}` }),
+    }));
+    for (let n = 0; n < calls.length + 2; n++) {
+      if (n < calls.length) {
+        hub.emitLater?.(calls[n] as DeferredToolCallEvents, 0, 100);
+        offered.push(`${n}:0`);
+      }
+      if (n >= 2) {
+        hub.emitLater?.(calls[n - 2] as DeferredToolCallEvents, 1, 100);
+        offered.push(`${n - 2}:1`);
+      }
+    }
+    expect(hub.history().map((e) => e.requestId)).toEqual(offered.slice(-50));
+    // Built once: a second read returns the same events.
+    const [first] = hub.history();
+    expect(hub.history()[0]).toBe(first);
+  });
+
+  it("drops the oldest entries for their bytes, built or not, and counts a built event's own size", () => {
+    const hub = createEventHub({ historyMaxBytes: 1_000 });
+    for (let i = 0; i < 20; i++) hub.emitLater?.(deferred(event), 0, 300);
+    expect(hub.history()).toHaveLength(3);
+    // Read once, each entry counts its event's size as JSON (about 130 bytes here), no longer the estimate.
+    for (let i = 0; i < 4; i++) hub.emit(event());
+    expect(hub.history()).toHaveLength(7);
   });
 
   it("forgets events older than its maximum age", () => {
@@ -253,10 +295,14 @@ describe("emitLater", () => {
     let builds = 0;
     const kept = event({ arguments: { text: "y".repeat(5_000) } });
     expect(
-      hub.emitLater?.(() => {
-        builds++;
-        return kept;
-      }, 100),
+      hub.emitLater?.(
+        deferred(() => {
+          builds++;
+          return kept;
+        }),
+        0,
+        100,
+      ),
     ).toBe(true);
     expect(builds).toBe(0);
     const [first] = hub.history();
@@ -273,45 +319,65 @@ describe("emitLater", () => {
     const a = event();
     const b = event();
     const c = event();
-    hub.emitLater?.(() => a, 10);
+    hub.emitLater?.(
+      deferred(() => a),
+      0,
+      10,
+    );
     hub.emit(b);
-    hub.emitLater?.(() => c, 10);
+    hub.emitLater?.(
+      deferred(() => c),
+      0,
+      10,
+    );
     expect(hub.history().map((e) => e.eventId)).toEqual([a.eventId, b.eventId, c.eventId]);
   });
 
   it("asks for the event now while a subscriber listens, or when the call holds more than an event may", () => {
     const hub = createEventHub({ eventMaxBytes: 1_000 });
-    expect(hub.emitLater?.(() => event(), 5_000)).toBe(false);
+    expect(hub.emitLater?.(deferred(event), 0, 5_000)).toBe(false);
     const subscription = hub.subscribe(() => undefined);
-    expect(hub.emitLater?.(() => event(), 10)).toBe(false);
+    expect(hub.emitLater?.(deferred(event), 0, 10)).toBe(false);
     subscription.unsubscribe();
-    expect(hub.emitLater?.(() => event(), 10)).toBe(true);
+    expect(hub.emitLater?.(deferred(event), 0, 10)).toBe(true);
   });
 
   it("never builds what no history keeps, and bounds the history by the estimates until read", () => {
     const none = createEventHub({ historySize: 0 });
     let built = false;
     expect(
-      none.emitLater?.(() => {
-        built = true;
-        return event();
-      }, 10),
+      none.emitLater?.(
+        deferred(() => {
+          built = true;
+          return event();
+        }),
+        0,
+        10,
+      ),
     ).toBe(true);
     expect(none.history()).toEqual([]);
     expect(built).toBe(false);
 
     const small = createEventHub({ historyMaxBytes: 10_000 });
-    for (let i = 0; i < 5; i++) small.emitLater?.(() => event(), 4_000);
+    for (let i = 0; i < 5; i++) small.emitLater?.(deferred(event), 0, 4_000);
     expect(small.history()).toHaveLength(2);
   });
 
   it("leaves out an event whose build throws, and never throws itself", () => {
     const hub = createEventHub();
     const good = event();
-    hub.emitLater?.(() => {
-      throw new Error("broken");
-    }, 10);
-    hub.emitLater?.(() => good, 10);
+    hub.emitLater?.(
+      deferred(() => {
+        throw new Error("broken");
+      }),
+      0,
+      10,
+    );
+    hub.emitLater?.(
+      deferred(() => good),
+      0,
+      10,
+    );
     expect(hub.history().map((e) => e.eventId)).toEqual([good.eventId]);
   });
 });

@@ -395,11 +395,17 @@ describe("events built only when kept or read", () => {
     const countingHub: ToolCallEventSink = {
       emit: (event) => kept.emit(event),
       wantsEvents: () => true,
-      emitLater: (build, bytes) =>
-        kept.emitLater?.(() => {
-          built++;
-          return build();
-        }, bytes) ?? false,
+      emitLater: (events, step, bytes) =>
+        kept.emitLater?.(
+          {
+            buildEvent(at) {
+              built++;
+              return events.buildEvent(at);
+            },
+          },
+          step,
+          bytes,
+        ) ?? false,
     };
     const lazy = createInvokerBridge(harness.depsWithEvents(countingHub));
     const eager = createInvokerBridge(harness.depsWithEvents(live));

@@ -142,10 +142,22 @@ export interface ToolCallEventSink {
    */
   wantsEvents?(): boolean;
   /**
-   * Offers an event to be built only if it is ever read: `build` is called at most once, later or never, and
-   * must return what {@link emit} would have been given now. `estimatedBytes` is about how much memory `build`
-   * holds on to until then. Returns false when the sink wants the event at once (someone reads events as they
-   * happen): the caller then builds it and calls {@link emit}. A sink without it always wants events at once.
+   * Offers event number `step` of a call to be built only if it is ever read: `events.buildEvent(step)` is called
+   * at most once, later or never, and must return what {@link emit} would have been given now. `estimatedBytes` is
+   * about how much memory `events` holds on to for this event until then. Returns false when the sink wants the
+   * event at once (someone reads events as they happen): the caller then builds it and calls {@link emit}. A sink
+   * without it always wants events at once.
    */
-  emitLater?(build: () => ToolCallEvent, estimatedBytes: number): boolean;
+  emitLater?(events: DeferredToolCallEvents, step: number, estimatedBytes: number): boolean;
+}
+
+/**
+ * The events of one call, built on demand, for a sink that keeps them unbuilt until they are read
+ * ({@link ToolCallEventSink.emitLater}). One object stands for every event of the call, so that a history of a
+ * thousand calls keeps a thousand of them and no object per event: what a history keeps outlives the young
+ * collections of a busy router and is copied by each of them.
+ */
+export interface DeferredToolCallEvents {
+  /** The call's event number `step` (0 its STARTED event, 1 its terminal event), as `emit` would have been given it. */
+  buildEvent(step: number): ToolCallEvent;
 }

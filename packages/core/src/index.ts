@@ -99,6 +99,7 @@ export {
 } from "./error.js";
 export {
   categorizeError,
+  type DeferredToolCallEvents,
   type ErrorCategory,
   type ToolCallCompletedEvent,
   type ToolCallEvent,

@@ -3,6 +3,7 @@ import {
   type ContentBlock,
   categorizeError,
   createContextKey,
+  type DeferredToolCallEvents,
   type ErrorCategory,
   type Interceptor,
   redactBody,
@@ -85,20 +86,23 @@ type CallEnd =
 /** What an event costs beyond its payload, for estimates: ids, names, timestamps, the target. */
 const EVENT_OVERHEAD_BYTES = 400;
 
+/** The step of a call's STARTED event, and of its terminal event (see {@link DeferredToolCallEvents}). */
+const STARTED_STEP = 0;
+const ENDED_STEP = 1;
+
 /**
  * One call's events: STARTED once, then exactly one terminal event (later ends have no effect). A history may keep
- * both unbuilt until it is read, about a thousand calls: what it keeps of a call is this one object, its record and
- * two small functions, rather than a closure per step (measured: 43 objects and 2.3 KB a call, which outlived
- * young collections and made them copy and promote every recorded call).
+ * both unbuilt until it is read, about a thousand calls: what it keeps of a call is this one object (which builds
+ * either event) and its record, rather than a closure per step or an object per event (measured: 43 objects and
+ * 2.3 KB a call at first, which outlived young collections and made them copy and promote every recorded call).
  */
-class CallRecording {
+class CallRecording implements DeferredToolCallEvents {
   readonly #options: CallEventsOptions;
   readonly #record: CallRecord;
   readonly #secrets: SecretValues | undefined;
   readonly #target: ServiceTarget | undefined;
   /** Both events of a call share one id, drawn when the first of them is built. */
   #eventId: string | undefined;
-  readonly #startedAt: number;
   readonly #startedTimestamp: number;
   #ended = false;
   #endedAt = 0;
@@ -124,9 +128,12 @@ class CallRecording {
     this.#secrets = secrets;
     this.#target = target;
     const now = this.#now();
-    this.#startedAt = record.startedAt ?? now;
     this.#startedTimestamp = now;
-    this.#publish(() => this.#scrubbed(this.#startedEvent()), record.estimatedBytes);
+    this.#publish(STARTED_STEP, record.estimatedBytes);
+  }
+
+  buildEvent(step: number): ToolCallEvent {
+    return this.#scrubbed(step === STARTED_STEP ? this.#startedEvent() : this.#endedEvent());
   }
 
   /** Records the call's end with `outcome`; `estimatedBytes` is about how much it holds until built. */
@@ -148,10 +155,7 @@ class CallRecording {
     this.#ended = true;
     this.#endedAt = this.#now();
     this.#translation = this.#record.translation;
-    this.#publish(
-      () => this.#scrubbed(this.#endedEvent()),
-      this.#record.estimatedBytes === undefined ? undefined : estimatedBytes,
-    );
+    this.#publish(ENDED_STEP, this.#record.estimatedBytes === undefined ? undefined : estimatedBytes);
   }
 
   #now(): number {
@@ -164,16 +168,16 @@ class CallRecording {
   }
 
   /**
-   * Hands an event to the sink: as a function, built only if read, when the sink only keeps events and the call
-   * says what it holds; built now otherwise. A misbehaving sink never fails a call.
+   * Hands the event of `step` to the sink: unbuilt (this recording builds it if it is read) when the sink only
+   * keeps events and the call says what it holds; built now otherwise. A misbehaving sink never fails a call.
    */
-  #publish(build: () => ToolCallEvent, estimatedBytes: number | undefined): void {
+  #publish(step: number, estimatedBytes: number | undefined): void {
     const sink = this.#options.sink;
     try {
       const later =
         estimatedBytes !== undefined &&
-        sink.emitLater?.(build, estimatedBytes + EVENT_OVERHEAD_BYTES) === true;
-      if (!later) sink.emit(build());
+        sink.emitLater?.(this, step, estimatedBytes + EVENT_OVERHEAD_BYTES) === true;
+      if (!later) sink.emit(this.buildEvent(step));
     } catch {
       // The sink contract forbids throwing; a call must not fail because an observer did.
     }
@@ -220,7 +224,8 @@ class CallRecording {
         (this.#texts ?? []).map((text) => redactBody(text).text),
         this.#isError,
       );
-    const duration = Math.max(0, this.#endedAt - this.#startedAt);
+    // From the record's start when it has one (resolution included), else from this recording's.
+    const duration = Math.max(0, this.#endedAt - (this.#record.startedAt ?? this.#startedTimestamp));
     const event: ToolCallCompletedEvent | ToolCallFailedEvent = outcome.ok
       ? {
           ...this.#base(this.#endedAt),
@@ -283,14 +288,17 @@ function contentEnd(content: string[], isError: boolean): CallEnd {
  */
 function endWithResult(recording: CallRecording, result: ToolResult): void {
   const isError = result.isError === true;
-  const texts: string[] = [];
+  const content = result.content;
+  // Exactly as long as the content (an array grown by `push` reserves 17 slots): a history keeps it.
+  const texts = new Array<string>(content.length);
   let bytes = 0;
-  for (const block of result.content) {
+  for (let i = 0; i < content.length; i++) {
+    const block = content[i] as ContentBlock;
     if (block.type !== "text") {
-      recording.end(contentEnd(result.content.map(eventText), isError));
+      recording.end(contentEnd(content.map(eventText), isError));
       return;
     }
-    texts.push(block.text);
+    texts[i] = block.text;
     bytes += block.text.length;
   }
   recording.endWithTexts(texts, isError, bytes);

@@ -36,6 +36,7 @@ import {
   type ResourceReference,
   requiredClientCapabilities,
   type ToolResult,
+  type TranslationLeg,
   TrestleError,
 } from "@trestle/core";
 import type { z } from "zod";
@@ -312,6 +313,17 @@ export function createNamespaceMethods(
   settings: McpSettings,
 ): McpMethodTable {
   const table = new Map<string, McpRequestHandler>();
+  // One frozen client leg per revision, which a call's translation report shares rather than copies: the event
+  // history keeps the reports of a thousand calls. Revisions are the few this router negotiates.
+  const clientLegs = new Map<string, TranslationLeg>();
+  const clientLeg = (version: string): TranslationLeg => {
+    let leg = clientLegs.get(version);
+    if (!leg) {
+      leg = Object.freeze({ protocol: "mcp", version, method: "tools/call" });
+      if (clientLegs.size < 16) clientLegs.set(version, leg);
+    }
+    return leg;
+  };
   const requestStates = createRequestStateSealer(settings.requestStateKey ?? randomBytes(32));
   const parkedCalls = createParkedCalls({ holdMs: 10 * 60_000, maxHeld: 1_000 });
   const checkParamHeaders = createParamHeaderCheck();
@@ -498,11 +510,7 @@ export function createNamespaceMethods(
             ...(answers.state !== undefined ? { state: answers.state } : {}),
           };
         }
-        context.client = {
-          protocol: "mcp",
-          version: origin.modern?.revision ?? origin.session?.protocolVersion ?? "",
-          method: "tools/call",
-        };
+        context.client = clientLeg(origin.modern?.revision ?? origin.session?.protocolVersion ?? "");
         const ask = extra.sendRequest;
         if (ask && Object.keys(context.inputCapabilities).length > 0) {
           // A legacy upstream's question during the call goes to a session's client at once, on this stream.
