@@ -72,6 +72,21 @@ export function createHealthProber(options: HealthProberOptions): HealthProber {
   let started = false;
   let round: Promise<void> | undefined;
   const inFlight = new Set<Promise<void>>();
+  /**
+   * When this prober last wrote each reached service's `last_seen_at`. A touch is a write (and, on the embedded
+   * store, most of an idle router's CPU): it is needed only often enough that the heartbeat timeout never finds a
+   * service this prober reaches silent, so a service touched within a third of that timeout is not touched again.
+   */
+  const touchedAt = new Map<string, number>();
+  const touchEveryMs = options.heartbeatTimeoutMs / 3;
+
+  async function touch(ids: readonly string[]): Promise<void> {
+    const now = clock.now();
+    const due = ids.filter((id) => !(now - (touchedAt.get(id) ?? Number.NEGATIVE_INFINITY) < touchEveryMs));
+    if (due.length === 0) return;
+    await store.touchServices(due, now);
+    for (const id of due) touchedAt.set(id, now);
+  }
 
   async function probeOnce(target: ServiceTarget): Promise<HealthStatus> {
     if (!transports) return { state: "pending" };
@@ -128,7 +143,9 @@ export function createHealthProber(options: HealthProberOptions): HealthProber {
         // The view follows the store through the feed: write only what changes.
         if (view.get(service.id)?.health !== status.state) await record(service, status);
       });
-      await store.touchServices(reached, clock.now());
+      await touch(reached);
+      // Services gone from the view are forgotten (a service registered again gets a fresh last_seen_at anyway).
+      for (const id of touchedAt.keys()) if (!view.get(id)) touchedAt.delete(id);
     }
     const after = clock.now();
     const silenced = await store.markUnseenDown(after - options.heartbeatTimeoutMs, after);
@@ -184,7 +201,11 @@ export function createHealthProber(options: HealthProberOptions): HealthProber {
         (async () => {
           const status = await probeOnce(service.target);
           await record(service, status);
-          if (status.state !== "down") await store.touchServices([service.id], clock.now());
+          if (status.state !== "down") {
+            const now = clock.now();
+            await store.touchServices([service.id], now);
+            touchedAt.set(service.id, now);
+          }
         })().catch((error: unknown) => {
           if (!stopped)
             logger.warn({ serviceId: service.id, err: (error as Error).message }, "probing a service failed");

@@ -677,7 +677,14 @@ export function createSqlStore(client: SqlClient): Store {
       );
     },
 
-    markUnseenDown(seenBefore, now) {
+    async markUnseenDown(seenBefore, now) {
+      // Most sweeps find nothing: one read then, rather than a transaction that writes nothing. A service that
+      // goes silent between the read and the next sweep is found by that sweep.
+      const silent = await client.query(
+        "SELECT 1 FROM trestle_services WHERE last_seen_at < $1 AND health <> 'down' LIMIT 1",
+        [seenBefore],
+      );
+      if (silent.length === 0) return [];
       return client.transaction(async (tx) => {
         const rows = await tx.query<ServiceRow>(
           `UPDATE trestle_services
@@ -695,7 +702,12 @@ export function createSqlStore(client: SqlClient): Store {
       });
     },
 
-    removeUnseen(seenBefore) {
+    async removeUnseen(seenBefore) {
+      // As for markUnseenDown: a read first, a transaction only when there is something to remove.
+      const stale = await client.query("SELECT 1 FROM trestle_services WHERE last_seen_at < $1 LIMIT 1", [
+        seenBefore,
+      ]);
+      if (stale.length === 0) return [];
       return client.transaction(async (tx) => {
         const rows = await tx.query<ServiceRow>(
           `DELETE FROM trestle_services WHERE last_seen_at < $1 RETURNING ${SERVICE_COLUMNS}`,

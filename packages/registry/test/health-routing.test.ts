@@ -148,6 +148,49 @@ describe("health-aware routing", () => {
     expect((await r.resolver.resolve(name, "tool-invoker"))?.id).toBe(target.id);
   });
 
+  it("writes a reachable service's last sign of life only as often as the heartbeat timeout needs, and never lets it go silent", async () => {
+    const network = createInMemoryNetwork();
+    const transports = createTransportSelector({
+      byProtocol: { grpc: createInMemoryTransport({ network }) },
+    });
+    const touched: string[][] = [];
+    // The shared store, counting the prober's touches (each one a write to the database).
+    const counting = new Proxy(store, {
+      get(target, key) {
+        if (key === "touchServices") {
+          return (ids: readonly string[], now: number) => {
+            touched.push([...ids]);
+            return target.touchServices(ids, now);
+          };
+        }
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const r = await registry({
+      store: counting,
+      transports,
+      probeIntervalMs: 100,
+      heartbeatTimeoutMs: 1_200,
+    });
+    const name = `steady-${uniqueSuffix()}`;
+    const served = network.serve({}, { serviceName: name, serviceType: "tool-invoker" });
+    const target = await registerHealthy(r, { ...served.target, id: undefined });
+    const changes: string[] = [];
+    r.services.onEvent((e) => {
+      if (e.type === "health-changed" && e.service.id === target.id) changes.push(e.service.health);
+    });
+    const from = touched.length;
+    // Longer than the heartbeat timeout: about sixteen probing rounds.
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    const touches = touched.slice(from).filter((ids) => ids.includes(target.id)).length;
+    // Every 400 ms (a third of the timeout), not every round.
+    expect(touches).toBeGreaterThanOrEqual(2);
+    expect(touches).toBeLessThanOrEqual(6);
+    expect(changes).toEqual([]);
+    expect(r.services.get(target.id)?.health).toBe("healthy");
+  });
+
   it("marks a service unhealthy when no transport speaks its protocol", async () => {
     const network = createInMemoryNetwork();
     const r = await registry({
