@@ -46,4 +46,5 @@ export { applyResourceProvisioning, applyToolProvisioning } from "./provisioning
 export { createResourceBridge, type ResourceBridge, resourceRead } from "./resource-bridge.js";
 export { addSecretMetadata, createSecretValues, type SecretValues } from "./secret-values.js";
 export type { ExplainingResolver } from "./service-resolution.js";
+export { createClientLegs } from "./translation-record.js";
 export { expandUriTemplate, isUriTemplate, matchUriTemplate, uriTemplateVariables } from "./uri-template.js";

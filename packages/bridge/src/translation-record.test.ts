@@ -1,7 +1,7 @@
 import type { ServiceTarget } from "@trestle/core";
 import { describe, expect, it } from "vitest";
 import type { CallRecord } from "./interceptors/call-events.js";
-import { translationFor } from "./translation-record.js";
+import { createClientLegs, translationFor } from "./translation-record.js";
 
 const record = (): CallRecord => ({
   toolName: "t",
@@ -87,5 +87,23 @@ describe("translationFor", () => {
     const r = record();
     translationFor(r, { protocol: "a2a", version: "1.0", method: "SendMessage" }, target("nats"));
     expect(r.translation?.backend).toEqual({ protocol: "nats", method: "InvokeTool" });
+  });
+});
+
+describe("createClientLegs", () => {
+  it("hands out one frozen leg per protocol, version and method, and no more than its limit keeps", () => {
+    const legs = createClientLegs(2);
+    const mcp = legs("mcp", "2025-11-25", "tools/call");
+    expect(mcp).toEqual({ protocol: "mcp", version: "2025-11-25", method: "tools/call" });
+    expect(Object.isFrozen(mcp)).toBe(true);
+    expect(legs("mcp", "2025-11-25", "tools/call")).toBe(mcp);
+    const a2a = legs("a2a", "1.0", "SendMessage");
+    expect(a2a).not.toBe(mcp);
+    expect(legs("a2a", "1.0", "SendMessage")).toBe(a2a);
+    // Past the limit: a leg of its own each time, still frozen and right.
+    const third = legs("a2a", "1.0", "SendStreamingMessage");
+    expect(legs("a2a", "1.0", "SendStreamingMessage")).not.toBe(third);
+    expect(third).toEqual({ protocol: "a2a", version: "1.0", method: "SendStreamingMessage" });
+    expect(Object.isFrozen(third)).toBe(true);
   });
 });

@@ -95,3 +95,24 @@ export function translationFor(
   }
   return new TranslationRecording(record, clientLeg, backend);
 }
+
+/**
+ * Client legs for a front to put in its calls' contexts, frozen and one per protocol, version and method: a
+ * report shares a frozen leg instead of copying it (see {@link translationFor}), and the event history keeps the
+ * reports of a thousand calls. Keeps at most `limit` legs (a front speaks a few revisions and methods); past it,
+ * each call gets a leg of its own.
+ */
+export function createClientLegs(
+  limit = 32,
+): (protocol: string, version: string, method: string) => TranslationLeg {
+  const legs = new Map<string, TranslationLeg>();
+  return (protocol, version, method) => {
+    const key = `${protocol}\u0000${version}\u0000${method}`;
+    let leg = legs.get(key);
+    if (!leg) {
+      leg = Object.freeze({ protocol, version, method });
+      if (legs.size < limit) legs.set(key, leg);
+    }
+    return leg;
+  };
+}

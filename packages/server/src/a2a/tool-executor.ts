@@ -5,7 +5,12 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from "@a2a-js/sdk/server";
-import type { CallContext, CodeExecutionBridge, InvokerBridge } from "@trestle/bridge";
+import {
+  type CallContext,
+  type CodeExecutionBridge,
+  createClientLegs,
+  type InvokerBridge,
+} from "@trestle/bridge";
 import type {
   ContentBlock,
   InputAnswers,
@@ -153,6 +158,7 @@ export function createToolExecutor(
 ): AgentExecutor {
   const cancelled = new Set<string>();
   const contexts = new Map<string, string>();
+  const clientLegs = createClientLegs();
 
   function toolsOffered(): string[] {
     const names = backend.catalog.listTools(namespace).map((t) => t.name);
@@ -309,7 +315,7 @@ export function createToolExecutor(
         requestId: context.userMessage.messageId || taskId,
         namespace,
         signal: controller.signal,
-        client: { protocol: "a2a", version, method },
+        client: clientLegs("a2a", version, method),
         translationNotes: [
           ...planned.notes,
           {

@@ -22,6 +22,7 @@ import {
 import {
   type CallContext,
   type CodeExecutionBridge,
+  createClientLegs,
   type InvokerBridge,
   isUriTemplate,
   matchUriTemplate,
@@ -36,7 +37,6 @@ import {
   type ResourceReference,
   requiredClientCapabilities,
   type ToolResult,
-  type TranslationLeg,
   TrestleError,
 } from "@trestle/core";
 import type { z } from "zod";
@@ -313,17 +313,8 @@ export function createNamespaceMethods(
   settings: McpSettings,
 ): McpMethodTable {
   const table = new Map<string, McpRequestHandler>();
-  // One frozen client leg per revision, which a call's translation report shares rather than copies: the event
-  // history keeps the reports of a thousand calls. Revisions are the few this router negotiates.
-  const clientLegs = new Map<string, TranslationLeg>();
-  const clientLeg = (version: string): TranslationLeg => {
-    let leg = clientLegs.get(version);
-    if (!leg) {
-      leg = Object.freeze({ protocol: "mcp", version, method: "tools/call" });
-      if (clientLegs.size < 16) clientLegs.set(version, leg);
-    }
-    return leg;
-  };
+  // One frozen client leg per revision, shared by the calls' translation reports (the history keeps a thousand).
+  const clientLegs = createClientLegs();
   const requestStates = createRequestStateSealer(settings.requestStateKey ?? randomBytes(32));
   const parkedCalls = createParkedCalls({ holdMs: 10 * 60_000, maxHeld: 1_000 });
   const checkParamHeaders = createParamHeaderCheck();
@@ -510,7 +501,11 @@ export function createNamespaceMethods(
             ...(answers.state !== undefined ? { state: answers.state } : {}),
           };
         }
-        context.client = clientLeg(origin.modern?.revision ?? origin.session?.protocolVersion ?? "");
+        context.client = clientLegs(
+          "mcp",
+          origin.modern?.revision ?? origin.session?.protocolVersion ?? "",
+          "tools/call",
+        );
         const ask = extra.sendRequest;
         if (ask && Object.keys(context.inputCapabilities).length > 0) {
           // A legacy upstream's question during the call goes to a session's client at once, on this stream.
