@@ -41,6 +41,24 @@ function explanation(explain: () => TrestleError | undefined): TrestleError | un
 }
 
 /**
+ * The `tool-invoker` (or `multi-capability`) service for tools of `toolType` when the resolver can tell at once
+ * ({@link ServiceResolver.resolveNow}); `undefined` otherwise, and then {@link resolveToolService} decides. The
+ * common case of every tool call, without a promise.
+ */
+export function resolveToolServiceNow(
+  resolver: ExplainingResolver,
+  toolType: string,
+): ServiceTarget | undefined {
+  if (resolver.resolveNow === undefined) return undefined;
+  try {
+    return resolver.resolveNow(toolType, "tool-invoker");
+  } catch {
+    // The asynchronous path asks again and reports the failure as `resolve`'s.
+    return undefined;
+  }
+}
+
+/**
  * The service that executes tools of `toolType`: a `tool-invoker` (or `multi-capability`, which the resolver
  * matches too) of that name, else a `code-execution-engine` of that name, since engines may offer tools.
  *

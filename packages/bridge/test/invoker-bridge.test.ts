@@ -129,6 +129,36 @@ describe("execute: resolution", () => {
     expect(harness.events[0]).not.toHaveProperty("serviceId");
   });
 
+  it("takes the target from a resolver that answers at once, without asking its resolve", async () => {
+    harness.serve(capability.handlers, { serviceName: "weather", serviceType: "tool-invoker" });
+    const askedNow: string[] = [];
+    harness.deps.resolver.resolveNow = (serviceName, serviceType) => {
+      askedNow.push(`${serviceName}/${serviceType}`);
+      return harness.resolver.targets.find((t) => t.serviceName === serviceName);
+    };
+    const result = await bridge.execute({ city: "Oslo" }, tool("echo://a"));
+    expect(result.isError).toBeUndefined();
+    expect(askedNow).toEqual(["weather/tool-invoker"]);
+    expect(harness.resolver.asked).toEqual([]);
+  });
+
+  it("asks resolve when the resolver cannot answer at once, or fails to", async () => {
+    const engine = harness.serve(capability.handlers, {
+      serviceName: "weather",
+      serviceType: "code-execution-engine",
+    });
+    harness.deps.resolver.resolveNow = () => undefined;
+    expect((await bridge.execute({}, tool("echo://a"))).isError).toBeUndefined();
+    expect(harness.resolver.asked).toEqual(["weather/tool-invoker", "weather/code-execution-engine"]);
+    expect(harness.events[0]).toMatchObject({ type: "started", serviceId: engine.id });
+
+    harness.deps.resolver.resolveNow = () => {
+      throw new Error("view not loaded");
+    };
+    expect((await bridge.execute({}, tool("echo://a"))).isError).toBeUndefined();
+    expect(harness.resolver.asked).toHaveLength(4);
+  });
+
   it("turns a resolver that throws into an error result instead of a rejection", async () => {
     harness.deps.resolver.resolve = async () => {
       throw new Error("registry offline");

@@ -7,6 +7,13 @@ import type { ServiceTarget, ServiceType } from "./service-target.js";
 export interface ServiceResolver {
   /** A service named `serviceName` offering `serviceType` (or `multi-capability`), or `undefined`. */
   resolve(serviceName: string, serviceType: ServiceType): Promise<ServiceTarget | undefined>;
+  /**
+   * The answer `resolve` would give, synchronously, for a resolver that answers from memory; `undefined` when it
+   * found none or cannot tell without waiting, and then the caller asks `resolve`. Optional. Callers on the hot
+   * path (the bridge, for every tool call) try it first: a resolution then costs no promise and no microtask.
+   * A target it returns counts as chosen, exactly as one `resolve` returns does (round robin, half-open trials).
+   */
+  resolveNow?(serviceName: string, serviceType: ServiceType): ServiceTarget | undefined;
   /** A code execution engine of `engineType` that runs `language`, or `undefined`. */
   resolveCodeExecution(engineType: string, language: string): Promise<ServiceTarget | undefined>;
 }

@@ -87,6 +87,34 @@ describe("the health-aware resolver", () => {
     expect(chosen.filter((id) => id === "b")).toHaveLength(5);
   });
 
+  it("answers at once (resolveNow) as resolve does, sharing one rotation with it", async () => {
+    put("a", "healthy");
+    put("b", "healthy", { port: 9001 });
+    const chosen = [
+      resolver.resolveNow("weather", "tool-invoker")?.id,
+      (await resolver.resolve("weather", "tool-invoker"))?.id,
+      resolver.resolveNow("weather", "tool-invoker")?.id,
+      (await resolver.resolve("weather", "tool-invoker"))?.id,
+    ];
+    expect(new Set(chosen.slice(0, 2))).toEqual(new Set(["a", "b"]));
+    expect(chosen.slice(2)).toEqual(chosen.slice(0, 2));
+    expect(resolver.resolveNow("maps", "tool-invoker")).toBeUndefined();
+  });
+
+  it("prefers a healthy target to a pending one with fewer calls in flight, and rotates only among the least loaded", async () => {
+    const busy = put("busy", "healthy");
+    put("idle-pending", "pending", { port: 9001 });
+    resolver.callStarted?.(busy);
+    resolver.callStarted?.(busy);
+    expect(await picks(2)).toEqual(["busy", "busy"]);
+    const c = put("c", "healthy", { port: 9002 });
+    put("d", "healthy", { port: 9003 });
+    resolver.callStarted?.(c);
+    expect(await picks(4)).toEqual(["d", "d", "d", "d"]);
+    resolver.callEnded?.(c, false);
+    expect(new Set(await picks(2))).toEqual(new Set(["c", "d"]));
+  });
+
   it("prefers the target with fewer calls in flight", async () => {
     const a = put("a", "healthy");
     put("b", "healthy", { port: 9001 });

@@ -12,6 +12,8 @@ import type { ServiceView } from "./service-view.js";
 
 /** The registry's resolver: health-aware, load-spreading, with a circuit per target. */
 export interface HealthAwareResolver extends ServiceResolver, CallOutcomeListener {
+  /** Always answers: everything comes from memory ({@link ServiceResolver.resolveNow}). */
+  resolveNow(serviceName: string, serviceType: ServiceType): ServiceTarget | undefined;
   /** Calls in flight to a target, as reported through {@link CallOutcomeListener}. */
   inFlight(id: string): number;
   /** The circuit of a target. */
@@ -130,43 +132,53 @@ export function createServiceResolver(options: ServiceResolverOptions): HealthAw
   const inFlight = new Map<string, number>();
   const turns = new Map<string, number>();
 
+  /**
+   * The instance to call among `candidateSets`: the healthy ones (else the pending ones within their grace period),
+   * the least loaded of those, round robin on ties per `routeKey()`. One pass, and no array unless several tie:
+   * this runs on every call.
+   */
   function choose(
-    routeKey: string,
+    routeKey: () => string,
     candidateSets: readonly (ReadonlySet<string> | undefined)[],
   ): ServiceTarget | undefined {
     const now = clock.now();
-    let healthy: string[] = [];
-    const pending: string[] = [];
+    // 2: healthy, 1: pending within its grace period; a healthy instance always wins over a pending one.
+    let bestRank = 0;
+    let least = Number.POSITIVE_INFINITY;
+    let first: string | undefined;
+    let ties: string[] | undefined;
     for (const ids of candidateSets) {
       if (!ids) continue;
       for (const id of ids) {
         const service = view.get(id);
         if (!service || !circuits.allows(id)) continue;
-        if (service.health === "healthy") healthy.push(id);
-        else if (
-          service.health === "pending" &&
-          now - service.healthChangedAt < options.registrationGraceMs
-        ) {
-          pending.push(id);
+        const rank =
+          service.health === "healthy"
+            ? 2
+            : service.health === "pending" && now - service.healthChangedAt < options.registrationGraceMs
+              ? 1
+              : 0;
+        if (rank === 0 || rank < bestRank) continue;
+        const load = inFlight.get(id) ?? 0;
+        if (rank > bestRank || load < least) {
+          bestRank = rank;
+          least = load;
+          first = id;
+          ties = undefined;
+        } else if (load === least) {
+          if (ties) ties.push(id);
+          else ties = [first as string, id];
         }
       }
     }
-    if (healthy.length === 0) healthy = pending;
-    if (healthy.length === 0) return undefined;
-    let least = Number.POSITIVE_INFINITY;
-    let ties: string[] = [];
-    for (const id of healthy) {
-      const load = inFlight.get(id) ?? 0;
-      if (load < least) {
-        least = load;
-        ties = [id];
-      } else if (load === least) {
-        ties.push(id);
-      }
+    if (first === undefined) return undefined;
+    let id = first;
+    if (ties) {
+      const key = routeKey();
+      const turn = turns.get(key) ?? 0;
+      turns.set(key, (turn + 1) % 1_000_000_007);
+      id = ties[turn % ties.length] as string;
     }
-    const turn = turns.get(routeKey) ?? 0;
-    turns.set(routeKey, (turn + 1) % 1_000_000_007);
-    const id = ties[turn % ties.length] as string;
     circuits.admitted(id);
     return view.get(id)?.target;
   }
@@ -213,15 +225,19 @@ export function createServiceResolver(options: ServiceResolverOptions): HealthAw
 
   const servedSets = (serviceName: string, serviceType: ServiceType) =>
     (SERVED_BY[serviceType] ?? []).map((type) => view.idsFor(type, serviceName));
+  const resolveNow = (serviceName: string, serviceType: ServiceType) =>
+    choose(() => `${serviceType}\u0000${serviceName}`, servedSets(serviceName, serviceType));
 
   return {
+    resolveNow,
     async resolve(serviceName, serviceType) {
-      return choose(`${serviceType}\u0000${serviceName}`, servedSets(serviceName, serviceType));
+      return resolveNow(serviceName, serviceType);
     },
     async resolveCodeExecution(engineType, language) {
-      return choose(`engine\u0000${engineType.toLowerCase()}\u0000${language.toLowerCase()}`, [
-        view.idsForEngine(engineType, language),
-      ]);
+      return choose(
+        () => `engine\u0000${engineType.toLowerCase()}\u0000${language.toLowerCase()}`,
+        [view.idsForEngine(engineType, language)],
+      );
     },
     explain(serviceName, serviceType) {
       return explainFor(`The capability service '${serviceName}'`, servedSets(serviceName, serviceType));

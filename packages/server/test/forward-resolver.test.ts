@@ -57,6 +57,29 @@ describe("the forwards' resolver", () => {
     directory.unregister(entry);
     expect(await resolver.resolve("forward.everything", "tool-invoker")).toBeUndefined();
   });
+
+  it("answers at once for a forward, and otherwise as the wrapped resolver answers at once (or not at all)", () => {
+    const directory = createForwardDirectory(defaults);
+    const entry = live({ name: "everything", upstream: { kind: "stdio", command: "npx" } });
+    directory.register(entry);
+    const waiting: ServiceResolver = {
+      resolve: async () => undefined,
+      resolveCodeExecution: async () => undefined,
+    };
+    expect(
+      resolveForwardsFirst(directory, waiting).resolveNow?.("forward.everything", "tool-invoker"),
+    ).toMatchObject({
+      serviceName: "forward.everything",
+    });
+    expect(resolveForwardsFirst(directory, waiting).resolveNow?.("http", "tool-invoker")).toBeUndefined();
+    const inMemory: ServiceResolver = {
+      ...waiting,
+      resolveNow: (name) => ({ id: "1", serviceName: name, host: "h", port: 1, serviceType: "tool-invoker" }),
+    };
+    expect(resolveForwardsFirst(directory, inMemory).resolveNow?.("http", "tool-invoker")).toMatchObject({
+      serviceName: "http",
+    });
+  });
 });
 
 describe("the forward directory", () => {

@@ -27,6 +27,8 @@ export function resolveForwardsFirst(
     async resolve(serviceName, serviceType): Promise<ServiceTarget | undefined> {
       return directory.targetOf(serviceName) ?? base.resolve(serviceName, serviceType);
     },
+    resolveNow: (serviceName, serviceType) =>
+      directory.targetOf(serviceName) ?? base.resolveNow?.(serviceName, serviceType),
     resolveCodeExecution: (engineType, language) => base.resolveCodeExecution(engineType, language),
     explain: (serviceName, serviceType) => base.explain?.(serviceName, serviceType),
     explainCodeExecution: (engineType, language) => base.explainCodeExecution?.(engineType, language),
