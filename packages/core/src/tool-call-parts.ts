@@ -71,10 +71,16 @@ export function validateRequiredArguments(
   args: Readonly<Record<string, unknown>>,
   tool: ToolReference,
 ): void {
-  const missing = (tool.inputSchema?.required ?? []).filter(
-    (name) => !Object.hasOwn(args, name) || !isPresent(args[name]),
-  );
-  if (missing.length > 0) {
+  const required = tool.inputSchema?.required;
+  if (required === undefined || required.length === 0) return;
+  // Every call passes through here: the list of the missing is built only when one is.
+  let missing: string[] | undefined;
+  for (const name of required) {
+    if (Object.hasOwn(args, name) && isPresent(args[name])) continue;
+    if (missing) missing.push(name);
+    else missing = [name];
+  }
+  if (missing) {
     throw new TrestleError(`Missing required parameter(s): ${missing.join(", ")}`, Code.InvalidArgument);
   }
 }
