@@ -22,17 +22,29 @@ export interface RunningProcess {
 
 const running = new Set<RunningProcess>();
 
+/** Where and with what a process of {@link startNode} starts, besides its environment's additions. */
+export interface StartNodeOptions {
+  /** Its working directory (default: this process's). */
+  cwd?: string;
+  /** Variables of this process's environment it does not get. */
+  unset?: readonly string[];
+}
+
 /** Starts `node [nodeArgs] script args` in its own process group. */
 export function startNode(
   script: string,
   args: readonly string[],
   env: Record<string, string> = {},
   nodeArgs: readonly string[] = [],
+  options: StartNodeOptions = {},
 ): RunningProcess {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+  for (const name of options.unset ?? []) delete childEnv[name];
   const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     detached: true,
     stdio: ["pipe", "pipe", "pipe"],
-    env: { ...process.env, ...env },
+    env: childEnv,
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
   const lines: string[] = [];
   const waiters = new Set<() => void>();
