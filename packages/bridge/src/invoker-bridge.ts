@@ -34,7 +34,7 @@ import {
 import { callSecretsKey } from "./interceptors/scrub-secrets.js";
 import { applyToolProvisioning, provisionOnService } from "./provisioning.js";
 import { addSecretMetadata, createSecretValues, type SecretValues } from "./secret-values.js";
-import { resolveToolService, resolveToolServiceNow } from "./service-resolution.js";
+import { resolveServiceNow, resolveToolService } from "./service-resolution.js";
 import { translationFor } from "./translation-record.js";
 
 /** Routes `tools/call` to capability services and provisions tools on them. */
@@ -196,7 +196,7 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
       for (const value of parts.secretValues) secrets.add(value);
       validateRequiredArguments(args, tool);
       target =
-        resolveToolServiceNow(deps.resolver, tool.type) ??
+        resolveServiceNow(deps.resolver, tool.type, "tool-invoker") ??
         (await resolveToolService(deps.resolver, tool.type));
     } catch (thrown) {
       // Never dispatched: no transport (and so no interceptor) saw the call, the bridge records it.

@@ -11,7 +11,7 @@ import type { BridgeDependencies, CallContext } from "./call-context.js";
 import { callOptionsFor } from "./call-context.js";
 import { describeFailure, safeError } from "./failure.js";
 import { applyResourceProvisioning, provisionOnService } from "./provisioning.js";
-import { resolveResourceService } from "./service-resolution.js";
+import { resolveResourceService, resolveServiceNow } from "./service-resolution.js";
 import { isUriTemplate, matchUriTemplate } from "./uri-template.js";
 
 /** Routes `resources/read` to capability services and provisions resources on them. */
@@ -69,7 +69,9 @@ export function createResourceBridge(deps: BridgeDependencies): ResourceBridge {
   return {
     async read(resource, uri, context) {
       const read = resourceRead(resource, uri);
-      const target: ServiceTarget = await resolveResourceService(deps.resolver, resource.type);
+      const target: ServiceTarget =
+        resolveServiceNow(deps.resolver, resource.type, "resource-provider") ??
+        (await resolveResourceService(deps.resolver, resource.type));
       const transport = deps.transports.transportFor(target);
       try {
         const result = await transport.readResource(read, target, callOptionsFor(context));

@@ -41,17 +41,18 @@ function explanation(explain: () => TrestleError | undefined): TrestleError | un
 }
 
 /**
- * The `tool-invoker` (or `multi-capability`) service for tools of `toolType` when the resolver can tell at once
- * ({@link ServiceResolver.resolveNow}); `undefined` otherwise, and then {@link resolveToolService} decides. The
- * common case of every tool call, without a promise.
+ * The service named `serviceName` offering `serviceType` when the resolver can tell at once
+ * ({@link ServiceResolver.resolveNow}); `undefined` otherwise, and then {@link resolveToolService} or
+ * {@link resolveResourceService} decides. The common case of every tool call and resource read, without a promise.
  */
-export function resolveToolServiceNow(
+export function resolveServiceNow(
   resolver: ExplainingResolver,
-  toolType: string,
+  serviceName: string,
+  serviceType: ServiceType,
 ): ServiceTarget | undefined {
   if (resolver.resolveNow === undefined) return undefined;
   try {
-    return resolver.resolveNow(toolType, "tool-invoker");
+    return resolver.resolveNow(serviceName, serviceType);
   } catch {
     // The asynchronous path asks again and reports the failure as `resolve`'s.
     return undefined;

@@ -103,6 +103,19 @@ function provider(
 }
 
 describe("read", () => {
+  it("takes the provider from a resolver that answers at once, without asking its resolve", async () => {
+    provider(["now"]);
+    const askedNow: string[] = [];
+    harness.deps.resolver.resolveNow = (serviceName, serviceType) => {
+      askedNow.push(`${serviceName}/${serviceType}`);
+      return harness.resolver.targets.find((t) => t.serviceName === serviceName);
+    };
+    const contents = await bridge.read(resource(), "weather://oslo/today", {});
+    expect(contents.map((c) => ("text" in c ? c.text : undefined))).toEqual(["now"]);
+    expect(askedNow).toEqual(["weather/resource-provider"]);
+    expect(harness.resolver.asked).toEqual([]);
+  });
+
   it("resolves (type, resource-provider) and maps each content string to {uri, mimeType, text}", async () => {
     provider(["first", "second"]);
     const contents = await bridge.read(
