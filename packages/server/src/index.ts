@@ -27,4 +27,9 @@ export type {
 export { managementApiDocument } from "./management/document-route.js";
 export { type ManagementOperationId, managementApi } from "./management/operations.js";
 export { createRouter, type Router, type RouterOverrides } from "./router.js";
+export {
+  pinTickObjectShape,
+  type TickObjectShape,
+  type TickObjectShapeSources,
+} from "./tick-object-shape.js";
 export { SERVER_VERSION } from "./version.js";

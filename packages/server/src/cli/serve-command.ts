@@ -120,6 +120,9 @@ function collectCallsYoung(): void {
 
 async function serve(values: ServeOptions, io: CliIo): Promise<void> {
   collectCallsYoung();
+  // Before the first full collections (loading the router runs several): see there.
+  const { pinTickObjectShape } = await import("../tick-object-shape.js");
+  const tickObjectShape = pinTickObjectShape();
   // Loaded here, not at the top: client commands should start fast and never load the router.
   const [
     { BUILTIN_PRINCIPAL, readConfigFile, resolveConfig },
@@ -212,6 +215,7 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
     await router.drain();
     await builtins?.stop();
     await router.close();
+    tickObjectShape.release();
     process.exit(code);
   };
   process.once("SIGTERM", () => void stop(0));

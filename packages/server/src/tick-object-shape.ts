@@ -1,0 +1,79 @@
+import { AsyncResource } from "node:async_hooks";
+
+/** What {@link pinTickObjectShape} reads: Node's `nextTick`, and a resource that carries Node's async id symbols. */
+export interface TickObjectShapeSources {
+  /** The function whose tick objects' shape is pinned: `process.nextTick` unless a test passes its own. */
+  nextTick: (...args: never[]) => unknown;
+  /** An object with Node's `async_id_symbol` and `trigger_async_id_symbol` own properties (an `AsyncResource`). */
+  resource: object;
+}
+
+/** A pinned shape: {@link TickObjectShape.release} lets it go. */
+export interface TickObjectShape {
+  /** Whether this Node builds tick objects the way the pin expects; nothing is held when it does not. */
+  readonly pinned: boolean;
+  /** Drops the object that holds the shape (on shutdown, or in a test). */
+  release(): void;
+}
+
+// How Node 18–24 build a tick object, in `process.nextTick`'s own source.
+const TICK_OBJECT_LITERAL =
+  /\[async_id_symbol\]:\s*asyncId,\s*\[trigger_async_id_symbol\]:\s*triggerAsyncId,\s*callback,\s*args,?\s*\}/;
+
+function ownSymbol(target: object, description: string): symbol | undefined {
+  return Object.getOwnPropertySymbols(target).find((symbol) => symbol.description === description);
+}
+
+/**
+ * Keeps the hidden classes of Node's tick objects alive for as long as the returned handle is held, so that
+ * `process.nextTick` keeps building its tick object on V8's fast path. Returns a handle that holds nothing (and
+ * changes nothing) unless `nextTick` builds its tick object as the literal
+ * `{ [async_id_symbol]: asyncId, [trigger_async_id_symbol]: triggerAsyncId, callback, args }`, as Node 18–24 do.
+ *
+ * Why: V8 keeps the hidden classes a literal's properties lead through only while some object has one of them.
+ * Tick objects live for a turn of the event loop, so a full garbage collection while no tick is queued (the
+ * router's start runs several: the embedded store's load, the memory reducer once it is idle) frees them, and the
+ * next tick builds new ones. After a few such rounds the feedback of the literal's property definitions in
+ * `nextTick` is megamorphic for good, and every tick object (about eleven per routed call: Node's streams, HTTP
+ * and HTTP/2 schedule them) is built by V8's runtime instead of optimized code: 2 % of the router's CPU at 16
+ * concurrent calls (`perf`, `Runtime_DefineKeyedOwnPropertyInLiteral`), none with the shape pinned.
+ *
+ * The pin is one object built by the same literal, so it takes the same hidden classes (V8 shares them between
+ * literals of the same keys in the same order), and holds them. It is never queued. Its ids are `null`, not
+ * numbers: the id fields are then general ("tagged") from the start, so the ids passing V8's small-integer range
+ * after a few hours of traffic does not replace the hidden classes with new ones the pin does not hold.
+ *
+ * Process-wide, so the `trestle serve` command pins it (a composition root's choice, like its V8 flags), as early
+ * as it can: before the first full collections.
+ */
+export function pinTickObjectShape(
+  sources: TickObjectShapeSources = {
+    nextTick: process.nextTick,
+    resource: new AsyncResource("trestle.tickObjectShape"),
+  },
+): TickObjectShape {
+  const asyncIdKey = ownSymbol(sources.resource, "async_id_symbol");
+  const triggerIdKey = ownSymbol(sources.resource, "trigger_async_id_symbol");
+  if (
+    asyncIdKey === undefined ||
+    triggerIdKey === undefined ||
+    !TICK_OBJECT_LITERAL.test(Function.prototype.toString.call(sources.nextTick))
+  ) {
+    return { pinned: false, release: () => undefined };
+  }
+  // The same keys in the same order as Node's literal: computed ids first, then `callback` and `args`.
+  let held: object | undefined = {
+    [asyncIdKey]: null,
+    [triggerIdKey]: null,
+    callback: () => undefined,
+    args: undefined,
+  };
+  return {
+    get pinned() {
+      return held !== undefined;
+    },
+    release() {
+      held = undefined;
+    },
+  };
+}
