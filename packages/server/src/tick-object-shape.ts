@@ -10,13 +10,14 @@ export interface TickObjectShapeSources {
 
 /** A pinned shape: {@link TickObjectShape.release} lets it go. */
 export interface TickObjectShape {
-  /** Whether this Node builds tick objects the way the pin expects; nothing is held when it does not. */
+  /** Whether the shape is held: false on a Node that builds its tick objects some other way, and after `release`. */
   readonly pinned: boolean;
   /** Drops the object that holds the shape (on shutdown, or in a test). */
   release(): void;
 }
 
-// How Node 18–24 build a tick object, in `process.nextTick`'s own source.
+// How Node 20 builds a tick object, in `process.nextTick`'s own source. Node 22 adds `[async_context_frame]` to the
+// literal (five keys, the same megamorphic feedback after idle collections); the pin does not know that shape yet.
 const TICK_OBJECT_LITERAL =
   /\[async_id_symbol\]:\s*asyncId,\s*\[trigger_async_id_symbol\]:\s*triggerAsyncId,\s*callback,\s*args,?\s*\}/;
 
@@ -28,7 +29,7 @@ function ownSymbol(target: object, description: string): symbol | undefined {
  * Keeps the hidden classes of Node's tick objects alive for as long as the returned handle is held, so that
  * `process.nextTick` keeps building its tick object on V8's fast path. Returns a handle that holds nothing (and
  * changes nothing) unless `nextTick` builds its tick object as the literal
- * `{ [async_id_symbol]: asyncId, [trigger_async_id_symbol]: triggerAsyncId, callback, args }`, as Node 18–24 do.
+ * `{ [async_id_symbol]: asyncId, [trigger_async_id_symbol]: triggerAsyncId, callback, args }`, as Node 20 does.
  *
  * Why: V8 keeps the hidden classes a literal's properties lead through only while some object has one of them.
  * Tick objects live for a turn of the event loop, so a full garbage collection while no tick is queued (the
