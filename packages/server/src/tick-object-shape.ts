@@ -16,8 +16,10 @@ export interface TickObjectShape {
   release(): void;
 }
 
-// How Node 20 builds a tick object, in `process.nextTick`'s own source. Node 22 adds `[async_context_frame]` to the
-// literal (five keys, the same megamorphic feedback after idle collections); the pin does not know that shape yet.
+// How Node 20 builds a tick object, in `process.nextTick`'s own source. Node 22 and 24 add a fifth key,
+// `[async_context_frame]`, under a symbol private to Node's task queue module: no object outside it can take the
+// same hidden classes, so there the pin holds nothing. (Node 24's V8 keeps the literal's feedback monomorphic
+// through the same collections; Node 22's goes megamorphic as Node 20's does.)
 const TICK_OBJECT_LITERAL =
   /\[async_id_symbol\]:\s*asyncId,\s*\[trigger_async_id_symbol\]:\s*triggerAsyncId,\s*callback,\s*args,?\s*\}/;
 
