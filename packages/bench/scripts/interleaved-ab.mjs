@@ -12,7 +12,8 @@
 // for the bare MCP SDK server instead, `floor` for the floor router (issue 19's measuring stick), or `connect`
 // for trestle-connect. A variant ending in `#stateless` calls as a 2026-07-28 client (STATELESS=1 makes every variant
 // do so), so the two eras of one build can be compared in one run; C sets the concurrency (16), WARMUP_MS the warm-up
-// before each measured window (3000: the JIT is still compiling then; 8000 leaves less of it in the window).
+// before each measured window (3000: the JIT is still compiling then; 8000 leaves less of it in the window),
+// PAYLOAD_BYTES characters added to every call's echoed text (0: a short word).
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -24,6 +25,7 @@ if (!rounds || variants.length === 0) {
 }
 const concurrency = Number(process.env.C ?? 16);
 const warmupMs = Number(process.env.WARMUP_MS ?? 3000);
+const payloadBytes = Number(process.env.PAYLOAD_BYTES ?? 0);
 const modules = {};
 for (const variant of variants) {
   const dist = pathToFileURL(`${resolve(variant.split("#")[0].split("|")[0])}/packages/bench/dist/`);
@@ -59,14 +61,20 @@ for (let round = 0; round < Number(rounds); round++) {
             process.env.STATELESS === "1" || variant.endsWith("#stateless"),
           );
     try {
-      await m.load.runLoad({ target: running.target, concurrency, warmupMs: 0, durationMs: warmupMs });
+      await m.load.runLoad({
+        target: running.target,
+        concurrency,
+        warmupMs: 0,
+        durationMs: warmupMs,
+        payloadBytes,
+      });
       const before = m.proc.readSelfCpuMs(running.serverPid);
       const capabilityPid = running.capability?.pid;
       const capabilityBefore = capabilityPid ? m.proc.readSelfCpuMs(capabilityPid) : 0;
       let after = before;
       let capabilityAfter = capabilityBefore;
       const result = await m.load.runLoad(
-        { target: running.target, concurrency, warmupMs: 0, durationMs: 6000 },
+        { target: running.target, concurrency, warmupMs: 0, durationMs: 6000, payloadBytes },
         () => {
           after = m.proc.readSelfCpuMs(running.serverPid);
           if (capabilityPid) capabilityAfter = m.proc.readSelfCpuMs(capabilityPid);

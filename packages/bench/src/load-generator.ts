@@ -82,11 +82,12 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   let totalCalls = 0;
   let measuring = false;
   let stopped = false;
+  const padding = "x".repeat(spec.payloadBytes ?? 0);
 
   const worker = async (index: number) => {
     let n = 0;
     while (!stopped) {
-      const text = `w${index}-${n++}`;
+      const text = `w${index}-${n++}${padding}`;
       const start = performance.now();
       try {
         const answer = await session.call(text);

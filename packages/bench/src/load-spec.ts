@@ -19,6 +19,11 @@ export interface LoadSpec {
    * at its end. Absent: no progress reports.
    */
   progressIntervalMs?: number;
+  /**
+   * Characters added to each call's echoed text (so about as many bytes each way): a capability whose calls carry
+   * documents rather than a word. Absent or 0: the short text alone.
+   */
+  payloadBytes?: number;
 }
 
 /** Where a run stands, sent while it runs when {@link LoadSpec.progressIntervalMs} asks for it. */

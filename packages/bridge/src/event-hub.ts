@@ -1,5 +1,5 @@
 import type { DeferredToolCallEvents, ToolCallEvent, ToolCallEventSink } from "@trestle/core";
-import { boundEventSizeMeasured, DEFAULT_EVENT_MAX_BYTES } from "./event-size.js";
+import { boundEventSizeMeasured, DEFAULT_EVENT_MAX_BYTES, type MeasuredEvent } from "./event-size.js";
 
 /** Options for {@link createEventHub}. */
 export interface EventHubOptions {
@@ -82,7 +82,10 @@ export interface EventHub extends ToolCallEventSink {
   ): Subscription;
   /** Async-iterable subscription with a bounded buffer, for SSE streams. */
   stream(options?: EventStreamOptions): EventStream;
-  /** Events still in the history, oldest first. */
+  /**
+   * Events still in the history, oldest first. An event of 2 KiB or more as JSON is kept as those bytes and
+   * parsed on every read (a new object each time); a smaller one is the object itself.
+   */
   history(filter?: HistoryFilter): ToolCallEvent[];
 }
 
@@ -116,8 +119,16 @@ class DroppingQueue<T> {
   }
 }
 
-/** The step of an entry whose event is built: `HistoryRing.items` holds the event itself. */
+/** The step of an entry whose event is built: `HistoryRing.items` holds the event itself, or its JSON as bytes. */
 const BUILT = -1;
+
+/**
+ * Events at least this large (as JSON) are kept as their JSON's bytes, outside V8's heap. Kept as objects, the
+ * large events of a router whose calls carry large payloads (16 KiB each way: 70 KB a call promoted) were copied by
+ * every young collection they outlived and then filled the old generation: garbage collection took 300–450 µs a
+ * call. As bytes, the collector sees one small object per event; the history's reader parses them.
+ */
+const KEEP_AS_BYTES_FROM = 2048;
 
 /**
  * The history: events, oldest first, each built at once or kept unbuilt (the call's {@link DeferredToolCallEvents}
@@ -128,8 +139,8 @@ const BUILT = -1;
  * the events are there.
  */
 class HistoryRing {
-  /** An event, or the call that builds it; `undefined` in a free slot. */
-  private items: (ToolCallEvent | DeferredToolCallEvents | undefined)[] = [];
+  /** An event (a large one as its JSON's bytes), or the call that builds it; `undefined` in a free slot. */
+  private items: (ToolCallEvent | Buffer | DeferredToolCallEvents | undefined)[] = [];
   /** {@link BUILT}, or the step to build. */
   private steps: number[] = [];
   /** When each entry was offered (the hub's clock). */
@@ -142,7 +153,12 @@ class HistoryRing {
 
   constructor(private readonly limit: number) {}
 
-  push(item: ToolCallEvent | DeferredToolCallEvents, step: number, at: number, bytes: number): void {
+  /** Adds a built event, kept as bytes when it is large. */
+  pushBuilt(measured: MeasuredEvent, at: number): void {
+    this.push(this.#kept(measured), BUILT, at, measured.bytes);
+  }
+
+  push(item: ToolCallEvent | Buffer | DeferredToolCallEvents, step: number, at: number, bytes: number): void {
     if (this.count === this.items.length) this.grow();
     const slot = this.slot(this.count);
     this.items[slot] = item;
@@ -170,17 +186,19 @@ class HistoryRing {
    * The entry `index` from the oldest, built and bounded by `bound` on first read, from then on counting its size as
    * JSON instead of the estimate; undefined if its build failed.
    */
-  eventAt(
-    index: number,
-    bound: (event: ToolCallEvent) => { event: ToolCallEvent; bytes: number },
-  ): ToolCallEvent | undefined {
+  eventAt(index: number, bound: (event: ToolCallEvent) => MeasuredEvent): ToolCallEvent | undefined {
     const slot = this.slot(index);
     const item = this.items[slot];
     const step = this.steps[slot] as number;
-    if (step === BUILT) return item as ToolCallEvent | undefined;
+    if (step === BUILT) {
+      // A new object on every read: parsed bytes are not kept, or the heap would hold the event again.
+      return Buffer.isBuffer(item)
+        ? (JSON.parse(item.toString()) as ToolCallEvent)
+        : (item as ToolCallEvent | undefined);
+    }
     this.steps[slot] = BUILT;
     this.items[slot] = undefined;
-    let built: { event: ToolCallEvent; bytes: number } | undefined;
+    let built: MeasuredEvent | undefined;
     try {
       built = bound((item as DeferredToolCallEvents).buildEvent(step));
     } catch {
@@ -188,8 +206,17 @@ class HistoryRing {
     }
     this.bytes += (built?.bytes ?? 0) - (this.sizes[slot] as number);
     this.sizes[slot] = built?.bytes ?? 0;
-    this.items[slot] = built?.event;
+    this.items[slot] = built && this.#kept(built);
     return built?.event;
+  }
+
+  /** What the ring keeps of a built event: its JSON's bytes when it is large. */
+  #kept(measured: MeasuredEvent): ToolCallEvent | Buffer {
+    if (measured.bytes < KEEP_AS_BYTES_FROM) return measured.event;
+    // Its own memory of the exact size, not a slice of a shared pool (which a kept slice would hold whole).
+    const bytes = Buffer.allocUnsafeSlow(measured.bytes);
+    bytes.write(measured.json);
+    return bytes;
   }
 
   private slot(index: number): number {
@@ -199,7 +226,9 @@ class HistoryRing {
   /** Doubles the arrays (up to the limit; one more slot when full), keeping the entries in order from slot 0. */
   private grow(): void {
     const capacity = Math.max(1, Math.min(Math.max(16, this.items.length * 2), this.limit + 1));
-    const items: (ToolCallEvent | DeferredToolCallEvents | undefined)[] = new Array(capacity).fill(undefined);
+    const items: (ToolCallEvent | Buffer | DeferredToolCallEvents | undefined)[] = new Array(capacity).fill(
+      undefined,
+    );
     const steps: number[] = new Array(capacity).fill(BUILT);
     const at = new Float64Array(capacity);
     const sizes = new Float64Array(capacity);
@@ -253,10 +282,10 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
     try {
       const now = clock();
       // Bounded once, here: the history, SSE subscribers and the debug log all see the same bounded event.
-      const { event, bytes } = boundEventSizeMeasured(raw, eventMaxBytes);
-      if (historySize > 0) recent.push(event, BUILT, now, bytes);
+      const measured = boundEventSizeMeasured(raw, eventMaxBytes);
+      if (historySize > 0) recent.pushBuilt(measured, now);
       prune(now);
-      for (const subscriber of subscribers) subscriber.offer(event);
+      for (const subscriber of subscribers) subscriber.offer(measured.event);
     } catch {
       // emit must never throw into a tool call.
     }

@@ -25,6 +25,8 @@ const encoder = new TextEncoder();
 function cutString(text: string, keepBytes: number): string {
   const bytes = Buffer.byteLength(text);
   if (bytes <= keepBytes) return text;
+  // One byte a character: cut by index, without encoding the text to find where.
+  if (bytes === text.length) return `${text.slice(0, keepBytes)}${truncationMarker(bytes - keepBytes)}`;
   // encodeInto stops before a character that does not fit whole, surrogate pairs included.
   const { read, written } = encoder.encodeInto(text, new Uint8Array(keepBytes));
   return `${text.slice(0, read)}${truncationMarker(bytes - written)}`;
@@ -50,16 +52,26 @@ function stringLengths(value: unknown, depth: number, into: number[]): void {
   }
 }
 
+/** A copy of `value` with every string {@link stringLengths} counts emptied: what surrounds them, to measure. */
+function blankStrings(value: unknown, depth: number): unknown {
+  if (typeof value === "string") return "";
+  if (value === null || typeof value !== "object" || depth >= MAX_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => blankStrings(item, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) copy[key] = blankStrings(item, depth + 1);
+  return copy;
+}
+
 /**
  * The longest a payload string may stay so that the event fits `maxBytes` (cutting only strings longer than it),
- * computed once from the strings' lengths; `undefined` when even cutting every string to the minimum would not
- * fit (the payload is many small parts). JSON escapes are not counted: the result is checked by serialising.
+ * computed once from the strings' lengths (sorted longest first here); `undefined` when even cutting every string
+ * to the minimum would not fit (the payload is many small parts). JSON escapes are not counted: the result is
+ * checked by serialising.
  */
-function stringBudget(payload: readonly unknown[], size: number, maxBytes: number): number | undefined {
-  const lengths: number[] = [];
-  for (const value of payload) stringLengths(value, 0, lengths);
+function stringBudget(lengths: number[], size: number, maxBytes: number): number | undefined {
   lengths.sort((a, b) => b - a);
-  const marker = truncationMarker(size).length;
+  // In bytes, as the budget is: the marker's "…" is three.
+  const marker = Buffer.byteLength(truncationMarker(size));
   let total = lengths.reduce((sum, n) => sum + n, 0);
   const fixed = size - total;
   // Water-filling: cut the i longest strings to `keep`, the rest untouched.
@@ -101,23 +113,45 @@ export function boundEventSize(
   return boundEventSizeMeasured(event, maxBytes).event;
 }
 
+/** An event bounded by {@link boundEventSizeMeasured}, with its JSON and that JSON's size in UTF-8 bytes. */
+export interface MeasuredEvent {
+  event: ToolCallEvent;
+  /** `JSON.stringify(event)`, made to measure it: a caller that keeps the event as bytes need not make it again. */
+  json: string;
+  bytes: number;
+}
+
+function measured(event: ToolCallEvent): MeasuredEvent {
+  const json = JSON.stringify(event) ?? "";
+  return { event, json, bytes: Buffer.byteLength(json) };
+}
+
 /**
- * {@link boundEventSize}, with the bounded event's size as JSON in bytes: the event is serialised once to
+ * {@link boundEventSize}, with the bounded event's JSON and its size in bytes: the event is serialised once to
  * measure it, and the caller that keeps it by size (the event history) need not serialise it again.
  */
 export function boundEventSizeMeasured(
   event: ToolCallEvent,
   maxBytes: number = DEFAULT_EVENT_MAX_BYTES,
-): { event: ToolCallEvent; bytes: number } {
-  const size = byteLength(event);
-  if (size <= maxBytes) return { event, bytes: size };
+): MeasuredEvent {
   const record = event as unknown as Record<string, unknown>;
   const present = PAYLOAD_FIELDS.filter((field) => record[field] !== undefined);
-  const keep = stringBudget(
-    present.map((field) => record[field]),
-    size,
-    maxBytes,
-  );
+  const lengths: number[] = [];
+  for (const field of present) stringLengths(record[field], 0, lengths);
+  const stringBytes = lengths.reduce((sum, n) => sum + n, 0);
+  let size: number;
+  if (stringBytes <= maxBytes) {
+    const whole = measured(event);
+    if (whole.bytes <= maxBytes) return whole;
+    size = whole.bytes;
+  } else {
+    // The strings alone are over the bound (a string's JSON is at least its bytes): the event is not serialised
+    // whole, only what surrounds them (a large payload was serialised twice a call, 16 KiB or more each time).
+    const skeleton: Record<string, unknown> = { ...record };
+    for (const field of present) skeleton[field] = blankStrings(record[field], 0);
+    size = byteLength(skeleton) + stringBytes;
+  }
+  const keep = stringBudget(lengths, size, maxBytes);
   // Escapes can make the cut event a little larger than planned: a few tighter tries, then the payload goes whole.
   for (
     let k = keep, tries = 0;
@@ -126,10 +160,10 @@ export function boundEventSizeMeasured(
   ) {
     const copy: Record<string, unknown> = { ...record };
     for (const field of present) copy[field] = cutStrings(record[field], k, 0);
-    const bytes = byteLength(copy);
-    if (bytes <= maxBytes) return { event: copy as unknown as ToolCallEvent, bytes };
+    const cut = measured(copy as unknown as ToolCallEvent);
+    if (cut.bytes <= maxBytes) return cut;
   }
   const copy: Record<string, unknown> = { ...record };
   for (const field of present) copy[field] = replaceWhole(record[field]);
-  return { event: copy as unknown as ToolCallEvent, bytes: byteLength(copy) };
+  return measured(copy as unknown as ToolCallEvent);
 }

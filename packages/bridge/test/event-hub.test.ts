@@ -381,3 +381,46 @@ describe("emitLater", () => {
     expect(hub.history().map((e) => e.eventId)).toEqual([good.eventId]);
   });
 });
+
+describe("large events in the history", () => {
+  it("keeps a large event as its JSON's bytes, outside the JavaScript heap, and parses it on each read", () => {
+    const hub = createEventHub({ historySize: 200, historyMaxBytes: 64 * 1024 * 1024 });
+    const before = process.memoryUsage().arrayBuffers;
+    const emitted: ToolCallEvent[] = [];
+    for (let i = 0; i < 200; i++) {
+      const large = event({ arguments: { text: `${i}:${"z".repeat(8_000)}` } });
+      emitted.push(large);
+      hub.emit(large);
+    }
+    // 200 events of about 8 KB each: 1.6 MB held as buffers (none before this change).
+    expect(process.memoryUsage().arrayBuffers - before).toBeGreaterThan(1_500_000);
+    const history = hub.history();
+    expect(history).toEqual(emitted);
+    // A new object each read: what the reader keeps is the reader's, the history keeps bytes.
+    expect(hub.history()[0]).not.toBe(history[0]);
+    expect(hub.history()[0]).toEqual(history[0]);
+  });
+
+  it("keeps a small event itself", () => {
+    const hub = createEventHub();
+    const small = event({ arguments: { text: "short" } });
+    hub.emit(small);
+    expect(hub.history()[0]).toBe(small);
+  });
+
+  it("keeps a large event built on first read as bytes too, and counts its size the same", () => {
+    const hub = createEventHub({ historyMaxBytes: 30_000 });
+    const large = event({ arguments: { text: "q".repeat(9_000) } });
+    for (let i = 0; i < 5; i++)
+      hub.emitLater?.(
+        deferred(() => large),
+        0,
+        100,
+      );
+    // Estimated at 100 bytes each until read; built by the first read, each counts its 9 KB: three fit in 30,000.
+    expect(hub.history()).toHaveLength(5);
+    expect(hub.history()).toHaveLength(3);
+    expect(hub.history()).toEqual([large, large, large]);
+    expect(hub.history()[0]).not.toBe(large);
+  });
+});

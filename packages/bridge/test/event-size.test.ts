@@ -1,5 +1,6 @@
 import type { ToolCallEvent } from "@trestle/core";
 import { describe, expect, it } from "vitest";
+import { boundEventSizeMeasured } from "../src/event-size.js";
 import { boundEventSize, createEventHub } from "../src/index.js";
 
 const size = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
@@ -93,6 +94,36 @@ describe("boundEventSize", () => {
     const bounded = boundEventSize(started({ arguments: { deep } }), 16_384);
     expect(size(bounded)).toBeLessThanOrEqual(16_384);
     expect(JSON.stringify(bounded)).toContain("…[truncated");
+  });
+});
+
+describe("boundEventSizeMeasured", () => {
+  it("gives the bounded event's JSON and its exact size, for strings over the bound with escapes and non-ASCII", () => {
+    // Its strings alone are over the bound, so the whole event is never serialised; escapes ("\n", '"') make its
+    // JSON larger than its strings' bytes, which the check after the cut catches.
+    const text = 'line "quoted"\n\tæøå ✓ '.repeat(2_000);
+    const event = started({ arguments: { text, other: "kept" }, headers: { accept: "x".repeat(40) } });
+    const measured = boundEventSizeMeasured(event, 16_384);
+    expect(measured.json).toBe(JSON.stringify(measured.event));
+    expect(measured.bytes).toBe(Buffer.byteLength(measured.json));
+    expect(measured.bytes).toBeLessThanOrEqual(16_384);
+    const args = (measured.event as ToolCallEvent & { arguments: Record<string, string> }).arguments;
+    expect(args.other).toBe("kept");
+    expect(args.text?.startsWith('line "quoted"\n\tæøå ✓ ')).toBe(true);
+    expect(args.text).toMatch(/…\[truncated \d+ bytes\]$/);
+    expect((event as ToolCallEvent & { arguments: unknown }).arguments).toEqual({ text, other: "kept" });
+  });
+
+  it("cuts an ASCII string by index: its beginning kept to the byte budget, the rest counted in the marker", () => {
+    const data = "abcdefghij".repeat(5_000);
+    const bounded = boundEventSizeMeasured(started({ arguments: { data } }), 4_096);
+    const cut = (bounded.event as ToolCallEvent & { arguments: { data: string } }).arguments.data;
+    const [kept = "", marker = ""] = cut.split("…");
+    expect(data.startsWith(kept)).toBe(true);
+    expect(marker).toBe(`[truncated ${50_000 - kept.length} bytes]`);
+    // The budget is spent: no more than a marker's length below the bound.
+    expect(bounded.bytes).toBeLessThanOrEqual(4_096);
+    expect(bounded.bytes).toBeGreaterThan(4_096 - 40);
   });
 });
 

@@ -160,6 +160,19 @@ describe("redactBody", () => {
     );
   });
 
+  it("reads a key=value line the same whatever its length: a long word is left, a long secret key redacted", () => {
+    // One long word (a base64 blob): no key, left as it is.
+    const blob = "QUJD".repeat(20_000);
+    expect(redactBody(`${blob}\nnote: hi`).text).toBe(`${blob}\nnote: hi`);
+    // A key as long, naming a secret: still a key, its value redacted, the line's \r kept.
+    const key = `${"k".repeat(50_000)}_password`;
+    const { text, secretValues } = redactBody(`${key}: hunter2\r\n  token =\t abc def \r\nnote: hi`);
+    expect(text).toBe(`${key}: ${REDACTED}\r\n  token =\t ${REDACTED}\r\nnote: hi`);
+    expect(secretValues).toEqual(["hunter2", "abc def "]);
+    // Nothing after the separator: nothing to redact.
+    expect(redactBody("password:\r\nx: 1").text).toBe("password:\r\nx: 1");
+  });
+
   it("leaves text without key=value pairs, and an empty body, as they are", () => {
     expect(redactBody("just some words").text).toBe("just some words");
     expect(redactBody("").text).toBe("");

@@ -153,6 +153,16 @@ function decodeFormPart(text: string): string {
   }
 }
 
+/** A form field: `key=value`. */
+const formField = /^([^=]+)(=)(.*)$/s;
+/**
+ * A `key=value` or `key: value` line. The key is matched inside a lookahead, which JavaScript never backtracks
+ * into: a line that is one long word (a base64 blob, a minified payload) fails once at its end rather than once
+ * per shorter key. Only the longest run can be a key anyway: a shorter one is followed by another key character,
+ * not by `=` or `:`. The value takes the rest of the line, its `\r` split off below.
+ */
+const keyValueLine = /^(?=(\s*[^=:\s]+))\1(\s*[=:]\s*)(.*)$/s;
+
 /** `key=value` (form fields, `&`-separated) or `key=value` / `key: value` lines, with secret values redacted. */
 function redactPairs(body: string, found: string[]): string {
   const form = !/[\r\n]/.test(body) && body.includes("=");
@@ -160,9 +170,15 @@ function redactPairs(body: string, found: string[]): string {
   return body
     .split(separator)
     .map((part) => {
-      const pair = (form ? /^([^=]+)(=)(.*)$/s : /^(\s*[^=:\s]+)(\s*[=:]\s*)(.*?)(\r?)$/s).exec(part);
+      const pair = (form ? formField : keyValueLine).exec(part);
       if (!pair) return part;
-      const [, key = "", between = "", value = "", end = ""] = pair;
+      const [, key = "", between = ""] = pair;
+      let value = pair[3] ?? "";
+      let end = "";
+      if (!form && value.endsWith("\r")) {
+        value = value.slice(0, -1);
+        end = "\r";
+      }
       const name = form ? decodeFormPart(key) : key.trim();
       if (!isSecretName(name) || value === "") return part;
       found.push(value);
