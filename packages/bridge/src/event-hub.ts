@@ -84,7 +84,8 @@ export interface EventHub extends ToolCallEventSink {
   stream(options?: EventStreamOptions): EventStream;
   /**
    * Events still in the history, oldest first. An event of 2 KiB or more as JSON is kept as those bytes and
-   * parsed on every read (a new object each time); a smaller one is the object itself.
+   * parsed on every read (a new object each time); a smaller one is the object itself. With a `limit` and no
+   * other filter, only the entries returned are built or parsed.
    */
   history(filter?: HistoryFilter): ToolCallEvent[];
 }
@@ -430,7 +431,15 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
     history(filter = {}) {
       prune(clock());
       let events: ToolCallEvent[] = [];
-      for (let i = 0; i < recent.count; i++) {
+      // With a limit and no other filter, only the entries it returns are built or parsed (a large event is parsed
+      // on every read: a history of 8 MiB of them read 100 at a time parses 100).
+      const limitOnly =
+        filter.limit !== undefined &&
+        filter.toolName === undefined &&
+        filter.type === undefined &&
+        filter.namespace === undefined;
+      const from = limitOnly ? Math.max(0, recent.count - Math.max(0, filter.limit as number)) : 0;
+      for (let i = from; i < recent.count; i++) {
         const event = recent.eventAt(i, bound);
         if (event) events.push(event);
       }

@@ -401,6 +401,33 @@ describe("large events in the history", () => {
     expect(hub.history()[0]).toEqual(history[0]);
   });
 
+  it("builds only the entries a limit returns when nothing else filters", () => {
+    const hub = createEventHub();
+    const built: number[] = [];
+    for (let n = 0; n < 10; n++)
+      hub.emitLater?.(
+        deferred(() => {
+          built.push(n);
+          return event({ requestId: String(n) });
+        }),
+        0,
+        100,
+      );
+    expect(hub.history({ limit: 3 }).map((e) => e.requestId)).toEqual(["7", "8", "9"]);
+    expect(built).toEqual([7, 8, 9]);
+    expect(hub.history({ limit: 0 })).toEqual([]);
+    expect(hub.history({ limit: 5, toolName: "forecast" }).map((e) => e.requestId)).toEqual([
+      "5",
+      "6",
+      "7",
+      "8",
+      "9",
+    ]);
+    // A filter other than the limit reads every entry.
+    expect(built).toEqual([7, 8, 9, 0, 1, 2, 3, 4, 5, 6]);
+    expect(hub.history().map((e) => e.requestId)).toEqual(["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"]);
+  });
+
   it("keeps a small event itself", () => {
     const hub = createEventHub();
     const small = event({ arguments: { text: "short" } });
