@@ -131,6 +131,9 @@ const BUILT = -1;
  */
 const KEEP_AS_BYTES_FROM = 2048;
 
+/** What the history holds for one event: the event, a large one's JSON as bytes, or the call that builds it. */
+type HistoryEntry = ToolCallEvent | Buffer | DeferredToolCallEvents;
+
 /**
  * The history: events, oldest first, each built at once or kept unbuilt (the call's {@link DeferredToolCallEvents}
  * and the event's step) until the history is first read. A ring of parallel arrays rather than an object per
@@ -140,8 +143,8 @@ const KEEP_AS_BYTES_FROM = 2048;
  * the events are there.
  */
 class HistoryRing {
-  /** An event (a large one as its JSON's bytes), or the call that builds it; `undefined` in a free slot. */
-  private items: (ToolCallEvent | Buffer | DeferredToolCallEvents | undefined)[] = [];
+  /** Each slot's entry; `undefined` in a free slot. */
+  private items: (HistoryEntry | undefined)[] = [];
   /** {@link BUILT}, or the step to build. */
   private steps: number[] = [];
   /** When each entry was offered (the hub's clock). */
@@ -159,7 +162,7 @@ class HistoryRing {
     this.push(this.#kept(measured), BUILT, at, measured.bytes);
   }
 
-  push(item: ToolCallEvent | Buffer | DeferredToolCallEvents, step: number, at: number, bytes: number): void {
+  push(item: HistoryEntry, step: number, at: number, bytes: number): void {
     if (this.count === this.items.length) this.grow();
     const slot = this.slot(this.count);
     this.items[slot] = item;
@@ -213,11 +216,8 @@ class HistoryRing {
 
   /** What the ring keeps of a built event: its JSON's bytes when it is large. */
   #kept(measured: MeasuredEvent): ToolCallEvent | Buffer {
-    if (measured.bytes < KEEP_AS_BYTES_FROM) return measured.event;
-    // Its own memory of the exact size, not a slice of a shared pool (which a kept slice would hold whole).
-    const bytes = Buffer.allocUnsafeSlow(measured.bytes);
-    bytes.write(measured.json);
-    return bytes;
+    // Bytes of its own, not a slice of a shared pool (which a kept slice would hold whole).
+    return measured.bytes < KEEP_AS_BYTES_FROM ? measured.event : measured.encode();
   }
 
   private slot(index: number): number {
@@ -227,9 +227,7 @@ class HistoryRing {
   /** Doubles the arrays (up to the limit; one more slot when full), keeping the entries in order from slot 0. */
   private grow(): void {
     const capacity = Math.max(1, Math.min(Math.max(16, this.items.length * 2), this.limit + 1));
-    const items: (ToolCallEvent | Buffer | DeferredToolCallEvents | undefined)[] = new Array(capacity).fill(
-      undefined,
-    );
+    const items: (HistoryEntry | undefined)[] = new Array(capacity).fill(undefined);
     const steps: number[] = new Array(capacity).fill(BUILT);
     const at = new Float64Array(capacity);
     const sizes = new Float64Array(capacity);

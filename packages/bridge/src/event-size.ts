@@ -21,29 +21,51 @@ function byteLength(value: unknown): number {
 
 const encoder = new TextEncoder();
 
+/**
+ * What a cut event's JSON carries in place of the marker's "…" while it is serialised: a control character, which
+ * `JSON.stringify` writes as the six characters `\u0001`, then swapped for `\u2026` (six as well, the same "…" to a
+ * JSON reader). A "…" in the string itself would make it, and the whole JSON, two bytes a character in V8: twice
+ * the memory to copy, and a slower path to encode into bytes.
+ */
+const STAND_IN = "\u0001";
+/** A stand-in and what follows it, as `JSON.stringify` writes them; the bytes at 2-5 become `2026`. */
+const STAND_IN_JSON = "\\u0001[truncated ";
+const MARKER_JSON = "\\u2026[truncated ";
+/** The marker's size in a cut event's JSON: `\u2026` is six bytes there. */
+const markerJsonBytes = (bytes: number) => truncationMarker(bytes).length + 5;
+
 /** `text` cut to at most `keepBytes` UTF-8 bytes (never inside a character) and marked, when it is longer. */
-function cutString(text: string, keepBytes: number): string {
+function cutString(text: string, keepBytes: number, ellipsis: string): string {
   const bytes = Buffer.byteLength(text);
   if (bytes <= keepBytes) return text;
   // One byte a character: cut by index, without encoding the text to find where.
-  if (bytes === text.length) return `${text.slice(0, keepBytes)}${truncationMarker(bytes - keepBytes)}`;
+  if (bytes === text.length)
+    return `${text.slice(0, keepBytes)}${ellipsis}[truncated ${bytes - keepBytes} bytes]`;
   // encodeInto stops before a character that does not fit whole, surrogate pairs included.
   const { read, written } = encoder.encodeInto(text, new Uint8Array(keepBytes));
-  return `${text.slice(0, read)}${truncationMarker(bytes - written)}`;
+  return `${text.slice(0, read)}${ellipsis}[truncated ${bytes - written} bytes]`;
 }
 
-/** A copy of `value` with every string longer than `keepBytes` bytes cut, and nesting beyond MAX_DEPTH replaced. */
-function cutStrings(value: unknown, keepBytes: number, depth: number): unknown {
-  if (typeof value === "string") return cutString(value, keepBytes);
+/**
+ * A copy of `value` with each string mapped by `leaf`, and each object or array nested MAX_DEPTH deep mapped by
+ * `deeper` (what lies below it is not walked).
+ */
+function mapStrings(
+  value: unknown,
+  depth: number,
+  leaf: (text: string) => unknown,
+  deeper: (value: object) => unknown,
+): unknown {
+  if (typeof value === "string") return leaf(value);
   if (value === null || typeof value !== "object") return value;
-  if (depth >= MAX_DEPTH) return truncationMarker(byteLength(value));
-  if (Array.isArray(value)) return value.map((item) => cutStrings(item, keepBytes, depth + 1));
+  if (depth >= MAX_DEPTH) return deeper(value);
+  if (Array.isArray(value)) return value.map((item) => mapStrings(item, depth + 1, leaf, deeper));
   const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) copy[key] = cutStrings(item, keepBytes, depth + 1);
+  for (const [key, item] of Object.entries(value)) copy[key] = mapStrings(item, depth + 1, leaf, deeper);
   return copy;
 }
 
-/** The lengths of the strings in `value`, down to MAX_DEPTH. */
+/** The lengths of the strings {@link mapStrings} maps in `value`. */
 function stringLengths(value: unknown, depth: number, into: number[]): void {
   if (typeof value === "string") into.push(Buffer.byteLength(value));
   else if (value !== null && typeof value === "object" && depth < MAX_DEPTH) {
@@ -52,15 +74,8 @@ function stringLengths(value: unknown, depth: number, into: number[]): void {
   }
 }
 
-/** A copy of `value` with every string {@link stringLengths} counts emptied: what surrounds them, to measure. */
-function blankStrings(value: unknown, depth: number): unknown {
-  if (typeof value === "string") return "";
-  if (value === null || typeof value !== "object" || depth >= MAX_DEPTH) return value;
-  if (Array.isArray(value)) return value.map((item) => blankStrings(item, depth + 1));
-  const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) copy[key] = blankStrings(item, depth + 1);
-  return copy;
-}
+const blank = () => "";
+const asItIs = (value: object) => value;
 
 /**
  * The longest a payload string may stay so that the event fits `maxBytes` (cutting only strings longer than it),
@@ -70,8 +85,8 @@ function blankStrings(value: unknown, depth: number): unknown {
  */
 function stringBudget(lengths: number[], size: number, maxBytes: number): number | undefined {
   lengths.sort((a, b) => b - a);
-  // In bytes, as the budget is: the marker's "…" is three.
-  const marker = Buffer.byteLength(truncationMarker(size));
+  // In bytes, as the budget is, and as a cut event's JSON writes it.
+  const marker = markerJsonBytes(size);
   let total = lengths.reduce((sum, n) => sum + n, 0);
   const fixed = size - total;
   // Water-filling: cut the i longest strings to `keep`, the rest untouched.
@@ -113,17 +128,124 @@ export function boundEventSize(
   return boundEventSizeMeasured(event, maxBytes).event;
 }
 
-/** An event bounded by {@link boundEventSizeMeasured}, with its JSON and that JSON's size in UTF-8 bytes. */
+/** An event bounded by {@link boundEventSizeMeasured}, with the size of its JSON in UTF-8 bytes. */
 export interface MeasuredEvent {
-  event: ToolCallEvent;
-  /** `JSON.stringify(event)`, made to measure it: a caller that keeps the event as bytes need not make it again. */
-  json: string;
-  bytes: number;
+  /** The bounded event. A cut one is made on first read: the history keeps a large event as its JSON alone. */
+  readonly event: ToolCallEvent;
+  readonly bytes: number;
+  /**
+   * The event's JSON as bytes, in memory of their own (exactly `bytes`, not a slice of a shared pool), from the JSON
+   * made to measure it. A cut event's markers write their "…" as `\u2026`, so that an ASCII payload's JSON is ASCII.
+   */
+  encode(): Buffer;
+}
+
+/** `json` in memory of its own, `bytes` long (its UTF-8 size); ASCII (one byte a character) copied as it is. */
+function ownBytes(json: string, bytes: number): Buffer {
+  const out = Buffer.allocUnsafeSlow(bytes);
+  out.write(json, bytes === json.length ? "latin1" : "utf8");
+  return out;
+}
+
+/** An event measured whole: under the bound, or replaced whole. */
+class WholeEvent implements MeasuredEvent {
+  readonly #json: string;
+  readonly bytes: number;
+  constructor(
+    readonly event: ToolCallEvent,
+    json: string,
+  ) {
+    this.#json = json;
+    this.bytes = Buffer.byteLength(json);
+  }
+  encode(): Buffer {
+    return ownBytes(this.#json, this.bytes);
+  }
 }
 
 function measured(event: ToolCallEvent): MeasuredEvent {
-  const json = JSON.stringify(event) ?? "";
-  return { event, json, bytes: Buffer.byteLength(json) };
+  return new WholeEvent(event, JSON.stringify(event) ?? "");
+}
+
+/** {@link STAND_IN_JSON} as bytes, to find in an encoded event. */
+const STAND_IN_BYTES = Buffer.from(STAND_IN_JSON);
+
+/**
+ * A cut event, measured from its JSON with {@link STAND_IN} for each marker's "…": that JSON is encoded and each
+ * stand-in's `0001` overwritten with `2026` in the bytes. The event itself is parsed from that JSON only if read (a
+ * subscriber, an event small enough to be kept as an object): fresh strings, where a copy cut with `slice` would
+ * hold each whole payload string it was cut from.
+ */
+class CutEvent implements MeasuredEvent {
+  #event: ToolCallEvent | undefined;
+  readonly #json: string;
+  readonly bytes: number;
+  constructor(standInJson: string) {
+    this.#json = standInJson;
+    this.bytes = Buffer.byteLength(standInJson);
+  }
+  get event(): ToolCallEvent {
+    this.#event ??= JSON.parse(this.#json.replaceAll(STAND_IN_JSON, MARKER_JSON)) as ToolCallEvent;
+    return this.#event;
+  }
+  encode(): Buffer {
+    const out = ownBytes(this.#json, this.bytes);
+    for (let at = out.indexOf(STAND_IN_BYTES); at !== -1; at = out.indexOf(STAND_IN_BYTES, at + 6))
+      out.write("2026", at + 2, "latin1");
+    return out;
+  }
+}
+
+/** How many times `needle` occurs in `text`. */
+function occurrences(text: string, needle: string): number {
+  let count = 0;
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) count++;
+  return count;
+}
+
+/**
+ * A copy of `record` with the strings of its `present` payload fields cut to `keepBytes`, each cut marked with
+ * `ellipsis` before `[truncated N bytes]`, and `onMark` called once for each mark made.
+ */
+function cutPayload(
+  record: Record<string, unknown>,
+  present: readonly string[],
+  keepBytes: number,
+  ellipsis: string,
+  onMark: () => void,
+): ToolCallEvent {
+  const leaf = (text: string) => {
+    const cut = cutString(text, keepBytes, ellipsis);
+    if (cut !== text) onMark();
+    return cut;
+  };
+  const deeper = (value: object) => {
+    onMark();
+    return `${ellipsis}[truncated ${byteLength(value)} bytes]`;
+  };
+  const copy: Record<string, unknown> = { ...record };
+  for (const field of present) copy[field] = mapStrings(record[field], 0, leaf, deeper);
+  return copy as unknown as ToolCallEvent;
+}
+
+const noMarkCount = () => {};
+
+/**
+ * `record` cut to `keepBytes` a string and measured, from a copy marked with {@link STAND_IN} (see
+ * {@link CutEvent}). When the payload itself holds the stand-in's text (more of it than marks were made), a copy
+ * with "…" is serialised instead.
+ */
+function cutMeasured(
+  record: Record<string, unknown>,
+  present: readonly string[],
+  keepBytes: number,
+): MeasuredEvent {
+  let marks = 0;
+  const json = JSON.stringify(cutPayload(record, present, keepBytes, STAND_IN, () => marks++)) ?? "";
+  if (occurrences(json, STAND_IN_JSON) === marks) return new CutEvent(json);
+  // Parsed back, as a cut event is read: strings of their own, not slices of the payload's.
+  const withEllipsis = JSON.stringify(cutPayload(record, present, keepBytes, "…", noMarkCount)) ?? "";
+  return new WholeEvent(JSON.parse(withEllipsis) as ToolCallEvent, withEllipsis);
 }
 
 /**
@@ -148,7 +270,7 @@ export function boundEventSizeMeasured(
     // The strings alone are over the bound (a string's JSON is at least its bytes): the event is not serialised
     // whole, only what surrounds them (a large payload was serialised twice a call, 16 KiB or more each time).
     const skeleton: Record<string, unknown> = { ...record };
-    for (const field of present) skeleton[field] = blankStrings(record[field], 0);
+    for (const field of present) skeleton[field] = mapStrings(record[field], 0, blank, asItIs);
     size = byteLength(skeleton) + stringBytes;
   }
   const keep = stringBudget(lengths, size, maxBytes);
@@ -158,9 +280,7 @@ export function boundEventSizeMeasured(
     k !== undefined && k >= MIN_STRING_BYTES && tries < 4;
     k = Math.floor(k / 2), tries++
   ) {
-    const copy: Record<string, unknown> = { ...record };
-    for (const field of present) copy[field] = cutStrings(record[field], k, 0);
-    const cut = measured(copy as unknown as ToolCallEvent);
+    const cut = cutMeasured(record, present, k);
     if (cut.bytes <= maxBytes) return cut;
   }
   const copy: Record<string, unknown> = { ...record };

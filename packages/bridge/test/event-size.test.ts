@@ -1,3 +1,5 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import type { ToolCallEvent } from "@trestle/core";
 import { describe, expect, it } from "vitest";
 import { boundEventSizeMeasured } from "../src/event-size.js";
@@ -104,8 +106,11 @@ describe("boundEventSizeMeasured", () => {
     const text = 'line "quoted"\n\tæøå ✓ '.repeat(2_000);
     const event = started({ arguments: { text, other: "kept" }, headers: { accept: "x".repeat(40) } });
     const measured = boundEventSizeMeasured(event, 16_384);
-    expect(measured.json).toBe(JSON.stringify(measured.event));
-    expect(measured.bytes).toBe(Buffer.byteLength(measured.json));
+    const json = measured.encode().toString();
+    // The same event to a JSON reader; the marker's "…" is written as an escape.
+    expect(JSON.parse(json)).toEqual(measured.event);
+    expect(measured.encode().toString()).toContain("\\u2026[truncated ");
+    expect(measured.bytes).toBe(measured.encode().length);
     expect(measured.bytes).toBeLessThanOrEqual(16_384);
     const args = (measured.event as ToolCallEvent & { arguments: Record<string, string> }).arguments;
     expect(args.other).toBe("kept");
@@ -125,7 +130,52 @@ describe("boundEventSizeMeasured", () => {
     expect(bounded.bytes).toBeLessThanOrEqual(4_096);
     expect(bounded.bytes).toBeGreaterThan(4_096 - 40);
   });
+
+  it("writes a cut ASCII event's JSON in ASCII: the marker's '…' escaped, the same event when parsed", () => {
+    const event = started({ arguments: { data: "x".repeat(50_000), deep: nested(20), note: "short" } });
+    const bounded = boundEventSizeMeasured(event, 4_096);
+    // Every character under 0x80: V8 keeps the JSON one byte a character, and encodes it to bytes by copying.
+    const json = bounded.encode().toString("latin1");
+    expect(/^[\x20-\x7e]*$/.test(json)).toBe(true);
+    expect(bounded.bytes).toBe(json.length);
+    const parsed = JSON.parse(json) as ToolCallEvent;
+    expect(parsed).toEqual(bounded.event);
+    const args = (parsed as ToolCallEvent & { arguments: Record<string, unknown> }).arguments;
+    expect(args.data).toMatch(/^x+…\[truncated \d+ bytes\]$/);
+    expect(JSON.stringify(args.deep)).toMatch(/"…\[truncated \d+ bytes\]"/);
+    expect(args.note).toBe("short");
+  });
+
+  it("keeps a payload's own control characters and marker-like text as they were", () => {
+    // The text the serialiser stands in for a marker, inside the payload itself: it must come back unchanged.
+    const lookalike = "\u0001[truncated 5 bytes] and \u0001 alone, and as text: \\u0001[truncated ";
+    const event = started({ arguments: { data: "y".repeat(50_000), lookalike } });
+    const bounded = boundEventSizeMeasured(event, 4_096);
+    const bytes = bounded.encode();
+    const parsed = JSON.parse(bytes.toString()) as ToolCallEvent & { arguments: Record<string, string> };
+    expect(parsed.arguments.lookalike).toBe(lookalike);
+    expect(parsed.arguments.data).toMatch(/^y+…\[truncated \d+ bytes\]$/);
+    expect(parsed).toEqual(bounded.event);
+    expect(bounded.bytes).toBe(bytes.length);
+    expect(bounded.bytes).toBeLessThanOrEqual(4_096);
+  });
+
+  it("marks a cut right after a backslash, which JSON writes as two", () => {
+    const event = started({ arguments: { data: "\\".repeat(50_000) } });
+    const bounded = boundEventSizeMeasured(event, 4_096);
+    const parsed = JSON.parse(bounded.encode().toString()) as ToolCallEvent & { arguments: { data: string } };
+    expect(parsed.arguments.data).toMatch(/^\\+…\[truncated \d+ bytes\]$/);
+    expect(parsed).toEqual(bounded.event);
+    expect(bounded.bytes).toBeLessThanOrEqual(4_096);
+  });
 });
+
+/** An object nested `depth` levels deep, a string at the bottom. */
+function nested(depth: number): unknown {
+  let value: unknown = "bottom";
+  for (let i = 0; i < depth; i++) value = { level: value };
+  return value;
+}
 
 describe("event hub bounds", () => {
   it("stores and delivers bounded events", () => {
@@ -150,4 +200,31 @@ describe("event hub bounds", () => {
     for (let i = 0; i < 60; i++) small.emit(started({}, `s${i}`));
     expect(small.history()).toHaveLength(50);
   });
+
+  it("holds no payload string a cut event was cut from, kept as an object or handed to a subscriber", () => {
+    const collect = garbageCollector();
+    // 1 KiB events are kept as objects (under the history's 2 KiB for bytes); the subscriber holds every one too.
+    const hub = createEventHub({ eventMaxBytes: 1_024 });
+    const seen: ToolCallEvent[] = [];
+    hub.subscribe((e) => void seen.push(e), { bufferSize: 1_000 });
+    collect();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 64; i++)
+      hub.emit(started({ arguments: { data: `${i}`.padEnd(1 << 20, "x") } }, `e${i}`));
+    collect();
+    const held = process.memoryUsage().heapUsed - before;
+    expect(seen).toHaveLength(64);
+    expect(hub.history()).toHaveLength(64);
+    expect((seen[5] as ToolCallEvent & { arguments: { data: string } }).arguments.data).toMatch(
+      /^5x+…\[truncated \d+ bytes\]$/,
+    );
+    // 64 MiB of payloads went by; what stays is about 64 KiB of events.
+    expect(held).toBeLessThan(8 * 1024 * 1024);
+  });
 });
+
+/** V8's collector, made callable in this process (as `--expose-gc` would). */
+function garbageCollector(): () => void {
+  setFlagsFromString("--expose-gc");
+  return runInNewContext("gc") as () => void;
+}

@@ -173,6 +173,12 @@ describe("redactBody", () => {
     expect(redactBody("password:\r\nx: 1").text).toBe("password:\r\nx: 1");
   });
 
+  it("redacts key: value lines in a text with no '=' at all", () => {
+    const { text, secretValues } = redactBody("note: hi\napi_key: k-123\nuser: al");
+    expect(text).toBe(`note: hi\napi_key: ${REDACTED}\nuser: al`);
+    expect(secretValues).toEqual(["k-123"]);
+  });
+
   it("leaves text without key=value pairs, and an empty body, as they are", () => {
     expect(redactBody("just some words").text).toBe("just some words");
     expect(redactBody("").text).toBe("");

@@ -165,7 +165,10 @@ const keyValueLine = /^(?=(\s*[^=:\s]+))\1(\s*[=:]\s*)(.*)$/s;
 
 /** `key=value` (form fields, `&`-separated) or `key=value` / `key: value` lines, with secret values redacted. */
 function redactPairs(body: string, found: string[]): string {
-  const form = !/[\r\n]/.test(body) && body.includes("=");
+  // No pair without one of them: a long text (a tool's 16 KiB result) is not split and matched line by line.
+  const equals = body.includes("=");
+  if (!equals && !body.includes(":")) return body;
+  const form = equals && !/[\r\n]/.test(body);
   const separator = form ? "&" : "\n";
   return body
     .split(separator)
