@@ -89,3 +89,74 @@ describe("SSE back-pressure", () => {
     expect(sse.dropped).toBe(false);
   });
 });
+
+describe("SSE writes", () => {
+  it("writes the frames sent in one turn of the event loop together, in order, with one system call", async () => {
+    let writes = 0;
+    let resolveStream: (stream: SseStream) => void = () => undefined;
+    const opened = new Promise<SseStream>((resolve) => {
+      resolveStream = resolve;
+    });
+    const server = createServer((_req, res) => {
+      const sse = openSseStream(res);
+      // Counted from here, after the headers: each _write or _writev is one write to the socket.
+      const socket = res.socket as unknown as Record<"_write" | "_writev", (...args: unknown[]) => void>;
+      for (const method of ["_write", "_writev"] as const) {
+        const original = socket[method].bind(socket);
+        socket[method] = (...args: unknown[]) => {
+          writes++;
+          original(...args);
+        };
+      }
+      resolveStream(sse);
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const { port } = server.address() as AddressInfo;
+    let text = "";
+    const received = new Promise<void>((resolve) => {
+      const socket = connect(port, "127.0.0.1", () => socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+      socket.on("data", (chunk: Buffer) => {
+        text += chunk.toString("latin1");
+        if (text.includes("data: 9\n")) resolve();
+      });
+    });
+    const sse = await opened;
+    await new Promise((r) => setTimeout(r, 20));
+    // Ten events in one turn, as the events of calls ending together arrive; the first nine across microtasks.
+    for (let i = 0; i < 9; i++) {
+      await Promise.resolve();
+      sse.send(`${i}`, { event: "completed", id: `e${i}` });
+    }
+    process.nextTick(() => sse.send("9", { event: "completed", id: "e9" }));
+    await received;
+    expect(writes).toBe(1);
+    const ids = [...text.matchAll(/id: e(\d)/g)].map((m) => Number(m[1]));
+    expect(ids).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    sse.close();
+  });
+});
+
+describe("SSE close", () => {
+  it("delivers the frames of the turn it closes in, then ends the response", async () => {
+    const { port, stream } = await sseServer(1024 * 1024);
+    const received = new Promise<string>((resolve) => {
+      let text = "";
+      const socket = connect(port, "127.0.0.1", () => socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+      socket.on("data", (chunk: Buffer) => {
+        text += chunk.toString("latin1");
+        // The chunked body's terminating chunk: the response ended (the connection is kept alive).
+        if (text.endsWith("0\r\n\r\n")) {
+          socket.destroy();
+          resolve(text);
+        }
+      });
+    });
+    const sse = await stream;
+    for (let i = 0; i < 3; i++) sse.send(`last ${i}`);
+    sse.close();
+    const text = await received;
+    for (let i = 0; i < 3; i++) expect(text).toContain(`data: last ${i}\n\n`);
+    expect(text.indexOf("last 0")).toBeLessThan(text.indexOf("last 2"));
+  });
+});
