@@ -33,10 +33,11 @@ export interface SseStreamOptions {
 export const DEFAULT_SSE_MAX_BUFFERED_BYTES = 1024 * 1024;
 
 /**
- * Starts an SSE stream on `res`: writes the headers at once, and a keep-alive comment every
- * `keepAliveMs` (default 25 s). Frames sent in one turn of the event loop are written together at its end. Writes respect back-pressure: what the socket has not taken yet stays in
- * `res`'s buffer, and once that buffer holds more than `maxBufferedBytes` the reader is too slow to be served:
- * the connection is destroyed (never an unbounded queue in the router) and `send` returns false from then on.
+ * Starts an SSE stream on `res`: writes the headers at once, and a keep-alive comment every `keepAliveMs` (default
+ * 25 s). Frames sent in one turn of the event loop are written together at its end. Writes respect back-pressure:
+ * what the socket has not taken yet stays in `res`'s buffer, and once that buffer holds more than
+ * `maxBufferedBytes` the reader is too slow to be served: the connection is destroyed (never an unbounded queue in
+ * the router) and `send` returns false from then on.
  */
 export function openSseStream(res: ServerResponse, options: SseStreamOptions = {}): SseStream {
   const maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_SSE_MAX_BUFFERED_BYTES;
