@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -12,16 +12,41 @@ afterEach(async () => {
   }
 });
 
-/** A server whose one route opens an SSE stream with `maxBufferedBytes` and hands it to the test. */
-async function sseServer(maxBufferedBytes: number): Promise<{ port: number; stream: Promise<SseStream> }> {
+/**
+ * A server whose one route opens an SSE stream with `maxBufferedBytes` and hands it to the test; `opened` sees the
+ * response once its stream is open.
+ */
+async function sseServer(
+  maxBufferedBytes: number,
+  opened?: (res: ServerResponse) => void,
+): Promise<{ port: number; stream: Promise<SseStream> }> {
   let resolve: (stream: SseStream) => void = () => undefined;
   const stream = new Promise<SseStream>((r) => {
     resolve = r;
   });
-  const server = createServer((_req, res) => resolve(openSseStream(res, { maxBufferedBytes })));
+  const server = createServer((_req, res) => {
+    const sse = openSseStream(res, { maxBufferedBytes });
+    opened?.(res);
+    resolve(sse);
+  });
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return { port: (server.address() as AddressInfo).port, stream };
+}
+
+/** GETs the stream on `port` and resolves with what the client read, once `done` holds for it. */
+function readUntil(port: number, done: (text: string) => boolean): Promise<string> {
+  return new Promise<string>((resolve) => {
+    let text = "";
+    const socket = connect(port, "127.0.0.1", () => socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+    socket.on("data", (chunk: Buffer) => {
+      text += chunk.toString("latin1");
+      if (done(text)) {
+        socket.destroy();
+        resolve(text);
+      }
+    });
+  });
 }
 
 describe("SSE back-pressure", () => {
@@ -64,17 +89,7 @@ describe("SSE back-pressure", () => {
 
   it("serves a reader that keeps up, one frame larger than the bound included", async () => {
     const { port, stream } = await sseServer(16 * 1024);
-    const received = new Promise<string>((resolve) => {
-      let text = "";
-      const socket = connect(port, "127.0.0.1", () => socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
-      socket.on("data", (chunk: Buffer) => {
-        text += chunk.toString("latin1");
-        if (text.includes("data: end")) {
-          socket.destroy();
-          resolve(text);
-        }
-      });
-    });
+    const received = readUntil(port, (text) => text.includes("data: end"));
     const sse = await stream;
     expect(sse.send("b".repeat(100 * 1024))).toBe(true);
     await new Promise((r) => setTimeout(r, 50));
@@ -93,12 +108,7 @@ describe("SSE back-pressure", () => {
 describe("SSE writes", () => {
   it("writes the frames sent in one turn of the event loop together, in order, with one system call", async () => {
     let writes = 0;
-    let resolveStream: (stream: SseStream) => void = () => undefined;
-    const opened = new Promise<SseStream>((resolve) => {
-      resolveStream = resolve;
-    });
-    const server = createServer((_req, res) => {
-      const sse = openSseStream(res);
+    const { port, stream } = await sseServer(1024 * 1024, (res) => {
       // Counted from here, after the headers: each _write or _writev is one write to the socket.
       const socket = res.socket as unknown as Record<"_write" | "_writev", (...args: unknown[]) => void>;
       for (const method of ["_write", "_writev"] as const) {
@@ -108,20 +118,9 @@ describe("SSE writes", () => {
           original(...args);
         };
       }
-      resolveStream(sse);
     });
-    servers.push(server);
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    const { port } = server.address() as AddressInfo;
-    let text = "";
-    const received = new Promise<void>((resolve) => {
-      const socket = connect(port, "127.0.0.1", () => socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
-      socket.on("data", (chunk: Buffer) => {
-        text += chunk.toString("latin1");
-        if (text.includes("data: 9\n")) resolve();
-      });
-    });
-    const sse = await opened;
+    const received = readUntil(port, (text) => text.includes("data: 9\n"));
+    const sse = await stream;
     await new Promise((r) => setTimeout(r, 20));
     // Ten events in one turn, as the events of calls ending together arrive; the first nine across microtasks.
     for (let i = 0; i < 9; i++) {
@@ -129,7 +128,7 @@ describe("SSE writes", () => {
       sse.send(`${i}`, { event: "completed", id: `e${i}` });
     }
     process.nextTick(() => sse.send("9", { event: "completed", id: "e9" }));
-    await received;
+    const text = await received;
     expect(writes).toBe(1);
     const ids = [...text.matchAll(/id: e(\d)/g)].map((m) => Number(m[1]));
     expect(ids).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
@@ -140,18 +139,8 @@ describe("SSE writes", () => {
 describe("SSE close", () => {
   it("delivers the frames of the turn it closes in, then ends the response", async () => {
     const { port, stream } = await sseServer(1024 * 1024);
-    const received = new Promise<string>((resolve) => {
-      let text = "";
-      const socket = connect(port, "127.0.0.1", () => socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
-      socket.on("data", (chunk: Buffer) => {
-        text += chunk.toString("latin1");
-        // The chunked body's terminating chunk: the response ended (the connection is kept alive).
-        if (text.endsWith("0\r\n\r\n")) {
-          socket.destroy();
-          resolve(text);
-        }
-      });
-    });
+    // Until the chunked body's terminating chunk: the response ended (the connection is kept alive).
+    const received = readUntil(port, (text) => text.endsWith("0\r\n\r\n"));
     const sse = await stream;
     for (let i = 0; i < 3; i++) sse.send(`last ${i}`);
     sse.close();
