@@ -147,7 +147,7 @@ function ownBytes(json: string, bytes: number): Buffer {
   return out;
 }
 
-/** An event measured whole: under the bound, or replaced whole. */
+/** An event measured from its JSON as it stands: under the bound, replaced whole, or cut with "…" and parsed back. */
 class WholeEvent implements MeasuredEvent {
   readonly #json: string;
   readonly bytes: number;
