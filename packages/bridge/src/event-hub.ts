@@ -24,6 +24,9 @@ export interface EventHubOptions {
   clock?: () => number;
 }
 
+/** Told of each event by {@link EventHub.subscribe}: the event, bounded, and the same event as JSON. */
+export type ToolCallEventListener = (event: ToolCallEvent, json: string) => void | Promise<void>;
+
 /** Options for {@link EventHub.subscribe}. */
 export interface SubscribeOptions {
   /** This subscriber's buffer; the hub's `subscriberBuffer` by default. */
@@ -72,14 +75,13 @@ export interface HistoryFilter {
  */
 export interface EventHub extends ToolCallEventSink {
   /**
-   * Delivers each later event to `listener`, in order. A listener that returns a promise gets the next event
-   * once it settles; events arriving meanwhile wait in its buffer (the oldest dropped when it is full), so a
-   * slow listener never holds up `emit`. What a listener throws or rejects with is ignored.
+   * Delivers each later event to `listener`, in order, with its JSON (the text the hub measured it by: a
+   * subscriber that writes events out, as an SSE stream does, need not serialise them again). A listener that
+   * returns a promise gets the next event once it settles; events arriving meanwhile wait in its buffer (the
+   * oldest dropped when it is full), so a slow listener never holds up `emit`. What a listener throws or rejects
+   * with is ignored.
    */
-  subscribe(
-    listener: (event: ToolCallEvent) => void | Promise<void>,
-    options?: SubscribeOptions,
-  ): Subscription;
+  subscribe(listener: ToolCallEventListener, options?: SubscribeOptions): Subscription;
   /** Async-iterable subscription with a bounded buffer, for SSE streams. */
   stream(options?: EventStreamOptions): EventStream;
   /**
@@ -247,7 +249,7 @@ class HistoryRing {
 }
 
 interface Subscriber {
-  offer(event: ToolCallEvent): void;
+  offer(measured: MeasuredEvent): void;
 }
 
 /**
@@ -257,7 +259,8 @@ interface Subscriber {
  * ```ts
  * const hub = createEventHub({ historySize: 500 });
  * const bridge = createInvokerBridge({ resolver, transports, events: hub });
- * for await (const event of hub.stream({ signal })) sse.send(event.type, event.eventId, event);
+ * hub.subscribe((event, json) => sse.send(json, { event: event.type }));
+ * for await (const event of hub.stream({ signal })) console.log(event.type, event.toolName);
  * ```
  */
 export function createEventHub(options: EventHubOptions = {}): EventHub {
@@ -284,7 +287,7 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
       const measured = boundEventSizeMeasured(raw, eventMaxBytes);
       if (historySize > 0) recent.pushBuilt(measured, now);
       prune(now);
-      for (const subscriber of subscribers) subscriber.offer(measured.event);
+      for (const subscriber of subscribers) subscriber.offer(measured);
     } catch {
       // emit must never throw into a tool call.
     }
@@ -306,20 +309,17 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
     return true;
   }
 
-  function subscribe(
-    listener: (event: ToolCallEvent) => void | Promise<void>,
-    subscribeOptions: SubscribeOptions = {},
-  ): Subscription {
-    const queue = new DroppingQueue<ToolCallEvent>(subscribeOptions.bufferSize ?? defaultBuffer);
+  function subscribe(listener: ToolCallEventListener, subscribeOptions: SubscribeOptions = {}): Subscription {
+    const queue = new DroppingQueue<MeasuredEvent>(subscribeOptions.bufferSize ?? defaultBuffer);
     const filter = subscribeOptions.filter;
     // True while a listener's promise is pending: events then wait in the queue.
     let busy = false;
     let active = true;
 
     /** Calls the listener; returns its promise when it is still working, so delivery waits for it. */
-    function deliver(event: ToolCallEvent): Promise<void> | undefined {
+    function deliver(measured: MeasuredEvent): Promise<void> | undefined {
       try {
-        const returned = listener(event);
+        const returned = listener(measured.event, measured.json);
         return returned instanceof Promise ? returned : undefined;
       } catch {
         // A failing listener loses that event, not the subscription.
@@ -342,13 +342,13 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
     }
 
     const subscriber: Subscriber = {
-      offer(event) {
-        if (!active || (filter && !safeTest(filter, event))) return;
+      offer(measured) {
+        if (!active || (filter && !safeTest(filter, measured.event))) return;
         if (busy) {
-          queue.push(event);
+          queue.push(measured);
           return;
         }
-        const pending = deliver(event);
+        const pending = deliver(measured);
         if (pending) void drainAfter(pending);
       },
     };
@@ -383,7 +383,8 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
       wake?.({ done: true, value: undefined });
     };
     const subscriber: Subscriber = {
-      offer(event) {
+      offer(measured) {
+        const event = measured.event;
         if (done || (filter && !safeTest(filter, event))) return;
         const wake = waiting;
         if (wake) {

@@ -134,6 +134,11 @@ export interface MeasuredEvent {
   readonly event: ToolCallEvent;
   readonly bytes: number;
   /**
+   * The event's JSON, the text measured (a cut event's markers with their "…" written `\u2026`): what a subscriber
+   * that sends events on writes, without serialising them again.
+   */
+  readonly json: string;
+  /**
    * The event's JSON as bytes, in memory of their own (exactly `bytes`, not a slice of a shared pool), from the JSON
    * made to measure it. A cut event's markers write their "…" as `\u2026`, so that an ASCII payload's JSON is ASCII.
    */
@@ -157,6 +162,9 @@ class WholeEvent implements MeasuredEvent {
   ) {
     this.#json = json;
     this.bytes = Buffer.byteLength(json);
+  }
+  get json(): string {
+    return this.#json;
   }
   encode(): Buffer {
     return ownBytes(this.#json, this.bytes);
@@ -185,8 +193,11 @@ class CutEvent implements MeasuredEvent {
     this.bytes = Buffer.byteLength(standInJson);
   }
   get event(): ToolCallEvent {
-    this.#event ??= JSON.parse(this.#json.replaceAll(STAND_IN_JSON, MARKER_JSON)) as ToolCallEvent;
+    this.#event ??= JSON.parse(this.json) as ToolCallEvent;
     return this.#event;
+  }
+  get json(): string {
+    return this.#json.replaceAll(STAND_IN_JSON, MARKER_JSON);
   }
   encode(): Buffer {
     const out = ownBytes(this.#json, this.bytes);

@@ -27,6 +27,7 @@ export {
   type HistoryFilter,
   type SubscribeOptions,
   type Subscription,
+  type ToolCallEventListener,
 } from "./event-hub.js";
 export { boundEventSize, DEFAULT_EVENT_MAX_BYTES, truncationMarker } from "./event-size.js";
 export {

@@ -110,6 +110,29 @@ describe("fan-out", () => {
     await tick();
     expect(seen).toEqual(["completed"]);
   });
+
+  it("gives each subscriber the event's JSON with it, cut events' markers included, and to a slow one later", async () => {
+    const hub = createEventHub({ eventMaxBytes: 1024 });
+    const now: [ToolCallEvent, string][] = [];
+    const later: [ToolCallEvent, string][] = [];
+    hub.subscribe((e, json) => void now.push([e, json]));
+    hub.subscribe(async (e, json) => {
+      await tick();
+      later.push([e, json]);
+    });
+    hub.emit(event({ arguments: { text: "short" } }));
+    hub.emit(event({ arguments: { text: "x".repeat(4096) } }));
+    await tick();
+    await tick();
+    expect(later).toHaveLength(2);
+    for (const [e, json] of [...now, ...later]) expect(JSON.parse(json)).toEqual(e);
+    const [cut, cutJson] = now[1] as [ToolCallEvent, string];
+    expect(Buffer.byteLength(cutJson)).toBeLessThanOrEqual(1024);
+    expect((cut as { arguments: Record<string, string> }).arguments.text).toMatch(
+      /^x+…\[truncated \d+ bytes\]$/,
+    );
+    expect(later[1]?.[1]).toBe(cutJson);
+  });
 });
 
 describe("stream", () => {

@@ -149,3 +149,18 @@ describe("SSE close", () => {
     expect(text.indexOf("last 0")).toBeLessThan(text.indexOf("last 2"));
   });
 });
+
+describe("SSE frames", () => {
+  it("writes data holding line breaks as one data line each, and data without them as one", async () => {
+    const { port, stream } = await sseServer(1024 * 1024);
+    const received = readUntil(port, (text) => text.includes("data: end\n\n"));
+    const sse = await stream;
+    sse.send("first\nsecond\nthird", { event: "note", id: "n1" });
+    sse.send('{"a":"x\\ny"}', { event: "json" });
+    sse.send("end");
+    const text = await received;
+    expect(text).toContain("event: note\nid: n1\ndata: first\ndata: second\ndata: third\n\n");
+    expect(text).toContain('event: json\ndata: {"a":"x\\ny"}\n\n');
+    sse.close();
+  });
+});

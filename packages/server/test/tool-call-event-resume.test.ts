@@ -1,7 +1,7 @@
-import { createEventHub } from "@trestle/bridge";
+import { createEventHub, type EventHub } from "@trestle/bridge";
 import type { ToolCallEvent } from "@trestle/core";
 import { describe, expect, it } from "vitest";
-import { resumableToolCallEvents, toolCallSseId } from "../src/management/tool-call-event-resume.js";
+import { subscribeResumable, toolCallSseId } from "../src/management/tool-call-event-resume.js";
 
 function call(n: number, toolName = "echo"): [ToolCallEvent, ToolCallEvent] {
   const base = { eventId: `call-${n}`, toolName, toolType: "fixture", kind: "tool" as const, timestamp: n };
@@ -11,13 +11,14 @@ function call(n: number, toolName = "echo"): [ToolCallEvent, ToolCallEvent] {
   ];
 }
 
-async function take(stream: AsyncIterable<ToolCallEvent>, count: number): Promise<string[]> {
+/** The SSE ids `subscribeResumable` delivers, and the JSON each came with, parsed back. */
+function collect(hub: EventHub, options: Parameters<typeof subscribeResumable>[1]) {
   const ids: string[] = [];
-  for await (const event of stream) {
+  const subscription = subscribeResumable(hub, options, (event, json) => {
+    expect(JSON.parse(json)).toEqual(event);
     ids.push(toolCallSseId(event));
-    if (ids.length === count) break;
-  }
-  return ids;
+  });
+  return { ids, subscription };
 }
 
 describe("tool-call events resumed after a Last-Event-ID", () => {
@@ -27,39 +28,37 @@ describe("tool-call events resumed after a Last-Event-ID", () => {
     expect(toolCallSseId(completed)).toBe("call-1:completed");
   });
 
-  it("replays the history after the id, then goes on live, with nothing twice", async () => {
+  it("replays the history after the id, then goes on live, with nothing twice", () => {
     const hub = createEventHub();
     for (const event of [...call(1), ...call(2)]) hub.emit(event);
-    const controller = new AbortController();
-    const stream = resumableToolCallEvents(hub, { signal: controller.signal, lastEventId: "call-1:started" });
-    const reading = take(stream, 5);
-    await new Promise((r) => setTimeout(r, 10));
+    const { ids, subscription } = collect(hub, { lastEventId: "call-1:started" });
+    expect(ids).toEqual(["call-1:completed", "call-2:started", "call-2:completed"]);
     for (const event of call(3)) hub.emit(event);
-    expect(await reading).toEqual([
+    subscription.unsubscribe();
+    for (const event of call(4)) hub.emit(event);
+    expect(ids).toEqual([
       "call-1:completed",
       "call-2:started",
       "call-2:completed",
       "call-3:started",
       "call-3:completed",
     ]);
-    controller.abort();
   });
 
-  it("applies the filter to the replay, and starts live for an id the history no longer holds", async () => {
+  it("applies the filter to the replay, and starts live for an id the history no longer holds", () => {
     const hub = createEventHub();
     for (const event of [...call(1, "a"), ...call(2, "b")]) hub.emit(event);
-    const filtered = resumableToolCallEvents(hub, {
-      signal: new AbortController().signal,
-      lastEventId: "call-1:started",
-      filter: (e) => e.toolName === "b",
-    });
-    expect(await take(filtered, 2)).toEqual(["call-2:started", "call-2:completed"]);
-    const controller = new AbortController();
-    const unknown = resumableToolCallEvents(hub, { signal: controller.signal, lastEventId: "gone:started" });
-    const reading = take(unknown, 2);
-    await new Promise((r) => setTimeout(r, 10));
-    for (const event of call(3)) hub.emit(event);
-    expect(await reading).toEqual(["call-3:started", "call-3:completed"]);
-    controller.abort();
+    const filtered = collect(hub, { lastEventId: "call-1:started", filter: (e) => e.toolName === "b" });
+    expect(filtered.ids).toEqual(["call-2:started", "call-2:completed"]);
+    const unknown = collect(hub, { lastEventId: "gone:started" });
+    expect(unknown.ids).toEqual([]);
+    for (const event of [...call(3, "a"), ...call(4, "b")]) hub.emit(event);
+    expect(unknown.ids).toEqual(["call-3:started", "call-3:completed", "call-4:started", "call-4:completed"]);
+    expect(filtered.ids).toEqual([
+      "call-2:started",
+      "call-2:completed",
+      "call-4:started",
+      "call-4:completed",
+    ]);
   });
 });

@@ -109,7 +109,9 @@ export function openSseStream(res: ServerResponse, options: SseStreamOptions = {
       let frame = "";
       if (o.event) frame += `event: ${o.event}\n`;
       if (o.id) frame += `id: ${o.id}\n`;
-      for (const line of data.split("\n")) frame += `data: ${line}\n`;
+      // JSON (what every stream sends) has no line breaks: one data line, without splitting.
+      if (!data.includes("\n")) frame += `data: ${data}\n`;
+      else for (const line of data.split("\n")) frame += `data: ${line}\n`;
       return write(`${frame}\n`);
     },
     comment(text) {

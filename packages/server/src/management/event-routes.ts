@@ -4,7 +4,7 @@ import type { Registry, RegistryEvent } from "@trestle/registry";
 import type { JsonApi } from "../http/json-api.js";
 import { openSseStream, type SseStreamOptions } from "../http/sse.js";
 import { managementApi as op } from "./operations.js";
-import { resumableToolCallEvents, toolCallSseId } from "./tool-call-event-resume.js";
+import { subscribeResumable, toolCallSseId } from "./tool-call-event-resume.js";
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
@@ -38,21 +38,24 @@ export function registerEventRoutes(api: JsonApi, deps: EventRoutesDependencies)
   });
 
   api.route(op.toolCallNotifications, async ({ req, res, query }) => {
-    const controller = new AbortController();
     const sse = openSseStream(res, sseOptions("tool-calls"));
-    req.on("close", () => controller.abort());
+    req.on("close", () => sse.close());
     const toolName = query.toolName;
-    // A reconnecting client resumes after the last event it saw (the header; the query for clients without one).
-    const lastEventId = headerValue(req.headers["last-event-id"]) ?? query.lastEventId;
-    const stream = resumableToolCallEvents(deps.events, {
-      signal: controller.signal,
-      lastEventId,
-      ...(toolName ? { filter: (e: ToolCallEvent) => e.toolName === toolName } : {}),
-    });
-    for await (const event of stream) {
-      if (!sse.send(JSON.stringify(event), { event: event.type, id: toolCallSseId(event) })) break;
-    }
-    sse.close();
+    // Written as each event is emitted, with the JSON the hub measured it by; a reader that falls behind is
+    // dropped by the stream's own bound. A reconnecting client resumes after the last event it saw (the header;
+    // the query for clients without one).
+    const subscription = subscribeResumable(
+      deps.events,
+      {
+        lastEventId: headerValue(req.headers["last-event-id"]) ?? query.lastEventId,
+        filter: toolName ? (e: ToolCallEvent) => e.toolName === toolName : undefined,
+      },
+      (event, json) => {
+        sse.send(json, { event: event.type, id: toolCallSseId(event) });
+      },
+    );
+    await sse.done;
+    subscription.unsubscribe();
     return undefined;
   });
 

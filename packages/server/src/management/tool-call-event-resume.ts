@@ -1,4 +1,4 @@
-import type { EventHub } from "@trestle/bridge";
+import type { EventHub, Subscription, ToolCallEventListener } from "@trestle/bridge";
 import type { ToolCallEvent } from "@trestle/core";
 
 /**
@@ -9,48 +9,33 @@ export function toolCallSseId(event: ToolCallEvent): string {
   return `${event.eventId}:${event.type}`;
 }
 
-/** Options for {@link resumableToolCallEvents}. */
+/** Options for {@link subscribeResumable}. */
 export interface ResumableToolCallEventsOptions {
-  /** Ends the stream when it aborts. */
-  signal: AbortSignal;
   /** Only events for which it returns true are delivered (the history's included). */
-  filter?: (event: ToolCallEvent) => boolean;
+  filter?: ((event: ToolCallEvent) => boolean) | undefined;
   /** The `Last-Event-ID` a reconnecting client sent: the events after it in the history come first. */
   lastEventId?: string | undefined;
 }
 
 /**
- * Live tool-call events, preceded, for a client that resumes with `Last-Event-ID`, by the events of the
- * history that came after that id: nothing lost between its two connections (while the history still holds the
- * id), nothing sent twice. An id the history no longer holds resumes with the live events alone.
+ * Delivers live tool-call events to `listener`, preceded, for a client that resumes with `Last-Event-ID`, by the
+ * events of the history that came after that id: nothing lost between its two connections (while the history
+ * still holds the id), nothing sent twice. An id the history no longer holds resumes with the live events alone.
  */
-export async function* resumableToolCallEvents(
+export function subscribeResumable(
   events: EventHub,
   options: ResumableToolCallEventsOptions,
-): AsyncGenerator<ToolCallEvent, void, undefined> {
-  // Subscribed before the history is read: an event emitted in between is then in one or both, never in none.
-  const live = events.stream({
-    signal: options.signal,
-    ...(options.filter ? { filter: options.filter } : {}),
-  });
-  const sent = new Set<string>();
-  if (options.lastEventId !== undefined) {
+  listener: ToolCallEventListener,
+): Subscription {
+  const { filter, lastEventId } = options;
+  if (lastEventId !== undefined) {
     const history = events.history();
-    const at = history.findIndex((event) => toolCallSseId(event) === options.lastEventId);
-    if (at !== -1) {
-      for (const event of history.slice(at + 1)) {
-        if (options.filter && !options.filter(event)) continue;
-        sent.add(toolCallSseId(event));
-        yield event;
-      }
+    const at = history.findIndex((event) => toolCallSseId(event) === lastEventId);
+    for (const event of at === -1 ? [] : history.slice(at + 1)) {
+      if (!filter || filter(event)) void listener(event, JSON.stringify(event));
     }
   }
-  for await (const event of live) {
-    // Only what the history already gave can repeat; once past it, the set is no longer needed.
-    if (sent.size > 0) {
-      const id = toolCallSseId(event);
-      if (sent.delete(id)) continue;
-    }
-    yield event;
-  }
+  // Subscribed in the turn the history was read in: events are emitted on this thread, so none can come between
+  // the two, and each is in exactly one of them.
+  return events.subscribe(listener, filter ? { filter } : {});
 }
