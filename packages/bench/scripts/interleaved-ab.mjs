@@ -13,8 +13,10 @@
 // for trestle-connect. A variant ending in `#stateless` calls as a 2026-07-28 client (STATELESS=1 makes every variant
 // do so), so the two eras of one build can be compared in one run; C sets the concurrency (16), WARMUP_MS the warm-up
 // before each measured window (3000: the JIT is still compiling then; 8000 leaves less of it in the window),
-// PAYLOAD_BYTES characters added to every call's echoed text (0: a short word).
+// PAYLOAD_BYTES characters added to every call's echoed text (0: a short word), WATCH=1 a watcher on each Trestle's
+// `/api/v2/tool-calls/notifications` (an operator's console open: every event built at once and sent as SSE).
 import { spawnSync } from "node:child_process";
+import { get } from "node:http";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -26,6 +28,28 @@ if (!rounds || variants.length === 0) {
 const concurrency = Number(process.env.C ?? 16);
 const warmupMs = Number(process.env.WARMUP_MS ?? 3000);
 const payloadBytes = Number(process.env.PAYLOAD_BYTES ?? 0);
+const watch = process.env.WATCH === "1";
+
+/** Reads a router's tool-call notifications as a console would, counting the events; `stop` ends it. */
+async function startWatcher(mcpUrl) {
+  const watcher = { events: 0, stop() {} };
+  await new Promise((resolveWatcher, reject) => {
+    const req = get(mcpUrl.replace(/\/mcp$/, "/api/v2/tool-calls/notifications"), (res) => {
+      if (res.statusCode !== 200) reject(new Error(`watcher: HTTP ${res.statusCode}`));
+      res.setEncoding("utf8");
+      res.on("data", (chunk) => {
+        for (let at = chunk.indexOf("\nevent: "); at !== -1; at = chunk.indexOf("\nevent: ", at + 1))
+          watcher.events++;
+        if (chunk.startsWith("event: ")) watcher.events++;
+      });
+      res.on("error", () => {});
+      resolveWatcher();
+    });
+    req.on("error", reject);
+    watcher.stop = () => req.destroy();
+  });
+  return watcher;
+}
 const modules = {};
 for (const variant of variants) {
   const dist = pathToFileURL(`${resolve(variant.split("#")[0].split("|")[0])}/packages/bench/dist/`);
@@ -60,6 +84,7 @@ for (let round = 0; round < Number(rounds); round++) {
                   : {},
             process.env.STATELESS === "1" || variant.endsWith("#stateless"),
           );
+    const watcher = watch && running.router ? await startWatcher(running.target.url) : undefined;
     try {
       await m.load.runLoad({
         target: running.target,
@@ -71,12 +96,15 @@ for (let round = 0; round < Number(rounds); round++) {
       const before = m.proc.readSelfCpuMs(running.serverPid);
       const capabilityPid = running.capability?.pid;
       const capabilityBefore = capabilityPid ? m.proc.readSelfCpuMs(capabilityPid) : 0;
+      const eventsBefore = watcher?.events ?? 0;
+      let eventsAfter = eventsBefore;
       let after = before;
       let capabilityAfter = capabilityBefore;
       const result = await m.load.runLoad(
         { target: running.target, concurrency, warmupMs: 0, durationMs: 6000, payloadBytes },
         () => {
           after = m.proc.readSelfCpuMs(running.serverPid);
+          eventsAfter = watcher?.events ?? 0;
           if (capabilityPid) capabilityAfter = m.proc.readSelfCpuMs(capabilityPid);
         },
       );
@@ -87,9 +115,10 @@ for (let round = 0; round < Number(rounds); round++) {
       if (capabilityPid) capabilityCpu[variant].push(capabilityUsPerCall);
       throughput[variant].push(callsPerSecond);
       console.log(
-        `round ${round} ${variant}: ${usPerCall.toFixed(0)} µs/call${capabilityPid ? ` (+ capability ${capabilityUsPerCall.toFixed(0)})` : ""}, ${callsPerSecond.toFixed(0)} calls/s, ${result.errors} errors`,
+        `round ${round} ${variant}: ${usPerCall.toFixed(0)} µs/call${capabilityPid ? ` (+ capability ${capabilityUsPerCall.toFixed(0)})` : ""}, ${callsPerSecond.toFixed(0)} calls/s, ${result.errors} errors${watcher ? `, ${((eventsAfter - eventsBefore) / result.totalCalls).toFixed(2)} events watched a call` : ""}`,
       );
     } finally {
+      watcher?.stop();
       await running.stop();
     }
   }
