@@ -3,6 +3,7 @@ import type { CodeExecutionMeasurement } from "./scenarios/code-execution.js";
 import type { CrossReplicaMeasurement } from "./scenarios/cross-replica.js";
 import type { IdleFootprintMeasurement } from "./scenarios/idle-footprint.js";
 import type { IdleSessionsMeasurement } from "./scenarios/idle-sessions.js";
+import type { LoadVariantsResult } from "./scenarios/load-variants.js";
 import type { MemoryUnderLoadMeasurement } from "./scenarios/memory-under-load.js";
 import type { RouterProfileMeasurement } from "./scenarios/router-profile.js";
 import type { ThroughputResult } from "./scenarios/throughput.js";
@@ -47,6 +48,8 @@ export interface BenchReport {
   /** An idle `pnpm start` router (embedded store, built-in services), fresh and reopened data directory. */
   idleFootprint?: IdleFootprintMeasurement[] | Skipped;
   codeExecution: CodeExecutionMeasurement | Skipped;
+  /** trestle-grpc watched and with documents for payloads, beside bound-mcp and the floor with the same documents. */
+  loadVariants?: LoadVariantsResult | Skipped;
   crossReplica: CrossReplicaMeasurement | Skipped;
   profile: RouterProfileMeasurement | Skipped;
   /** The soak: the router's RSS over a long load at c16 and its growth per call (issue 19). */

@@ -23,10 +23,14 @@ import { runCodeExecution } from "./scenarios/code-execution.js";
 import { runCrossReplica } from "./scenarios/cross-replica.js";
 import { measureIdleFootprint } from "./scenarios/idle-footprint.js";
 import { type IdleSessionsMeasurement, measureIdleSessions } from "./scenarios/idle-sessions.js";
+import { runLoadVariants } from "./scenarios/load-variants.js";
 import { runMemoryUnderLoad } from "./scenarios/memory-under-load.js";
 import { runRouterProfile } from "./scenarios/router-profile.js";
 import { runThroughput } from "./scenarios/throughput.js";
 import { runToolsList } from "./scenarios/tools-list.js";
+
+/** The document size of the load variants' payload runs: 16 KiB each way, a page of text. */
+const LOAD_VARIANT_PAYLOAD_BYTES = 16 * 1024;
 
 const began = Date.now();
 const log = (line: string) =>
@@ -168,6 +172,16 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
             runCodeExecution(router.url, capability, options.codeExecution),
           )
         : skipped("trestle-grpc did not run");
+    const loadVariants = await attempt("load variants (c16: a watcher, 16 KiB payloads)", notes, () =>
+      runLoadVariants(running, {
+        concurrency: 16,
+        rounds: options.rounds,
+        warmupMs: options.warmupMs,
+        durationMs: options.durationMs,
+        payloadBytes: LOAD_VARIANT_PAYLOAD_BYTES,
+        log,
+      }),
+    );
     await Promise.allSettled(running.splice(0).map((c) => c.stop()));
 
     const idleSessions = await attempt("idle sessions", notes, async () => {
@@ -232,6 +246,7 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
       idleSessions,
       idleFootprint,
       codeExecution,
+      loadVariants,
       crossReplica,
       profile,
       memoryUnderLoad,

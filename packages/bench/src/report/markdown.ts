@@ -1,5 +1,6 @@
 import { type BenchReport, measured } from "../bench-report.js";
 import { cpuProfileMarkdown } from "../cpu-profile-summary.js";
+import { describeLoadVariant, type LoadVariantsResult } from "../scenarios/load-variants.js";
 import type { MemoryUnderLoadMeasurement } from "../scenarios/memory-under-load.js";
 import { MIN_SAMPLES } from "../scenarios/router-profile.js";
 import { INTEGER_UNITS } from "./headlines.js";
@@ -163,6 +164,11 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     );
   } else push(`Skipped: ${report.codeExecution.skipped}`, "");
 
+  push("## Load variants: a watcher, and documents for payloads", "");
+  if (report.loadVariants === undefined) push("Not measured in this run.", "");
+  else if (measured(report.loadVariants)) push(...loadVariantsMarkdown(report.loadVariants), "");
+  else push(`Skipped: ${report.loadVariants.skipped}`, "");
+
   push("## Cross-replica catalog change", "");
   if (measured(report.crossReplica)) {
     const c = report.crossReplica;
@@ -265,5 +271,35 @@ export function memoryUnderLoadMarkdown(m: MemoryUnderLoadMeasurement): string[]
           `Errors seen (first samples): ${m.errorSamples.map((e) => `\`${e.replace(/`/g, "'")}\``).join("; ")}`,
         ]
       : []),
+  ];
+}
+
+/** The load variants as a table, each beside the first variant of its configuration (the short word, unwatched). */
+export function loadVariantsMarkdown(result: LoadVariantsResult): string[] {
+  const first = (name: string) => result.variants.find((v) => v.configuration === name);
+  const boundWith = (payloadBytes: number) =>
+    result.variants.find((v) => v.configuration === "bound-mcp" && v.payloadBytes === payloadBytes);
+  return [
+    `Concurrency ${result.concurrency}, ${result.rounds} interleaved round(s), the variants run in turn on the configurations of the ` +
+      "throughput runs. *Watched*: a reader on the router's `/api/v2/tool-calls/notifications` for the whole run " +
+      "(an operator's console left open: every event is built at once and written as SSE). *KiB each way*: that many " +
+      "characters added to each call's echoed text. Trestle keeps its call history (the default) in every variant.",
+    "",
+    "| variant | calls/s (min–max) | server µs/call | errors | events read a call | calls/s / its short-word run | calls/s / bound-mcp's, same payload |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+    ...result.variants.map((v) => {
+      const calls = v.rounds.map((r) => r.callsPerSecond);
+      const base = first(v.configuration);
+      const bound = boundWith(v.payloadBytes);
+      const ratio = (of: number | undefined) =>
+        of !== undefined && of > 0 && Number.isFinite(v.callsPerSecond)
+          ? `${(v.callsPerSecond / of).toFixed(2)} ×`
+          : "–";
+      return (
+        `| ${describeLoadVariant(v)} | ${int(v.callsPerSecond)} (${int(Math.min(...calls))}–${int(Math.max(...calls))}) | ` +
+        `${int(v.serverCpuUsPerCall)} | ${v.errors} | ${v.eventsWatchedPerCall === undefined ? "–" : v.eventsWatchedPerCall.toFixed(2)} | ` +
+        `${base && base !== v ? ratio(base.callsPerSecond) : "–"} | ${bound && bound !== v ? ratio(bound.callsPerSecond) : "–"} |`
+      );
+    }),
   ];
 }
