@@ -82,7 +82,7 @@ export interface EventHub extends ToolCallEventSink {
    * with is ignored.
    */
   subscribe(listener: ToolCallEventListener, options?: SubscribeOptions): Subscription;
-  /** Async-iterable subscription with a bounded buffer, for SSE streams. */
+  /** Async-iterable subscription with a bounded buffer, for a reader that pulls events with `for await`. */
   stream(options?: EventStreamOptions): EventStream;
   /**
    * Events still in the history, oldest first. An event of 2 KiB or more as JSON is kept as those bytes and

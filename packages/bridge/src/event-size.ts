@@ -186,6 +186,8 @@ const STAND_IN_BYTES = Buffer.from(STAND_IN_JSON);
  */
 class CutEvent implements MeasuredEvent {
   #event: ToolCallEvent | undefined;
+  /** The JSON with the markers' "…", made on first read (the history keeps only the bytes). */
+  #markedJson: string | undefined;
   readonly #json: string;
   readonly bytes: number;
   constructor(standInJson: string) {
@@ -197,7 +199,8 @@ class CutEvent implements MeasuredEvent {
     return this.#event;
   }
   get json(): string {
-    return this.#json.replaceAll(STAND_IN_JSON, MARKER_JSON);
+    this.#markedJson ??= this.#json.replaceAll(STAND_IN_JSON, MARKER_JSON);
+    return this.#markedJson;
   }
   encode(): Buffer {
     const out = ownBytes(this.#json, this.bytes);
