@@ -16,7 +16,6 @@
 // PAYLOAD_BYTES characters added to every call's echoed text (0: a short word), WATCH=1 a watcher on each Trestle's
 // `/api/v2/tool-calls/notifications` (an operator's console open: every event built at once and sent as SSE).
 import { spawnSync } from "node:child_process";
-import { get } from "node:http";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -30,26 +29,10 @@ const warmupMs = Number(process.env.WARMUP_MS ?? 3000);
 const payloadBytes = Number(process.env.PAYLOAD_BYTES ?? 0);
 const watch = process.env.WATCH === "1";
 
-/** Reads a router's tool-call notifications as a console would, counting the events; `stop` ends it. */
-async function startWatcher(mcpUrl) {
-  const watcher = { events: 0, stop() {} };
-  await new Promise((resolveWatcher, reject) => {
-    const req = get(mcpUrl.replace(/\/mcp$/, "/api/v2/tool-calls/notifications"), (res) => {
-      if (res.statusCode !== 200) reject(new Error(`watcher: HTTP ${res.statusCode}`));
-      res.setEncoding("utf8");
-      res.on("data", (chunk) => {
-        for (let at = chunk.indexOf("\nevent: "); at !== -1; at = chunk.indexOf("\nevent: ", at + 1))
-          watcher.events++;
-        if (chunk.startsWith("event: ")) watcher.events++;
-      });
-      res.on("error", () => {});
-      resolveWatcher();
-    });
-    req.on("error", reject);
-    watcher.stop = () => req.destroy();
-  });
-  return watcher;
-}
+// This checkout's watcher (an older checkout under test may not have one).
+const { watchToolCallNotifications } = await import(
+  new URL("../dist/notifications-watcher.js", import.meta.url).href
+);
 const modules = {};
 for (const variant of variants) {
   const dist = pathToFileURL(`${resolve(variant.split("#")[0].split("|")[0])}/packages/bench/dist/`);
@@ -84,7 +67,8 @@ for (let round = 0; round < Number(rounds); round++) {
                   : {},
             process.env.STATELESS === "1" || variant.endsWith("#stateless"),
           );
-    const watcher = watch && running.router ? await startWatcher(running.target.url) : undefined;
+    const watcher =
+      watch && running.router ? await watchToolCallNotifications(running.target.url) : undefined;
     try {
       await m.load.runLoad({
         target: running.target,

@@ -1,9 +1,8 @@
-import { get } from "node:http";
 import type { ConfigurationName, RunningConfiguration } from "../configurations.js";
 import { median } from "../latency-summary.js";
 import { runLoad } from "../load-runner.js";
+import { watchToolCallNotifications } from "../notifications-watcher.js";
 import { readSelfCpuMs } from "../proc-stats.js";
-import { createSseParser } from "../sse-parser.js";
 
 /**
  * One way of loading a configuration that the throughput cells (a short word, nobody watching) do not show: calls
@@ -59,41 +58,6 @@ export interface LoadVariantsOptions {
   log(line: string): void;
 }
 
-/** A reader of a router's tool-call notifications that counts the events it reads. */
-interface Watcher {
-  readonly events: number;
-  stop(): void;
-}
-
-/** Opens the notifications stream of the router serving MCP at `mcpUrl`; resolves once its headers arrived. */
-function watch(mcpUrl: string): Promise<Watcher> {
-  const url = new URL("/api/v2/tool-calls/notifications", mcpUrl);
-  return new Promise((resolve, reject) => {
-    let events = 0;
-    const parser = createSseParser();
-    const req = get(url, (res) => {
-      if (res.statusCode !== 200) {
-        res.resume();
-        reject(new Error(`the notifications stream answered HTTP ${res.statusCode}`));
-        return;
-      }
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => {
-        events += parser.push(chunk).length;
-      });
-      // Ended by `stop`: the reset it causes is expected.
-      res.on("error", () => undefined);
-      resolve({
-        get events() {
-          return events;
-        },
-        stop: () => req.destroy(),
-      });
-    });
-    req.on("error", reject);
-  });
-}
-
 /** A variant in words: `trestle-grpc, 16 KiB each way, watched`. */
 export function describeLoadVariant(v: LoadVariant): string {
   const load = v.payloadBytes > 0 ? `${v.payloadBytes / 1024} KiB each way` : "short word";
@@ -127,7 +91,7 @@ export async function runLoadVariants(
       const { variant } = entry;
       const configuration = byName.get(variant.configuration) as RunningConfiguration;
       const watcher = variant.watched
-        ? await watch((configuration.target as { url: string }).url)
+        ? await watchToolCallNotifications((configuration.target as { url: string }).url)
         : undefined;
       try {
         let serverMs = Number.NaN;
