@@ -94,31 +94,22 @@ export async function runLoadVariants(
         ? await watchToolCallNotifications((configuration.target as { url: string }).url)
         : undefined;
       try {
-        let serverMs = Number.NaN;
-        let eventsAtStart = 0;
-        let eventsAtEnd = 0;
-        await runLoad({
+        const load = (durationMs: number) => ({
           target: configuration.target,
           concurrency: options.concurrency,
           warmupMs: 0,
-          durationMs: options.warmupMs,
+          durationMs,
           payloadBytes: variant.payloadBytes,
         });
+        await runLoad(load(options.warmupMs));
         const before = readSelfCpuMs(configuration.serverPid);
-        eventsAtStart = watcher?.events ?? 0;
-        const result = await runLoad(
-          {
-            target: configuration.target,
-            concurrency: options.concurrency,
-            warmupMs: 0,
-            durationMs: options.durationMs,
-            payloadBytes: variant.payloadBytes,
-          },
-          () => {
-            serverMs = readSelfCpuMs(configuration.serverPid) - before;
-            eventsAtEnd = watcher?.events ?? 0;
-          },
-        );
+        const eventsAtStart = watcher?.events ?? 0;
+        let serverMs = Number.NaN;
+        let eventsAtEnd = eventsAtStart;
+        const result = await runLoad(load(options.durationMs), () => {
+          serverMs = readSelfCpuMs(configuration.serverPid) - before;
+          eventsAtEnd = watcher?.events ?? 0;
+        });
         const measurement = {
           callsPerSecond: (result.calls * 1000) / result.windowMs,
           serverCpuUsPerCall: result.totalCalls > 0 ? (serverMs * 1000) / result.totalCalls : Number.NaN,
