@@ -1,5 +1,6 @@
 import type { DeferredToolCallEvents, ToolCallEvent, ToolCallEventSink } from "@trestle/core";
 import { boundEventSizeMeasured, DEFAULT_EVENT_MAX_BYTES, type MeasuredEvent } from "./event-size.js";
+import { boundForHistory, PackedEvent } from "./packed-event.js";
 
 /** Options for {@link createEventHub}. */
 export interface EventHubOptions {
@@ -8,7 +9,8 @@ export interface EventHubOptions {
   /** How long the history keeps an event, in milliseconds. Default one hour. */
   historyMaxAgeMs?: number;
   /**
-   * Bytes the history may hold in all (events serialised as JSON); the oldest go first. Default 8 MiB. With
+   * Bytes the history may hold in all (events serialised as JSON; a packed one counts its kept strings' bytes,
+   * escapes aside); the oldest go first. Default 8 MiB. With
    * `historySize` it bounds the history's memory whatever the calls carry. An event offered with `emitLater`
    * counts its caller's estimate until the history is read, and is then built and bounded like any other.
    */
@@ -86,8 +88,10 @@ export interface EventHub extends ToolCallEventSink {
   stream(options?: EventStreamOptions): EventStream;
   /**
    * Events still in the history, oldest first. An event of 2 KiB or more as JSON is kept as those bytes and
-   * parsed on every read (a new object each time); a smaller one is the object itself. With a `limit` and no
-   * other filter, only the entries returned are built or parsed.
+   * parsed on every read (a new object each time); a smaller one is the object itself. A large event cut while
+   * nobody subscribed is kept packed (the bytes of its kept strings, not serialised) and built, cut as a
+   * subscriber would have had it, on every read. With a `limit` and no other filter, only the entries returned
+   * are built or parsed.
    */
   history(filter?: HistoryFilter): ToolCallEvent[];
 }
@@ -133,8 +137,11 @@ const BUILT = -1;
  */
 const KEEP_AS_BYTES_FROM = 2048;
 
-/** What the history holds for one event: the event, a large one's JSON as bytes, or the call that builds it. */
-type HistoryEntry = ToolCallEvent | Buffer | DeferredToolCallEvents;
+/**
+ * What the history holds for one event: the event, a large one's JSON as bytes or (cut while nobody read events)
+ * packed, or the call that builds it.
+ */
+type HistoryEntry = ToolCallEvent | Buffer | PackedEvent | DeferredToolCallEvents;
 
 /**
  * The history: events, oldest first, each built at once or kept unbuilt (the call's {@link DeferredToolCallEvents}
@@ -159,9 +166,9 @@ class HistoryRing {
 
   constructor(private readonly limit: number) {}
 
-  /** Adds a built event, kept as bytes when it is large. */
-  pushBuilt(measured: MeasuredEvent, at: number): void {
-    this.push(this.#kept(measured), BUILT, at, measured.bytes);
+  /** Adds a built event, kept as bytes when it is large; a packed one as it is. */
+  pushBuilt(measured: MeasuredEvent | PackedEvent, at: number): void {
+    this.push(measured instanceof PackedEvent ? measured : this.#kept(measured), BUILT, at, measured.bytes);
   }
 
   push(item: HistoryEntry, step: number, at: number, bytes: number): void {
@@ -198,9 +205,8 @@ class HistoryRing {
     const step = this.steps[slot] as number;
     if (step === BUILT) {
       // A new object on every read: parsed bytes are not kept, or the heap would hold the event again.
-      return Buffer.isBuffer(item)
-        ? (JSON.parse(item.toString()) as ToolCallEvent)
-        : (item as ToolCallEvent | undefined);
+      if (Buffer.isBuffer(item)) return JSON.parse(item.toString()) as ToolCallEvent;
+      return item instanceof PackedEvent ? item.unpack() : (item as ToolCallEvent | undefined);
     }
     this.steps[slot] = BUILT;
     this.items[slot] = undefined;
@@ -283,6 +289,12 @@ export function createEventHub(options: EventHubOptions = {}): EventHub {
   function emit(raw: ToolCallEvent): void {
     try {
       const now = clock();
+      if (subscribers.size === 0) {
+        // Only the history wants it, and may never be read: a large event is cut but not serialised.
+        if (historySize > 0) recent.pushBuilt(boundForHistory(raw, eventMaxBytes), now);
+        prune(now);
+        return;
+      }
       // Bounded once, here: the history, SSE subscribers and the debug log all see the same bounded event.
       const measured = boundEventSizeMeasured(raw, eventMaxBytes);
       if (historySize > 0) recent.pushBuilt(measured, now);

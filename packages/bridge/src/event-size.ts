@@ -9,13 +9,16 @@ export function truncationMarker(bytes: number): string {
 }
 
 /** Nesting deeper than this is replaced by a marker: a payload's shape is for the capability, not the event. */
-const MAX_DEPTH = 16;
+export const MAX_DEPTH = 16;
 /** The fewest bytes a string is cut to, however many strings share the budget. */
-const MIN_STRING_BYTES = 32;
+export const MIN_STRING_BYTES = 32;
+/** Cuts tried, each keeping half the last, before a payload that still does not fit is replaced whole. */
+export const CUT_TRIES = 4;
 /** The fields of an event that carry a call's payload; the others are small and fixed. */
 const PAYLOAD_FIELDS = ["arguments", "headers", "body", "code", "content", "errorMessage"] as const;
 
-function byteLength(value: unknown): number {
+/** The UTF-8 size of `value` as JSON. */
+export function byteLength(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? "");
 }
 
@@ -32,7 +35,7 @@ const STAND_IN = "\u0001";
 const STAND_IN_JSON = "\\u0001[truncated ";
 const MARKER_JSON = "\\u2026[truncated ";
 /** The marker's size in a cut event's JSON: `\u2026` is six bytes there. */
-const markerJsonBytes = (bytes: number) => truncationMarker(bytes).length + 5;
+export const markerJsonBytes = (bytes: number) => truncationMarker(bytes).length + 5;
 
 /** `text` cut to at most `keepBytes` UTF-8 bytes (never inside a character) and marked, when it is longer. */
 function cutString(text: string, keepBytes: number, ellipsis: string): string {
@@ -50,7 +53,7 @@ function cutString(text: string, keepBytes: number, ellipsis: string): string {
  * A copy of `value` with each string mapped by `leaf`, and each object or array nested MAX_DEPTH deep mapped by
  * `deeper` (what lies below it is not walked).
  */
-function mapStrings(
+export function mapStrings(
   value: unknown,
   depth: number,
   leaf: (text: string) => unknown,
@@ -101,8 +104,13 @@ function stringBudget(lengths: number[], size: number, maxBytes: number): number
 }
 
 /** The payload field replaced whole, keeping its type: a list or map of many small items, cut at once. */
-function replaceWhole(value: unknown): unknown {
-  const marker = truncationMarker(byteLength(value));
+export function replaceWhole(value: unknown): unknown {
+  return replaceWholeCounted(value, byteLength(value));
+}
+
+/** {@link replaceWhole}, its marker counting `bytes`. */
+export function replaceWholeCounted(value: unknown, bytes: number): unknown {
+  const marker = truncationMarker(bytes);
   if (Array.isArray(value)) return [marker];
   if (value !== null && typeof value === "object") return { "…": marker };
   return marker;
@@ -263,13 +271,23 @@ function cutMeasured(
 }
 
 /**
- * {@link boundEventSize}, with the bounded event's JSON and its size in bytes: the event is serialised once to
- * measure it, and the caller that keeps it by size (the event history) need not serialise it again.
+ * How an event over the bound is to be cut: its payload fields, the UTF-8 lengths of their strings in the order
+ * {@link mapStrings} visits them, its size as JSON (counted from a skeleton when the strings alone are over the
+ * bound), and the longest a string may stay (`undefined`: the payload is many small parts, replaced whole).
  */
-export function boundEventSizeMeasured(
+export interface CutPlan {
+  readonly record: Record<string, unknown>;
+  readonly present: readonly string[];
+  readonly lengths: readonly number[];
+  readonly size: number;
+  readonly keep: number | undefined;
+}
+
+/** The event measured whole when it fits `maxBytes`, else how to cut it. */
+export function planEventBound(
   event: ToolCallEvent,
-  maxBytes: number = DEFAULT_EVENT_MAX_BYTES,
-): MeasuredEvent {
+  maxBytes: number,
+): { measured: MeasuredEvent } | CutPlan {
   const record = event as unknown as Record<string, unknown>;
   const present = PAYLOAD_FIELDS.filter((field) => record[field] !== undefined);
   const lengths: number[] = [];
@@ -278,7 +296,7 @@ export function boundEventSizeMeasured(
   let size: number;
   if (stringBytes <= maxBytes) {
     const whole = measured(event);
-    if (whole.bytes <= maxBytes) return whole;
+    if (whole.bytes <= maxBytes) return { measured: whole };
     size = whole.bytes;
   } else {
     // The strings alone are over the bound (a string's JSON is at least its bytes): the event is not serialised
@@ -287,17 +305,35 @@ export function boundEventSizeMeasured(
     for (const field of present) skeleton[field] = mapStrings(record[field], 0, blank, asItIs);
     size = byteLength(skeleton) + stringBytes;
   }
-  const keep = stringBudget(lengths, size, maxBytes);
+  return { record, present, lengths, size, keep: stringBudget([...lengths], size, maxBytes) };
+}
+
+/** The payload fields of `plan` replaced whole by their markers, measured. */
+export function replacedWhole(plan: CutPlan): MeasuredEvent {
+  const copy: Record<string, unknown> = { ...plan.record };
+  for (const field of plan.present) copy[field] = replaceWhole(plan.record[field]);
+  return measured(copy as unknown as ToolCallEvent);
+}
+
+/**
+ * {@link boundEventSize}, with the bounded event's JSON and its size in bytes: the event is serialised once to
+ * measure it, and the caller that keeps it by size (the event history) need not serialise it again.
+ */
+export function boundEventSizeMeasured(
+  event: ToolCallEvent,
+  maxBytes: number = DEFAULT_EVENT_MAX_BYTES,
+): MeasuredEvent {
+  const plan = planEventBound(event, maxBytes);
+  if ("measured" in plan) return plan.measured;
+  const { record, present, keep } = plan;
   // Escapes can make the cut event a little larger than planned: a few tighter tries, then the payload goes whole.
   for (
     let k = keep, tries = 0;
-    k !== undefined && k >= MIN_STRING_BYTES && tries < 4;
+    k !== undefined && k >= MIN_STRING_BYTES && tries < CUT_TRIES;
     k = Math.floor(k / 2), tries++
   ) {
     const cut = cutMeasured(record, present, k);
     if (cut.bytes <= maxBytes) return cut;
   }
-  const copy: Record<string, unknown> = { ...record };
-  for (const field of present) copy[field] = replaceWhole(record[field]);
-  return measured(copy as unknown as ToolCallEvent);
+  return replacedWhole(plan);
 }
