@@ -1,37 +1,20 @@
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import type { ToolCallEvent } from "@trestle/core";
 import { describe, expect, it } from "vitest";
 import { boundEventSizeMeasured } from "../src/event-size.js";
 import { boundEventSize, createEventHub } from "../src/index.js";
-
-const size = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
-
-function started(extra: Record<string, unknown> = {}, id = "e1"): ToolCallEvent {
-  return {
-    type: "started",
-    eventId: id,
-    timestamp: 1,
-    toolName: "upload",
-    toolType: "files",
-    kind: "tool",
-    arguments: {},
-    headers: {},
-    ...extra,
-  } as ToolCallEvent;
-}
+import { garbageCollector, jsonSize, startedEvent } from "./support/events.js";
 
 describe("boundEventSize", () => {
   it("leaves an event under the bound as it is (the same object)", () => {
-    const event = started({ arguments: { city: "Oslo" } });
+    const event = startedEvent({ arguments: { city: "Oslo" } });
     expect(boundEventSize(event, 16_384)).toBe(event);
   });
 
   it("cuts a 1 MiB argument to fit, keeps its beginning and marks how many bytes went", () => {
     const data = "x".repeat(1024 * 1024);
-    const event = started({ arguments: { data, small: "kept" } });
+    const event = startedEvent({ arguments: { data, small: "kept" } });
     const bounded = boundEventSize(event, 16_384) as ToolCallEvent & { arguments: Record<string, string> };
-    expect(size(bounded)).toBeLessThanOrEqual(16_384);
+    expect(jsonSize(bounded)).toBeLessThanOrEqual(16_384);
     const match = /^(x+)…\[truncated (\d+) bytes\]$/.exec(bounded.arguments.data as string);
     expect(match).not.toBeNull();
     expect((match?.[1]?.length ?? 0) + Number(match?.[2])).toBe(data.length);
@@ -44,7 +27,7 @@ describe("boundEventSize", () => {
 
   it("counts the cut in UTF-8 bytes and never splits a surrogate pair", () => {
     const text = "😀".repeat(20_000);
-    const bounded = boundEventSize(started({ arguments: { text } }), 4_096) as unknown as {
+    const bounded = boundEventSize(startedEvent({ arguments: { text } }), 4_096) as unknown as {
       arguments: { text: string };
     };
     const [kept, marker] = bounded.arguments.text.split("…");
@@ -52,7 +35,7 @@ describe("boundEventSize", () => {
     expect(kept?.endsWith("\ufffd")).toBe(false);
     const cutBytes = Number(/(\d+) bytes/.exec(marker as string)?.[1]);
     expect(Buffer.byteLength(kept as string) + cutBytes).toBe(Buffer.byteLength(text));
-    expect(size(bounded)).toBeLessThanOrEqual(4_096);
+    expect(jsonSize(bounded)).toBeLessThanOrEqual(4_096);
   });
 
   it("cuts results (content) and error messages too", () => {
@@ -74,7 +57,7 @@ describe("boundEventSize", () => {
       errorMessage: string;
       errorCategory: string;
     };
-    expect(size(bounded)).toBeLessThanOrEqual(8_192);
+    expect(jsonSize(bounded)).toBeLessThanOrEqual(8_192);
     expect(bounded.content).toHaveLength(2);
     for (const text of [...bounded.content, bounded.errorMessage])
       expect(text).toMatch(/…\[truncated \d+ bytes\]$/);
@@ -83,18 +66,21 @@ describe("boundEventSize", () => {
 
   it("replaces a payload of many small parts whole, keeping its type", () => {
     const many = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i]));
-    const bounded = boundEventSize(started({ arguments: many, content: undefined }), 16_384) as unknown as {
+    const bounded = boundEventSize(
+      startedEvent({ arguments: many, content: undefined }),
+      16_384,
+    ) as unknown as {
       arguments: Record<string, string>;
     };
-    expect(size(bounded)).toBeLessThanOrEqual(16_384);
+    expect(jsonSize(bounded)).toBeLessThanOrEqual(16_384);
     expect(Object.values(bounded.arguments)).toEqual([expect.stringMatching(/^…\[truncated \d+ bytes\]$/)]);
   });
 
   it("replaces nesting too deep to be worth recording", () => {
     let deep: unknown = "leaf";
     for (let i = 0; i < 40; i++) deep = { d: deep, pad: "p".repeat(1_000) };
-    const bounded = boundEventSize(started({ arguments: { deep } }), 16_384);
-    expect(size(bounded)).toBeLessThanOrEqual(16_384);
+    const bounded = boundEventSize(startedEvent({ arguments: { deep } }), 16_384);
+    expect(jsonSize(bounded)).toBeLessThanOrEqual(16_384);
     expect(JSON.stringify(bounded)).toContain("…[truncated");
   });
 });
@@ -104,7 +90,7 @@ describe("boundEventSizeMeasured", () => {
     // Its strings alone are over the bound, so the whole event is never serialised; escapes ("\n", '"') make its
     // JSON larger than its strings' bytes, which the check after the cut catches.
     const text = 'line "quoted"\n\tæøå ✓ '.repeat(2_000);
-    const event = started({ arguments: { text, other: "kept" }, headers: { accept: "x".repeat(40) } });
+    const event = startedEvent({ arguments: { text, other: "kept" }, headers: { accept: "x".repeat(40) } });
     const measured = boundEventSizeMeasured(event, 16_384);
     const json = measured.encode().toString();
     // The same event to a JSON reader; the marker's "…" is written as an escape.
@@ -121,7 +107,7 @@ describe("boundEventSizeMeasured", () => {
 
   it("cuts an ASCII string by index: its beginning kept to the byte budget, the rest counted in the marker", () => {
     const data = "abcdefghij".repeat(5_000);
-    const bounded = boundEventSizeMeasured(started({ arguments: { data } }), 4_096);
+    const bounded = boundEventSizeMeasured(startedEvent({ arguments: { data } }), 4_096);
     const cut = (bounded.event as ToolCallEvent & { arguments: { data: string } }).arguments.data;
     const [kept = "", marker = ""] = cut.split("…");
     expect(data.startsWith(kept)).toBe(true);
@@ -132,7 +118,7 @@ describe("boundEventSizeMeasured", () => {
   });
 
   it("writes a cut ASCII event's JSON in ASCII: the marker's '…' escaped, the same event when parsed", () => {
-    const event = started({ arguments: { data: "x".repeat(50_000), deep: nested(20), note: "short" } });
+    const event = startedEvent({ arguments: { data: "x".repeat(50_000), deep: nested(20), note: "short" } });
     const bounded = boundEventSizeMeasured(event, 4_096);
     // Every character under 0x80: V8 keeps the JSON one byte a character, and encodes it to bytes by copying.
     const json = bounded.encode().toString("latin1");
@@ -149,7 +135,7 @@ describe("boundEventSizeMeasured", () => {
   it("keeps a payload's own control characters and marker-like text as they were", () => {
     // The text the serialiser stands in for a marker, inside the payload itself: it must come back unchanged.
     const lookalike = "\u0001[truncated 5 bytes] and \u0001 alone, and as text: \\u0001[truncated ";
-    const event = started({ arguments: { data: "y".repeat(50_000), lookalike } });
+    const event = startedEvent({ arguments: { data: "y".repeat(50_000), lookalike } });
     const bounded = boundEventSizeMeasured(event, 4_096);
     const bytes = bounded.encode();
     const parsed = JSON.parse(bytes.toString()) as ToolCallEvent & { arguments: Record<string, string> };
@@ -161,7 +147,7 @@ describe("boundEventSizeMeasured", () => {
   });
 
   it("marks a cut right after a backslash, which JSON writes as two", () => {
-    const event = started({ arguments: { data: "\\".repeat(50_000) } });
+    const event = startedEvent({ arguments: { data: "\\".repeat(50_000) } });
     const bounded = boundEventSizeMeasured(event, 4_096);
     const parsed = JSON.parse(bounded.encode().toString()) as ToolCallEvent & { arguments: { data: string } };
     expect(parsed.arguments.data).toMatch(/^\\+…\[truncated \d+ bytes\]$/);
@@ -182,22 +168,23 @@ describe("event hub bounds", () => {
     const hub = createEventHub({ eventMaxBytes: 4_096 });
     const seen: ToolCallEvent[] = [];
     hub.subscribe((e) => void seen.push(e));
-    hub.emit(started({ arguments: { data: "x".repeat(100_000) } }));
-    expect(size(hub.history()[0])).toBeLessThanOrEqual(4_096);
-    expect(size(seen[0])).toBeLessThanOrEqual(4_096);
+    hub.emit(startedEvent({ arguments: { data: "x".repeat(100_000) } }));
+    expect(jsonSize(hub.history()[0])).toBeLessThanOrEqual(4_096);
+    expect(jsonSize(seen[0])).toBeLessThanOrEqual(4_096);
   });
 
   it("keeps the history within its byte budget, dropping the oldest first", () => {
     const hub = createEventHub({ historySize: 10_000, historyMaxBytes: 64 * 1024, eventMaxBytes: 16 * 1024 });
-    for (let i = 0; i < 100; i++) hub.emit(started({ arguments: { data: "x".repeat(15_000) } }, `e${i}`));
+    for (let i = 0; i < 100; i++)
+      hub.emit(startedEvent({ arguments: { data: "x".repeat(15_000) } }, `e${i}`));
     const history = hub.history();
-    const total = history.reduce((sum, e) => sum + size(e), 0);
+    const total = history.reduce((sum, e) => sum + jsonSize(e), 0);
     expect(total).toBeLessThanOrEqual(64 * 1024);
     expect(history.length).toBeGreaterThan(0);
     expect(history.at(-1)?.eventId).toBe("e99");
     // Small events are not limited by the byte budget below the count.
     const small = createEventHub({ historySize: 50, historyMaxBytes: 64 * 1024 });
-    for (let i = 0; i < 60; i++) small.emit(started({}, `s${i}`));
+    for (let i = 0; i < 60; i++) small.emit(startedEvent({}, `s${i}`));
     expect(small.history()).toHaveLength(50);
   });
 
@@ -210,7 +197,7 @@ describe("event hub bounds", () => {
     collect();
     const before = process.memoryUsage().heapUsed;
     for (let i = 0; i < 64; i++)
-      hub.emit(started({ arguments: { data: `${i}`.padEnd(1 << 20, "x") } }, `e${i}`));
+      hub.emit(startedEvent({ arguments: { data: `${i}`.padEnd(1 << 20, "x") } }, `e${i}`));
     collect();
     const held = process.memoryUsage().heapUsed - before;
     expect(seen).toHaveLength(64);
@@ -222,9 +209,3 @@ describe("event hub bounds", () => {
     expect(held).toBeLessThan(8 * 1024 * 1024);
   });
 });
-
-/** V8's collector, made callable in this process (as `--expose-gc` would). */
-function garbageCollector(): () => void {
-  setFlagsFromString("--expose-gc");
-  return runInNewContext("gc") as () => void;
-}

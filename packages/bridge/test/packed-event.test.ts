@@ -1,26 +1,9 @@
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import type { ToolCallEvent } from "@trestle/core";
 import { describe, expect, it } from "vitest";
 import { boundEventSizeMeasured } from "../src/event-size.js";
 import { createEventHub } from "../src/index.js";
 import { boundForHistory, PackedEvent } from "../src/packed-event.js";
-
-const size = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
-
-function started(extra: Record<string, unknown> = {}, id = "e1"): ToolCallEvent {
-  return {
-    type: "started",
-    eventId: id,
-    timestamp: 1,
-    toolName: "upload",
-    toolType: "files",
-    kind: "tool",
-    arguments: {},
-    headers: {},
-    ...extra,
-  } as ToolCallEvent;
-}
+import { garbageCollector, jsonSize, startedEvent } from "./support/events.js";
 
 /** Payloads over a 4 KiB bound, of every kind the cut treats differently. */
 const payloads: Record<string, Record<string, unknown>> = {
@@ -49,7 +32,7 @@ const payloads: Record<string, Record<string, unknown>> = {
 
 describe("a history nobody subscribes to", () => {
   it.each(Object.entries(payloads))("keeps %s cut exactly as a subscriber gets it", (_, extra) => {
-    const event = started(extra);
+    const event = startedEvent(extra);
     const quiet = createEventHub({ eventMaxBytes: 4_096 });
     const watched = createEventHub({ eventMaxBytes: 4_096 });
     const seen: ToolCallEvent[] = [];
@@ -59,27 +42,29 @@ describe("a history nobody subscribes to", () => {
     const [kept] = quiet.history();
     expect(kept).toEqual(seen[0]);
     expect(kept).toEqual(boundEventSizeMeasured(event, 4_096).event);
-    expect(size(kept)).toBeLessThanOrEqual(4_096);
+    expect(jsonSize(kept)).toBeLessThanOrEqual(4_096);
     // Read again, the same event.
     expect(quiet.history()[0]).toEqual(kept);
   });
 
   it("packs a large event instead of serialising it, and counts about its bytes as JSON", () => {
-    const event = started({ arguments: { text: "abcdefghij".repeat(5_000) } });
+    const event = startedEvent({ arguments: { text: "abcdefghij".repeat(5_000) } });
     const packed = boundForHistory(event, 4_096);
     expect(packed).toBeInstanceOf(PackedEvent);
     const exact = boundEventSizeMeasured(event, 4_096);
     // Its estimate is the exact size for an ASCII payload without escapes.
     expect(packed.bytes).toBe(exact.bytes);
     // An event under the bound is measured whole, as before.
-    expect(boundForHistory(started({ arguments: { text: "small" } }), 4_096)).not.toBeInstanceOf(PackedEvent);
+    expect(boundForHistory(startedEvent({ arguments: { text: "small" } }), 4_096)).not.toBeInstanceOf(
+      PackedEvent,
+    );
   });
 
   it("cuts further on read when escapes take the packed strings over the bound, the marker counting the original", () => {
     const data = '"'.repeat(10_000);
-    const packed = boundForHistory(started({ arguments: { data } }), 4_096) as PackedEvent;
+    const packed = boundForHistory(startedEvent({ arguments: { data } }), 4_096) as PackedEvent;
     const read = packed.unpack() as ToolCallEvent & { arguments: { data: string } };
-    expect(size(read)).toBeLessThanOrEqual(4_096);
+    expect(jsonSize(read)).toBeLessThanOrEqual(4_096);
     const [kept = "", marker = ""] = read.arguments.data.split("…");
     // Each quote is two bytes as JSON: about half the first cut is kept.
     expect(kept.length).toBeLessThan(2_100);
@@ -91,7 +76,7 @@ describe("a history nobody subscribes to", () => {
     // Four bytes a character, and quotes between them so that the read cuts again.
     const text = '😀"'.repeat(5_000);
     const read = (
-      boundForHistory(started({ arguments: { text } }), 4_096) as PackedEvent
+      boundForHistory(startedEvent({ arguments: { text } }), 4_096) as PackedEvent
     ).unpack() as ToolCallEvent & {
       arguments: { text: string };
     };
@@ -101,7 +86,7 @@ describe("a history nobody subscribes to", () => {
     expect(kept).not.toContain("\ufffd");
     expect(text.startsWith(kept)).toBe(true);
     expect(marker).toBe(`[truncated ${Buffer.byteLength(text) - Buffer.byteLength(kept)} bytes]`);
-    expect(size(read)).toBeLessThanOrEqual(4_096);
+    expect(jsonSize(read)).toBeLessThanOrEqual(4_096);
   });
 
   it("holds no payload string it was cut from, and about the bound of bytes an event", () => {
@@ -113,7 +98,7 @@ describe("a history nobody subscribes to", () => {
     for (let i = 0; i < 64; i++) {
       const payload = `${i}`.padEnd(1 << 20, "x");
       // A substring of a payload is a slice of it in V8: keeping the substring would keep the payload.
-      hub.emit(started({ arguments: { data: payload, head: payload.slice(0, 40) } }, `e${i}`));
+      hub.emit(startedEvent({ arguments: { data: payload, head: payload.slice(0, 40) } }, `e${i}`));
     }
     collect();
     const heldOnHeap = process.memoryUsage().heapUsed - heapBefore;
@@ -133,10 +118,4 @@ function nested(depth: number, bottom: unknown): unknown {
   let value = bottom;
   for (let i = 0; i < depth; i++) value = { level: value };
   return value;
-}
-
-/** V8's collector, made callable in this process (as `--expose-gc` would). */
-function garbageCollector(): () => void {
-  setFlagsFromString("--expose-gc");
-  return runInNewContext("gc") as () => void;
 }
