@@ -324,7 +324,11 @@ export function boundEventSizeMeasured(
   maxBytes: number = DEFAULT_EVENT_MAX_BYTES,
 ): MeasuredEvent {
   const plan = planEventBound(event, maxBytes);
-  if ("measured" in plan) return plan.measured;
+  return "measured" in plan ? plan.measured : cutToFit(plan, maxBytes);
+}
+
+/** The event of `plan` cut to fit `maxBytes`, serialised to check it. */
+export function cutToFit(plan: CutPlan, maxBytes: number): MeasuredEvent {
   const { record, present, keep } = plan;
   // Escapes can make the cut event a little larger than planned: a few tighter tries, then the payload goes whole.
   for (

@@ -3,6 +3,7 @@ import {
   byteLength,
   CUT_TRIES,
   type CutPlan,
+  cutToFit,
   MAX_DEPTH,
   type MeasuredEvent,
   MIN_STRING_BYTES,
@@ -68,8 +69,11 @@ export class PackedEvent {
     this.#maxBytes = maxBytes;
   }
 
-  /** Packs `plan` (whose `keep` is defined): each string cut to `keep` bytes, never inside a character. */
-  static pack(plan: CutPlan & { keep: number }, maxBytes: number): PackedEvent {
+  /**
+   * Packs `plan` (whose `keep` is defined): each string cut to `keep` bytes, never inside a character. Undefined
+   * when a string to pack holds a lone surrogate, which UTF-8 cannot carry (JSON writes it as an escape).
+   */
+  static pack(plan: CutPlan & { keep: number }, maxBytes: number): PackedEvent | undefined {
     const { record, present, lengths, keep } = plan;
     let capacity = 0;
     for (const n of lengths) capacity += Math.min(n, keep);
@@ -79,6 +83,7 @@ export class PackedEvent {
     let next = 0;
     let stringBytes = 0;
     let keptBytes = 0;
+    let malformed = false;
     const leaf = (text: string): unknown => {
       // The strings come in the order planEventBound measured them.
       const bytes = lengths[next++] as number;
@@ -88,6 +93,7 @@ export class PackedEvent {
         return text;
       }
       const ascii = bytes === text.length;
+      if (!ascii && !(text as string & { isWellFormed(): boolean }).isWellFormed()) malformed = true;
       const wanted = Math.min(bytes, keep);
       // latin1 writes one byte a character: an ASCII text's bytes, copied; encodeInto stops before a character
       // that does not fit whole (Buffer#write "utf8" too), surrogate pairs included.
@@ -99,6 +105,7 @@ export class PackedEvent {
     };
     const skeleton: Record<string, unknown> = { ...record };
     for (const field of present) skeleton[field] = packStrings(record[field], 0, leaf);
+    if (malformed) return undefined;
     const packed = new Float64Array(spans);
     let markers = 0;
     for (let s = 0; s < packed.length; s += SPAN) {
@@ -196,11 +203,12 @@ function unpackStrings(value: unknown, string: (ref: PackedRef) => string): unkn
 
 /**
  * An event bounded for a history that nobody reads yet: measured whole when it fits, a {@link PackedEvent} when
- * its payload must be cut, and as `boundEventSizeMeasured` bounds it when the payload is many small parts.
+ * its payload must be cut, and as `boundEventSizeMeasured` bounds it when the payload is many small parts or holds
+ * a lone surrogate.
  */
 export function boundForHistory(event: ToolCallEvent, maxBytes: number): MeasuredEvent | PackedEvent {
   const plan = planEventBound(event, maxBytes);
   if ("measured" in plan) return plan.measured;
   if (plan.keep === undefined) return replacedWhole(plan);
-  return PackedEvent.pack(plan as CutPlan & { keep: number }, maxBytes);
+  return PackedEvent.pack(plan as CutPlan & { keep: number }, maxBytes) ?? cutToFit(plan, maxBytes);
 }

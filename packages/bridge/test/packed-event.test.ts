@@ -28,6 +28,7 @@ const payloads: Record<string, Record<string, unknown>> = {
   },
   "nesting too deep": { arguments: { deep: nested(20, "z".repeat(20_000)), also: "w".repeat(10_000) } },
   "a body and code": { body: "b".repeat(9_000), code: "c".repeat(9_000) },
+  "a lone surrogate, which UTF-8 cannot carry": { arguments: { text: `start \ud800 ${"é".repeat(3_000)}` } },
 };
 
 describe("a history nobody subscribes to", () => {
