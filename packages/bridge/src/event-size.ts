@@ -53,7 +53,7 @@ function cutString(text: string, keepBytes: number, ellipsis: string): string {
  * A copy of `value` with each string mapped by `leaf`, and each object or array nested MAX_DEPTH deep mapped by
  * `deeper` (what lies below it is not walked).
  */
-export function mapStrings(
+function mapStrings(
   value: unknown,
   depth: number,
   leaf: (text: string) => unknown,
@@ -68,7 +68,7 @@ export function mapStrings(
   return copy;
 }
 
-/** The lengths of the strings {@link mapStrings} maps in `value`. */
+/** The lengths of the strings {@link mapStrings} maps in `value`, in its order (a packed event relies on it). */
 function stringLengths(value: unknown, depth: number, into: number[]): void {
   if (typeof value === "string") into.push(Buffer.byteLength(value));
   else if (value !== null && typeof value === "object" && depth < MAX_DEPTH) {
@@ -104,7 +104,7 @@ function stringBudget(lengths: number[], size: number, maxBytes: number): number
 }
 
 /** The payload field replaced whole, keeping its type: a list or map of many small items, cut at once. */
-export function replaceWhole(value: unknown): unknown {
+function replaceWhole(value: unknown): unknown {
   return replaceWholeCounted(value, byteLength(value));
 }
 

@@ -95,8 +95,8 @@ export class PackedEvent {
       const ascii = bytes === text.length;
       if (!ascii && !(text as string & { isWellFormed(): boolean }).isWellFormed()) malformed = true;
       const wanted = Math.min(bytes, keep);
-      // latin1 writes one byte a character: an ASCII text's bytes, copied; encodeInto stops before a character
-      // that does not fit whole (Buffer#write "utf8" too), surrogate pairs included.
+      // latin1 writes one byte a character: an ASCII text's bytes, copied. utf8 writes only characters that fit
+      // whole, surrogate pairs included.
       const written = data.write(text, offset, wanted, ascii ? "latin1" : "utf8");
       spans.push(offset, written, ascii ? 1 : 0, bytes);
       offset += written;
