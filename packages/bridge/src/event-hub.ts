@@ -167,8 +167,8 @@ class HistoryRing {
   constructor(private readonly limit: number) {}
 
   /** Adds a built event, kept as bytes when it is large; a packed one as it is. */
-  pushBuilt(measured: MeasuredEvent | PackedEvent, at: number): void {
-    this.push(measured instanceof PackedEvent ? measured : this.#kept(measured), BUILT, at, measured.bytes);
+  pushBuilt(event: MeasuredEvent | PackedEvent, at: number): void {
+    this.push(event instanceof PackedEvent ? event : this.#kept(event), BUILT, at, event.bytes);
   }
 
   push(item: HistoryEntry, step: number, at: number, bytes: number): void {

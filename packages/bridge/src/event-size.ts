@@ -53,7 +53,7 @@ function cutString(text: string, keepBytes: number, ellipsis: string): string {
  * A copy of `value` with each string mapped by `leaf`, and each object or array nested MAX_DEPTH deep mapped by
  * `deeper` (what lies below it is not walked).
  */
-function mapStrings(
+export function mapStrings(
   value: unknown,
   depth: number,
   leaf: (text: string) => unknown,

@@ -4,9 +4,9 @@ import {
   CUT_TRIES,
   type CutPlan,
   cutToFit,
-  MAX_DEPTH,
   type MeasuredEvent,
   MIN_STRING_BYTES,
+  mapStrings,
   markerJsonBytes,
   planEventBound,
   replacedWhole,
@@ -85,7 +85,6 @@ export class PackedEvent {
     let keptBytes = 0;
     let malformed = false;
     const leaf = (text: string): unknown => {
-      // The strings come in the order planEventBound measured them.
       const bytes = lengths[next++] as number;
       stringBytes += bytes;
       if (text.length < PACK_FROM_LENGTH && bytes <= keep) {
@@ -104,7 +103,8 @@ export class PackedEvent {
       return new PackedRef(spans.length / SPAN - 1);
     };
     const skeleton: Record<string, unknown> = { ...record };
-    for (const field of present) skeleton[field] = packStrings(record[field], 0, leaf);
+    // mapStrings visits strings in the order planEventBound measured them.
+    for (const field of present) skeleton[field] = mapStrings(record[field], 0, leaf, markDeep);
     if (malformed) return undefined;
     const packed = new Float64Array(spans);
     let markers = 0;
@@ -175,20 +175,8 @@ export class PackedEvent {
   }
 }
 
-/**
- * A copy of `value` with each string mapped by `leaf`, nesting past MAX_DEPTH marked (as `mapStrings` does in
- * a cut), visiting strings in the order `planEventBound` measured them.
- */
-function packStrings(value: unknown, depth: number, leaf: (text: string) => unknown): unknown {
-  if (typeof value === "string") return leaf(value);
-  if (value === null || typeof value !== "object") return value;
-  if (depth >= MAX_DEPTH) return truncationMarker(byteLength(value));
-  if (Array.isArray(value)) return value.map((item) => packStrings(item, depth + 1, leaf));
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value))
-    copy[key] = packStrings((value as Record<string, unknown>)[key], depth + 1, leaf);
-  return copy;
-}
+/** Nesting past MAX_DEPTH, marked as a cut marks it. */
+const markDeep = (value: object) => truncationMarker(byteLength(value));
 
 /** A copy of a packed skeleton's `value` with each {@link PackedRef} mapped by `string`. */
 function unpackStrings(value: unknown, string: (ref: PackedRef) => string): unknown {
