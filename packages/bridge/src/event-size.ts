@@ -9,7 +9,7 @@ export function truncationMarker(bytes: number): string {
 }
 
 /** Nesting deeper than this is replaced by a marker: a payload's shape is for the capability, not the event. */
-export const MAX_DEPTH = 16;
+const MAX_DEPTH = 16;
 /** The fewest bytes a string is cut to, however many strings share the budget. */
 export const MIN_STRING_BYTES = 32;
 /** Cuts tried, each keeping half the last, before a payload that still does not fit is replaced whole. */
