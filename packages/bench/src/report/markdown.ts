@@ -217,8 +217,9 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
       "keeps N calls in flight, one keep-alive HTTP connection each, sending what the MCP SDK client sends: " +
       "`initialize`, `notifications/initialized`, a GET stream, then `tools/call` with the `Mcp-Session-Id` and " +
       "`Mcp-Protocol-Version` headers (one session per run), accepting JSON or SSE replies. Every echo is checked.",
-    "- Rounds interleave the configurations (A B C … then … C B A) so that the machine's load, which drifts, falls " +
-      "on all of them alike; ratios are taken between runs of the same round. bound-grpc sends the same echo as a " +
+    "- Rounds interleave the configurations (A B C … then … C B A, the order alternating from one concurrency to " +
+      "the next and, at each concurrency, from one round to the next) so that the machine's load, which drifts, " +
+      "falls on all of them alike; ratios are taken between runs of the same round. bound-grpc sends the same echo as a " +
       "gRPC call through Trestle's own gRPC transport, without MCP. The floor answers MCP on node:http and calls " +
       "the same echo over one node:http2 session with the compiled protobuf codec, doing nothing else (no session " +
       "check, catalog, validation or events): the least a router can spend per call on this machine.",

@@ -71,9 +71,19 @@ export interface ThroughputResult {
 }
 
 /**
- * Runs every configuration at every concurrency, interleaved: each round runs all configurations in turn (the
- * order reversed in every other block, A B C … C B A, so that a slow drift of the machine's load falls on all
- * alike), with the load generator in a process of its own.
+ * The order round `round` (from 1) runs `configurations` in at the concurrency listed `concurrencyIndex`-th: A B C …
+ * or … C B A, alternating from one concurrency to the next within a round and from one round to the next at each
+ * concurrency. So that a slow drift of the machine's load falls on all alike, and no configuration always runs
+ * right after the same one at a concurrency (when the alternation went by block alone, four concurrencies a round
+ * gave each concurrency the same order in every round).
+ */
+export function roundOrder<T>(configurations: readonly T[], round: number, concurrencyIndex: number): T[] {
+  return (round + concurrencyIndex) % 2 === 1 ? [...configurations] : [...configurations].reverse();
+}
+
+/**
+ * Runs every configuration at every concurrency, interleaved: each round runs all configurations in turn (in the
+ * {@link roundOrder}), with the load generator in a process of its own.
  */
 export async function runThroughput(
   configurations: readonly RunningConfiguration[],
@@ -85,7 +95,6 @@ export async function runThroughput(
   >();
   const totals = new Map<ConfigurationName, number>();
   const schedule: string[] = [];
-  let block = 0;
   for (const configuration of configurations) {
     const result = await runLoad({
       target: configuration.target,
@@ -97,8 +106,8 @@ export async function runThroughput(
     options.log(`  warmed up ${configuration.name}: ${result.totalCalls} calls, ${result.errors} errors`);
   }
   for (let round = 1; round <= options.rounds; round++) {
-    for (const concurrency of options.concurrencies) {
-      const order = block++ % 2 === 0 ? [...configurations] : [...configurations].reverse();
+    for (const [concurrencyIndex, concurrency] of options.concurrencies.entries()) {
+      const order = roundOrder(configurations, round, concurrencyIndex);
       schedule.push(`round ${round}, c${concurrency}: ${order.map((c) => c.name).join(" → ")}`);
       for (const configuration of order) {
         const serverPid = configuration.serverPid;
