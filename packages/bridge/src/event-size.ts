@@ -186,25 +186,64 @@ function measured(event: ToolCallEvent): MeasuredEvent {
 /** {@link STAND_IN_JSON} as bytes, to find in an encoded event. */
 const STAND_IN_BYTES = Buffer.from(STAND_IN_JSON);
 
+/** Where a cut event's skeleton has a payload field, to be read from the event's JSON. */
+const FROM_JSON: unique symbol = Symbol("from the event's JSON");
+
 /**
  * A cut event, measured from its JSON with {@link STAND_IN} for each marker's "…": that JSON is encoded and each
- * stand-in's `0001` overwritten with `2026` in the bytes. The event itself is parsed from that JSON only if read (a
- * subscriber, an event small enough to be kept as an object): fresh strings, where a copy cut with `slice` would
- * hold each whole payload string it was cut from.
+ * stand-in's `0001` overwritten with `2026` in the bytes. The event's payload fields are parsed from that JSON only
+ * when one of them is read: fresh strings, where a copy cut with `slice` would hold each whole payload string it was
+ * cut from. Its other fields (ids, names, type, outcome: small, never cut) are the event's own, so that a
+ * subscriber that routes or filters events by them (the SSE route: type and id) parses nothing.
  */
 class CutEvent implements MeasuredEvent {
   #event: ToolCallEvent | undefined;
   /** The JSON with the markers' "…", made on first read (the history keeps only the bytes). */
   #markedJson: string | undefined;
   readonly #json: string;
+  /** The event's fields in order, each payload field {@link FROM_JSON}. */
+  readonly #skeleton: Record<string, unknown>;
   readonly bytes: number;
-  constructor(standInJson: string) {
+  constructor(standInJson: string, record: Record<string, unknown>, present: readonly string[]) {
     this.#json = standInJson;
     this.bytes = Buffer.byteLength(standInJson);
+    const skeleton: Record<string, unknown> = {};
+    for (const key of Object.keys(record)) {
+      const value = record[key];
+      // JSON drops an undefined field; so does the skeleton, as a parsed event would.
+      if (value !== undefined) skeleton[key] = present.includes(key) ? FROM_JSON : value;
+    }
+    this.#skeleton = skeleton;
   }
   get event(): ToolCallEvent {
-    this.#event ??= JSON.parse(this.json) as ToolCallEvent;
+    this.#event ??= this.#lazyEvent();
     return this.#event;
+  }
+
+  /**
+   * The event with its fields in their order: the small ones as they are, each payload field a getter that parses
+   * the JSON once (for all of them) and then becomes a plain property; writing one replaces it.
+   */
+  #lazyEvent(): ToolCallEvent {
+    const event: Record<string, unknown> = {};
+    let parsed: Record<string, unknown> | undefined;
+    const define = (key: string, value: unknown) =>
+      Object.defineProperty(event, key, { value, writable: true, enumerable: true, configurable: true });
+    for (const [key, value] of Object.entries(this.#skeleton)) {
+      if (value !== FROM_JSON) event[key] = value;
+      else
+        Object.defineProperty(event, key, {
+          enumerable: true,
+          configurable: true,
+          get: () => {
+            parsed ??= JSON.parse(this.json) as Record<string, unknown>;
+            define(key, parsed[key]);
+            return parsed[key];
+          },
+          set: (value: unknown) => define(key, value),
+        });
+    }
+    return event as unknown as ToolCallEvent;
   }
   get json(): string {
     this.#markedJson ??= this.#json.replaceAll(STAND_IN_JSON, MARKER_JSON);
@@ -264,7 +303,7 @@ function cutMeasured(
 ): MeasuredEvent {
   let marks = 0;
   const json = JSON.stringify(cutPayload(record, present, keepBytes, STAND_IN, () => marks++)) ?? "";
-  if (occurrences(json, STAND_IN_JSON) === marks) return new CutEvent(json);
+  if (occurrences(json, STAND_IN_JSON) === marks) return new CutEvent(json, record, present);
   // Parsed back, as a cut event is read: strings of their own, not slices of the payload's.
   const withEllipsis = JSON.stringify(cutPayload(record, present, keepBytes, "…", noMarkCount)) ?? "";
   return new WholeEvent(JSON.parse(withEllipsis) as ToolCallEvent, withEllipsis);

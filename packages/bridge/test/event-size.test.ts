@@ -1,5 +1,5 @@
 import type { ToolCallEvent } from "@trestle/core";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { boundEventSizeMeasured } from "../src/event-size.js";
 import { boundEventSize, createEventHub } from "../src/index.js";
 import { garbageCollector, jsonSize, startedEvent } from "./support/events.js";
@@ -144,6 +144,63 @@ describe("boundEventSizeMeasured", () => {
     expect(parsed).toEqual(bounded.event);
     expect(bounded.bytes).toBe(bytes.length);
     expect(bounded.bytes).toBeLessThanOrEqual(4_096);
+  });
+
+  it("gives a cut event's ids, names and type without parsing its JSON; its payload parsed once, when read", () => {
+    const event = startedEvent({ arguments: { data: "x".repeat(50_000) }, headers: { accept: "y" } });
+    const bounded = boundEventSizeMeasured(event, 4_096);
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      const read = bounded.event as ToolCallEvent & { arguments: { data: string }; headers: unknown };
+      // What the SSE route and a filter read: nothing parsed for it.
+      expect([read.type, read.eventId, read.toolName, read.timestamp]).toEqual([
+        "started",
+        "e1",
+        "upload",
+        1,
+      ]);
+      expect(parse).not.toHaveBeenCalled();
+      expect(read.arguments.data).toMatch(/^x+…\[truncated \d+ bytes\]$/);
+      expect(read.headers).toEqual({ accept: "y" });
+      expect(read.arguments).toBe(read.arguments);
+      expect(parse).toHaveBeenCalledTimes(1);
+    } finally {
+      parse.mockRestore();
+    }
+    // The event its JSON is, field for field and in the same order.
+    expect(JSON.stringify(bounded.event)).toBe(JSON.stringify(JSON.parse(bounded.json)));
+    expect(Object.keys(bounded.event)).toEqual(Object.keys(event));
+  });
+
+  it("lets a reader replace a cut event's payload field, before or after reading it", () => {
+    const event = startedEvent({ arguments: { data: "x".repeat(50_000) }, headers: { accept: "y" } });
+    const read = boundEventSizeMeasured(event, 4_096).event as ToolCallEvent & Record<string, unknown>;
+    read.arguments = { data: "replaced" };
+    void read.headers;
+    read.headers = {};
+    expect(read.arguments).toEqual({ data: "replaced" });
+    expect(read.headers).toEqual({});
+    expect(Object.keys(read)).toEqual(Object.keys(event));
+  });
+
+  it("keeps no payload it cut, whether its event was read or not", () => {
+    const collect = garbageCollector();
+    collect();
+    const heapBefore = process.memoryUsage().heapUsed;
+    const kept: ToolCallEvent[] = [];
+    for (let i = 0; i < 32; i++) {
+      const payload = `${i}`.padEnd(1 << 20, "x");
+      const bounded = boundEventSizeMeasured(startedEvent({ arguments: { data: payload } }, `e${i}`), 16_384);
+      // Half read whole, half only by their ids (as the SSE route reads them).
+      const event = bounded.event as ToolCallEvent & { arguments: { data: string } };
+      if (i % 2 === 0) expect(event.arguments.data.startsWith(`${i}x`)).toBe(true);
+      else expect(event.eventId).toBe(`e${i}`);
+      kept.push(event);
+    }
+    collect();
+    // 32 MiB of payloads went by; what stays is about 32 × 16 KiB of events.
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(4 * 1024 * 1024);
+    expect(kept).toHaveLength(32);
   });
 
   it("marks a cut right after a backslash, which JSON writes as two", () => {
