@@ -186,8 +186,39 @@ function measured(event: ToolCallEvent): MeasuredEvent {
 /** {@link STAND_IN_JSON} as bytes, to find in an encoded event. */
 const STAND_IN_BYTES = Buffer.from(STAND_IN_JSON);
 
-/** Where a cut event's skeleton has a payload field, to be read from the event's JSON. */
-const FROM_JSON: unique symbol = Symbol("from the event's JSON");
+/**
+ * `record` with its `present` payload fields read from `parse()`'s result: the other fields as they are, in their
+ * order, and each payload field a getter that parses once (for all of them) and then becomes a plain property;
+ * writing one replaces it. `record` itself is not kept: only its small fields are.
+ */
+function withPayloadParsed(
+  record: Record<string, unknown>,
+  present: readonly string[],
+  parse: () => Record<string, unknown>,
+): ToolCallEvent {
+  const event: Record<string, unknown> = {};
+  let parsed: Record<string, unknown> | undefined;
+  const define = (key: string, value: unknown) =>
+    Object.defineProperty(event, key, { value, writable: true, enumerable: true, configurable: true });
+  for (const key of Object.keys(record)) {
+    const value = record[key];
+    // JSON drops an undefined field; so does this event, as a parsed one would.
+    if (value === undefined) continue;
+    if (!present.includes(key)) event[key] = value;
+    else
+      Object.defineProperty(event, key, {
+        enumerable: true,
+        configurable: true,
+        get: () => {
+          parsed ??= parse();
+          define(key, parsed[key]);
+          return parsed[key];
+        },
+        set: (replacement: unknown) => define(key, replacement),
+      });
+  }
+  return event as unknown as ToolCallEvent;
+}
 
 /**
  * A cut event, measured from its JSON with {@link STAND_IN} for each marker's "…": that JSON is encoded and each
@@ -197,53 +228,15 @@ const FROM_JSON: unique symbol = Symbol("from the event's JSON");
  * subscriber that routes or filters events by them (the SSE route: type and id) parses nothing.
  */
 class CutEvent implements MeasuredEvent {
-  #event: ToolCallEvent | undefined;
+  readonly event: ToolCallEvent;
   /** The JSON with the markers' "…", made on first read (the history keeps only the bytes). */
   #markedJson: string | undefined;
   readonly #json: string;
-  /** The event's fields in order, each payload field {@link FROM_JSON}. */
-  readonly #skeleton: Record<string, unknown>;
   readonly bytes: number;
   constructor(standInJson: string, record: Record<string, unknown>, present: readonly string[]) {
     this.#json = standInJson;
     this.bytes = Buffer.byteLength(standInJson);
-    const skeleton: Record<string, unknown> = {};
-    for (const key of Object.keys(record)) {
-      const value = record[key];
-      // JSON drops an undefined field; so does the skeleton, as a parsed event would.
-      if (value !== undefined) skeleton[key] = present.includes(key) ? FROM_JSON : value;
-    }
-    this.#skeleton = skeleton;
-  }
-  get event(): ToolCallEvent {
-    this.#event ??= this.#lazyEvent();
-    return this.#event;
-  }
-
-  /**
-   * The event with its fields in their order: the small ones as they are, each payload field a getter that parses
-   * the JSON once (for all of them) and then becomes a plain property; writing one replaces it.
-   */
-  #lazyEvent(): ToolCallEvent {
-    const event: Record<string, unknown> = {};
-    let parsed: Record<string, unknown> | undefined;
-    const define = (key: string, value: unknown) =>
-      Object.defineProperty(event, key, { value, writable: true, enumerable: true, configurable: true });
-    for (const [key, value] of Object.entries(this.#skeleton)) {
-      if (value !== FROM_JSON) event[key] = value;
-      else
-        Object.defineProperty(event, key, {
-          enumerable: true,
-          configurable: true,
-          get: () => {
-            parsed ??= JSON.parse(this.json) as Record<string, unknown>;
-            define(key, parsed[key]);
-            return parsed[key];
-          },
-          set: (value: unknown) => define(key, value),
-        });
-    }
-    return event as unknown as ToolCallEvent;
+    this.event = withPayloadParsed(record, present, () => JSON.parse(this.json) as Record<string, unknown>);
   }
   get json(): string {
     this.#markedJson ??= this.#json.replaceAll(STAND_IN_JSON, MARKER_JSON);
