@@ -300,7 +300,7 @@ export const routerConfigSchema = z.object({
     .positive()
     .default(256)
     .describe(
-      "Streams one MCP session may hold open at once: its GET stream and POSTs awaiting answers (429 beyond)",
+      "Requests one MCP session may have awaiting answers at once (429 beyond); its one GET stream is apart",
     ),
   maxConnections: z
     .number()

@@ -448,31 +448,44 @@ describe("MCP endpoint limits", () => {
     expect(asked).toEqual([2, 1]);
   });
 
-  it("caps the streams one session holds open: POSTs awaiting answers and the GET stream", async () => {
+  it("caps the POSTs one session has awaiting answers; its one GET stream is not counted against them", async () => {
     const fixture = await start({ endpoint: { maxStreamsPerSession: 2 } });
     const h = await session(fixture.url);
+    // A client's standing GET stream, opened first as SDK clients do, leaves the whole budget to its calls.
+    const stream = await fetch(`${fixture.url}/mcp`, { headers: { accept: "text/event-stream", ...h } });
+    expect(stream.status).toBe(200);
     const controller = new AbortController();
-    const pending = [1, 2].map((id) =>
+    const outcomes: (number | "pending")[] = ["pending", "pending"];
+    const pending = [1, 2].map((id, i) =>
       fetch(`${fixture.url}/mcp`, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...h },
         body: JSON.stringify(call(id, "slow")),
         signal: controller.signal,
-      }).catch(() => undefined),
+      })
+        .then((res) => {
+          outcomes[i] = res.status;
+        })
+        .catch(() => undefined),
     );
     await new Promise((r) => setTimeout(r, 200));
+    // Both calls were taken (a refusal would have been answered at once), and the next one is over the cap.
+    expect(outcomes).toEqual(["pending", "pending"]);
     const third = await post(fixture.url, JSON.stringify(call(3)), h);
     expect(third.status).toBe(429);
+    expect(third.headers.get("retry-after")).toBe("1");
     expect(((await third.json()) as { error: { message: string } }).error.message).toContain("at most 2");
-    const get = await fetch(`${fixture.url}/mcp`, { headers: { accept: "text/event-stream", ...h } });
-    expect(get.status).toBe(429);
-    await get.body?.cancel();
-    // Another session is not affected, and the streams come back once the answers are in (or abandoned).
+    // The GET stream stays one per session.
+    const second = await fetch(`${fixture.url}/mcp`, { headers: { accept: "text/event-stream", ...h } });
+    expect(second.status).toBe(409);
+    await second.body?.cancel();
+    // Another session is not affected, and the budget comes back once the answers are in (or abandoned).
     expect((await post(fixture.url, JSON.stringify(call(4)), await session(fixture.url))).status).toBe(200);
     controller.abort();
     await Promise.all(pending);
     await new Promise((r) => setTimeout(r, 100));
     expect((await post(fixture.url, JSON.stringify(call(5)), h)).status).toBe(200);
+    await stream.body?.cancel();
   });
 
   it("refuses a resource URI longer than the cap with -32602, without matching it", async () => {

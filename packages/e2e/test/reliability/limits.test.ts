@@ -265,6 +265,28 @@ describe("limits", () => {
     expect(after - before).toBeLessThan(96 * 2 ** 20);
   }, 120_000);
 
+  it("a session's 256 calls at once beside its GET stream are all served on the router's defaults", async () => {
+    // What an SDK client at c256 does: one session, its standing GET stream, 256 calls in flight. The default
+    // bound on a session's calls awaiting answers (256) must not count that stream against them.
+    const own = await openMcpSession(`${router.url}/mcp`);
+    const stream = await fetch(`${router.url}/mcp`, {
+      headers: {
+        accept: "text/event-stream",
+        "mcp-session-id": own.sessionId,
+        "mcp-protocol-version": "2025-06-18",
+      },
+    });
+    expect(stream.status).toBe(200);
+    const started = Date.now();
+    const exchanges = await Promise.all(Array.from({ length: 256 }, (_, i) => own.callTool("slow", { i })));
+    const elapsed = Date.now() - started;
+    await stream.body?.cancel();
+    const refused = exchanges.filter((e) => e.status !== 200 || e.answer?.result?.isError);
+    expect(refused.map((e) => `${e.status} ${resultText(e)}`)).toEqual([]);
+    // They ran at once (each holds the slow service for a second), so all 256 were awaiting answers together.
+    expect(elapsed).toBeLessThan(20 * SLOW_MS);
+  }, 120_000);
+
   it("per-service concurrency limit: calls over it wait their turn, calls over the queue fail at once with a clear message", async () => {
     const uri = `fixture://sleep?ms=${LIMITED_MS}`;
     const started = async () =>

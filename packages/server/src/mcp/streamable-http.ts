@@ -31,8 +31,8 @@ export interface StreamableHttpOptions {
   /** Most messages in one JSON-RPC batch; a larger batch is refused whole. Default {@link DEFAULT_MAX_BATCH_MESSAGES}. */
   maxBatchMessages?: number;
   /**
-   * Most streams one session may hold open at once: its GET stream and the POSTs still waiting for their
-   * answers (each of which may become an SSE stream). Default {@link DEFAULT_MAX_STREAMS_PER_SESSION}.
+   * Most POSTs one session may have waiting for their answers at once (each may become an SSE stream). Its GET
+   * stream is not counted: it is one per session already. Default {@link DEFAULT_MAX_STREAMS_PER_SESSION}.
    */
   maxStreamsPerSession?: number;
   /** Bytes a slow reader may leave buffered on an SSE stream before it is dropped (see `openSseStream`). */
@@ -43,7 +43,7 @@ export interface StreamableHttpOptions {
 
 /** Messages one JSON-RPC batch may hold by default. */
 export const DEFAULT_MAX_BATCH_MESSAGES = 100;
-/** Streams one session may hold open at once by default. */
+/** POSTs one session may have awaiting answers at once by default: a client's 256 calls in flight, beside its GET stream. */
 export const DEFAULT_MAX_STREAMS_PER_SESSION = 256;
 
 /** What the endpoint needs from the router. */
@@ -187,12 +187,12 @@ export function createStreamableHttpHandler(
     ...(options.sseMaxBufferedBytes !== undefined ? { maxBufferedBytes: options.sseMaxBufferedBytes } : {}),
     ...(deps.onStreamDropped ? { onDropped: deps.onStreamDropped } : {}),
   };
-  /** Open streams per session id (GET stream and POSTs awaiting answers); absent means none. */
+  /** POSTs awaiting answers per session id; absent means none. */
   const openStreams = new Map<string, number>();
 
   /**
-   * Counts a stream of `session` open until `res` closes, or refuses the request (429) when the session already
-   * holds as many as it may. True when counted.
+   * Counts a POST of `session` open until `res` closes, or refuses it (429) when the session already has as many
+   * awaiting answers as it may. True when counted.
    */
   function openStream(session: McpSession, res: ServerResponse): boolean {
     const open = openStreams.get(session.id) ?? 0;
@@ -201,7 +201,7 @@ export function createStreamableHttpHandler(
         res,
         429,
         JsonRpcErrorCode.ServerError,
-        `Too many open streams: this session already holds ${open} (at most ${maxStreamsPerSession}); wait for an answer or close a stream`,
+        `Too many open streams: this session already has ${open} requests awaiting answers (at most ${maxStreamsPerSession}); wait for an answer`,
         { "retry-after": "1" },
       );
       return false;
@@ -546,7 +546,6 @@ export function createStreamableHttpHandler(
       refuse(res, 409, JsonRpcErrorCode.ServerError, "Conflict: this session already has an open stream");
       return;
     }
-    if (!openStream(session, res)) return;
     const stream = openSseStream(res, { ...sseOptions, headers: { [SESSION_HEADER]: session.id } });
     session.stream = stream;
     void stream.done.then(() => {
