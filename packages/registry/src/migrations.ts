@@ -132,6 +132,19 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX trestle_mcp_tasks_expires ON trestle_mcp_tasks (expires_at);
     `,
   },
+  {
+    version: 6,
+    name: "ended MCP sessions",
+    sql: `
+      CREATE TABLE trestle_ended_mcp_sessions (
+        digest text PRIMARY KEY,
+        ended_at bigint NOT NULL,
+        expires_at bigint NOT NULL
+      );
+      CREATE INDEX trestle_ended_mcp_sessions_ended ON trestle_ended_mcp_sessions (ended_at);
+      CREATE INDEX trestle_ended_mcp_sessions_expires ON trestle_ended_mcp_sessions (expires_at);
+    `,
+  },
 ];
 
 /**

@@ -24,6 +24,8 @@ import type {
 
 /** The NOTIFY channel that carries {@link StoreChange}s. */
 export const CHANGE_CHANNEL = "trestle_changes";
+/** Where ended MCP sessions are announced: each notification's payload is the session's digest. */
+export const ENDED_SESSION_CHANNEL = "trestle_ended_mcp_sessions";
 /** Serialises registrations, so two registrations of one endpoint cannot both insert. */
 const REGISTRATION_LOCK_KEY = 7_246_413_002;
 const HEALTH_HISTORY_LENGTH = 20;
@@ -205,6 +207,8 @@ async function appendHealthHistory(tx: SqlExecutor, service: RegisteredService):
 
 /** Store methods that only read; every other one writes (or, like `subscribe`, starts listening). */
 const READ_METHODS = new Set([
+  "isMcpSessionEnded",
+  "mcpSessionsEndedSince",
   "loadSnapshot",
   "fetchEntries",
   "fetchNamespaces",
@@ -858,6 +862,38 @@ export function createSqlStore(client: SqlClient): Store {
         [updatedBefore],
       );
       return rows.length;
+    },
+
+    endMcpSession(digest, endedAt, expiresAt) {
+      return client.transaction(async (tx) => {
+        await tx.query(
+          `INSERT INTO trestle_ended_mcp_sessions (digest, ended_at, expires_at) VALUES ($1, $2, $3)
+           ON CONFLICT (digest) DO NOTHING`,
+          [digest, endedAt, expiresAt],
+        );
+        await tx.query("DELETE FROM trestle_ended_mcp_sessions WHERE expires_at <= $1", [endedAt]);
+        await tx.query("SELECT pg_notify($1, $2)", [ENDED_SESSION_CHANNEL, digest]);
+      });
+    },
+
+    async isMcpSessionEnded(digest, now) {
+      const rows = await client.query<{ digest: string }>(
+        "SELECT digest FROM trestle_ended_mcp_sessions WHERE digest = $1 AND expires_at > $2",
+        [digest, now],
+      );
+      return rows.length > 0;
+    },
+
+    async mcpSessionsEndedSince(since) {
+      const rows = await client.query<{ digest: string }>(
+        "SELECT digest FROM trestle_ended_mcp_sessions WHERE ended_at >= $1",
+        [since],
+      );
+      return rows.map((row) => row.digest);
+    },
+
+    subscribeEndedMcpSessions(onEnded, onResync) {
+      return client.listen(ENDED_SESSION_CHANNEL, onEnded, onResync);
     },
 
     subscribe(onChange, onResync) {

@@ -281,6 +281,25 @@ export interface Store {
   removeExpiredMcpTasks(now: number): Promise<number>;
 
   /**
+   * Records that a client ended an MCP session (its `DELETE`), by a digest of its id, until `expiresAt` (when its
+   * id would have expired anyway), and tells every replica (see {@link Store.subscribeEndedMcpSessions}). Ends
+   * recorded earlier that are past their expiry go at the same time.
+   */
+  endMcpSession(digest: string, endedAt: number, expiresAt: number): Promise<void>;
+  /** Whether the MCP session with this digest was ended and would not have expired by `now`. */
+  isMcpSessionEnded(digest: string, now: number): Promise<boolean>;
+  /** Digests of the MCP sessions ended at or after `since` (to catch up after notifications were lost). */
+  mcpSessionsEndedSince(since: number): Promise<string[]>;
+  /**
+   * Subscribes to MCP sessions ended on any replica (this process included): `onEnded` with each one's digest,
+   * `onResync` when notifications may have been lost (the listening connection came back).
+   */
+  subscribeEndedMcpSessions(
+    onEnded: (digest: string) => void,
+    onResync: () => void,
+  ): Promise<() => Promise<void>>;
+
+  /**
    * Subscribes to the change feed: `onChange` for every committed change (this process's and other
    * replicas'), `onResync` when notifications may have been lost (the listening connection came back).
    */

@@ -57,6 +57,7 @@ import { MANAGEMENT_API_INFO, registerDocumentRoute } from "./management/documen
 import { registerEventRoutes } from "./management/event-routes.js";
 import { registerForwardRoutes } from "./management/forward-routes.js";
 import type { EngineLanguage } from "./mcp/catalog-view.js";
+import { followEndedSessions, storeLedger } from "./mcp/ended-sessions.js";
 import { createMcpEndpoint, type ListKind, type McpEndpoint } from "./mcp/mcp-endpoint.js";
 import type { McpBackend, McpSettings } from "./mcp/namespace-server.js";
 import { parseAcceptedRevisions } from "./mcp/protocol-era.js";
@@ -404,8 +405,20 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       maxAgeMs: config.sessionMaxAgeMs,
       maxSessions: config.maxSessions,
       ...(config.sessionSecret ? { secret: Buffer.from(config.sessionSecret) } : {}),
+      // A client's DELETE is final on every replica and after a restart: the store keeps the ends.
+      ledger: storeLedger(store),
     },
   });
+  // Sessions ended on other replicas are forgotten here as they end (their GET streams close).
+  const stopFollowingEndedSessions = config.stateless
+    ? async () => undefined
+    : await followEndedSessions(store, mcp.sessions, {
+        onCatchUpFailed: (error) =>
+          logger.warn(
+            { err: TrestleError.from(error).rawMessage },
+            "could not read the MCP sessions ended while notifications were lost; they end at their next use",
+          ),
+      });
 
   // The A2A front: each namespace's tools as an A2A agent, its tasks in the store (any replica answers for them).
   const a2a = lazyA2aEndpoint({
@@ -552,6 +565,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
         unsubscribeCatalog();
         unsubscribeServices();
         unsubscribeEvents.unsubscribe();
+        await stopFollowingEndedSessions();
         await mcp.close();
         await backend.tasks?.close();
         http?.closeAllConnections();

@@ -205,7 +205,7 @@ describe("built-ins' environment", () => {
 });
 
 describe("sessions", () => {
-  it("are bound to the principal that created them, on this replica and on another sharing the secret", () => {
+  it("are bound to the principal that created them, on this replica and on another sharing the secret", async () => {
     const secret = Buffer.alloc(32, 7);
     const here = createSessionRegistry({ secret, idleTimeoutMs: 60_000, maxSessions: 10 });
     const there = createSessionRegistry({ secret, idleTimeoutMs: 60_000, maxSessions: 10 });
@@ -214,10 +214,10 @@ describe("sessions", () => {
     expect(here.get(session.id, "", "bob")).toBeUndefined();
     expect(here.get(session.id, "")).toBeUndefined();
     expect(there.get(session.id, "", "bob")).toBeUndefined();
-    expect(there.get(session.id, "", "alice")?.principal).toBe("alice");
+    expect((await there.get(session.id, "", "alice"))?.principal).toBe("alice");
   });
 
-  it("over maxSessions, the one seen longest ago leaves memory first, to within a second; a stranger's get moves none", () => {
+  it("over maxSessions, the one seen longest ago leaves memory first, to within a second; a stranger's get moves none", async () => {
     let now = 1_000_000;
     const sessions = createSessionRegistry({ idleTimeoutMs: 600_000, maxSessions: 3, clock: () => now });
     const held = () => [...sessions.all()].map((s) => s.id);
@@ -244,7 +244,7 @@ describe("sessions", () => {
     expect(held()).not.toContain(a.id);
     expect(held()).toContain(c.id);
     // An evicted session is not ended: its sealed id restores it.
-    expect(sessions.get(a.id, "", "alice")?.id).toBe(a.id);
+    expect((await sessions.get(a.id, "", "alice"))?.id).toBe(a.id);
   });
 
   it("expire after their absolute lifetime however active, and their sealed id with them", () => {

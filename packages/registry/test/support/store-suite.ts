@@ -652,5 +652,20 @@ export function describeStoreSuite(backend: string, open: () => Promise<StoreSui
       await fixture.secondary.releaseLease(lease, "two");
       expect(await fixture.primary.claimLease(lease, "one", 1201, 100)).toBe(true);
     });
+
+    it("announces an MCP session ended through one store to the other, which refuses it too", async () => {
+      const digest = `seal-${uniqueSuffix()}`;
+      const heard: string[] = [];
+      const stop = await fixture.secondary.subscribeEndedMcpSessions(
+        (ended) => heard.push(ended),
+        () => undefined,
+      );
+      const now = Date.now();
+      await fixture.primary.endMcpSession(digest, now, now + 60_000);
+      await until(() => heard.includes(digest), "the end announced to the other store");
+      await stop();
+      expect(await fixture.secondary.isMcpSessionEnded(digest, now)).toBe(true);
+      expect(await fixture.secondary.mcpSessionsEndedSince(now)).toContain(digest);
+    });
   });
 }

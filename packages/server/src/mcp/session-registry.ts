@@ -46,6 +46,25 @@ export interface McpSession extends SessionState {
   lastSeen: number;
 }
 
+/**
+ * Where the ends of sessions are recorded for every replica (the store): a session a client ended (`DELETE`) is
+ * refused from then on by every replica and after a restart, not only by the process that ended it.
+ */
+export interface EndedSessionLedger {
+  /** Records an end, by the session's digest, until `expiresAt` (when its id expires anyway). */
+  end(digest: string, endedAt: number, expiresAt: number): Promise<void>;
+  /** Whether the session with this digest was ended. */
+  isEnded(digest: string, now: number): Promise<boolean>;
+}
+
+/**
+ * The digest a session's end is recorded under: its id's seal (an HMAC of the rest under the session secret),
+ * unique per session and of no use without the rest of the id.
+ */
+export function sessionDigest(id: string): string {
+  return id.slice(id.lastIndexOf(".") + 1);
+}
+
 /** Options for {@link createSessionRegistry}. */
 export interface SessionRegistryOptions {
   /**
@@ -63,6 +82,8 @@ export interface SessionRegistryOptions {
    */
   maxSessions: number;
   clock?: () => number;
+  /** Where ends are recorded for every replica; absent, an end is known to this process only (and not for ever). */
+  ledger?: EndedSessionLedger;
 }
 
 /** The sessions of one router process. */
@@ -79,12 +100,24 @@ export interface SessionRegistry {
   ): McpSession;
   /**
    * The session with this id: known here, or restored from its sealed id (it was created by another replica or
-   * before a restart). `undefined` when the id is unknown, forged, expired, for another namespace, or created
-   * by another principal than `principal` (default `anonymous`): a session id is no credential of its own.
+   * before a restart). `undefined` when the id is unknown, forged, expired, ended, for another namespace, or
+   * created by another principal than `principal` (default `anonymous`): a session id is no credential of its
+   * own. A promise only when a session not held here must first be checked against the ledger.
    */
-  get(id: string, namespace: string, principal?: string): McpSession | undefined;
-  /** Ends a session: its stream closes. */
+  get(
+    id: string,
+    namespace: string,
+    principal?: string,
+  ): McpSession | undefined | Promise<McpSession | undefined>;
+  /** Forgets a session here: its stream closes. Its sealed id is refused here from now on (see {@link end}). */
   delete(id: string): boolean;
+  /**
+   * A client ends its session (`DELETE`): forgotten here, and its end recorded in the ledger so that every
+   * replica refuses its id. @returns whether it was held here.
+   */
+  end(id: string): Promise<boolean>;
+  /** A session ended on another replica (by its digest): forgotten here, its id refused. */
+  forget(digest: string): void;
   /** Every session held in memory. */
   all(): IterableIterator<McpSession>;
   /** How many sessions are held in memory. */
@@ -140,10 +173,16 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
   const clock = options.clock ?? Date.now;
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
   const expired = (session: McpSession, now: number) => now - session.createdAt >= maxAgeMs;
+  /** Held sessions by digest ({@link sessionDigest}), least recently seen first (to within a second). */
   const sessions = new Map<string, McpSession>();
   /** When each held session last moved to the back of `sessions` (its place in the eviction order). */
   const placedAt = new WeakMap<McpSession, number>();
+  /** Digests of sessions ended lately, refused without asking the ledger (the ledger keeps them all). */
   const ended = new Set<string>();
+  const noteEnded = (digest: string) => {
+    ended.add(digest);
+    if (ended.size > 10_000) ended.delete(ended.values().next().value as string);
+  };
 
   const sign = (payload: string) =>
     createHmac("sha256", secret).update(payload).digest("base64url").slice(0, 32);
@@ -179,12 +218,35 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
       // Evicted, not ended: its sealed id still restores it, as after an idle sweep.
       const oldest = sessions.values().next().value;
       if (oldest !== undefined) {
-        sessions.delete(oldest.id);
+        sessions.delete(sessionDigest(oldest.id));
         oldest.stream?.close();
       }
     }
-    sessions.set(session.id, session);
+    sessions.set(sessionDigest(session.id), session);
     placedAt.set(session, clock());
+    return session;
+  }
+
+  /** A held session, as `get` answers for it: expired ends it; another namespace or principal does not see it. */
+  function use(
+    session: McpSession,
+    digest: string,
+    namespace: string,
+    principal: string,
+  ): McpSession | undefined {
+    const now = clock();
+    if (expired(session, now)) {
+      registry.delete(session.id);
+      return undefined;
+    }
+    if (session.namespace !== namespace || session.principal !== principal) return undefined;
+    // Keep the map in least-recently-seen order for eviction, to within a second.
+    if (now - (placedAt.get(session) ?? 0) >= SEEN_ORDER_GRANULARITY_MS) {
+      sessions.delete(digest);
+      sessions.set(digest, session);
+      placedAt.set(session, now);
+    }
+    session.lastSeen = now;
     return session;
   }
 
@@ -214,12 +276,15 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
       });
     },
     get(id, namespace, principal = ANONYMOUS) {
-      let session = sessions.get(id);
-      if (!session) {
-        if (ended.has(id)) return undefined;
-        const claims = unseal(id);
-        if (!claims) return undefined;
-        session = remember({
+      const digest = sessionDigest(id);
+      const held = sessions.get(digest);
+      // The whole id must match: a seal paired with another payload is a forgery.
+      if (held !== undefined) return held.id === id ? use(held, digest, namespace, principal) : undefined;
+      if (ended.has(digest)) return undefined;
+      const claims = unseal(id);
+      if (!claims) return undefined;
+      const restore = () => {
+        const session = remember({
           id,
           namespace: claims.n,
           protocolVersion: claims.v,
@@ -230,30 +295,42 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
           stream: undefined,
           lastSeen: clock(),
         });
-      }
-      const now = clock();
-      if (expired(session, now)) {
-        registry.delete(id);
-        return undefined;
-      }
-      if (session.namespace !== namespace || session.principal !== principal) return undefined;
-      // Keep the map in least-recently-seen order for eviction, to within a second.
-      if (now - (placedAt.get(session) ?? 0) >= SEEN_ORDER_GRANULARITY_MS) {
-        sessions.delete(id);
-        sessions.set(id, session);
-        placedAt.set(session, now);
-      }
-      session.lastSeen = now;
-      return session;
+        return use(session, digest, namespace, principal);
+      };
+      const ledger = options.ledger;
+      if (!ledger || clock() - claims.t >= maxAgeMs) return restore();
+      return ledger.isEnded(digest, clock()).then((wasEnded) => {
+        if (wasEnded) {
+          noteEnded(digest);
+          return undefined;
+        }
+        // Asked meanwhile by another request of the same client: one session object, not two.
+        const meanwhile = sessions.get(digest);
+        return meanwhile ? use(meanwhile, digest, namespace, principal) : restore();
+      });
     },
     delete(id) {
-      const session = sessions.get(id);
-      ended.add(id);
-      if (ended.size > 10_000) ended.delete(ended.values().next().value as string);
-      if (!session) return false;
-      sessions.delete(id);
+      const digest = sessionDigest(id);
+      const session = sessions.get(digest);
+      noteEnded(digest);
+      if (!session || session.id !== id) return false;
+      sessions.delete(digest);
       session.stream?.close();
       return true;
+    },
+    async end(id) {
+      const held = registry.delete(id);
+      const claims = unseal(id);
+      const now = clock();
+      if (options.ledger && claims) await options.ledger.end(sessionDigest(id), now, claims.t + maxAgeMs);
+      return held;
+    },
+    forget(digest) {
+      noteEnded(digest);
+      const session = sessions.get(digest);
+      if (!session) return;
+      sessions.delete(digest);
+      session.stream?.close();
     },
     all: () => sessions.values(),
     get size() {
@@ -269,7 +346,7 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
           registry.delete(session.id);
           n++;
         } else if (session.lastSeen < cutoff && !session.stream) {
-          sessions.delete(session.id);
+          sessions.delete(sessionDigest(session.id));
           n++;
         }
       }

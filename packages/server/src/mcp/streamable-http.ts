@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { TrestleError } from "@trestle/core";
 import { isJsonContentType, readBody, writeJson } from "../http/body.js";
 import type { RateLimiter } from "../http/rate-limit.js";
 import { principalName, requestPrincipal } from "../http/security.js";
@@ -215,23 +216,32 @@ export function createStreamableHttpHandler(
     return true;
   }
 
+  /**
+   * The request's session, or null once the request was refused (400 without a session id, 404 for one unknown,
+   * ended or expired). A promise only when a session not held here is first checked against the ledger of ended
+   * sessions: a held one costs no turn of the event loop.
+   */
   function sessionOf(
     req: IncomingMessage,
     res: ServerResponse,
     namespace: string,
-  ): McpSession | undefined | null {
+  ): McpSession | null | Promise<McpSession | null> {
     const id = req.headers[SESSION_HEADER];
     if (typeof id !== "string" || id.length === 0) {
       refuse(res, 400, JsonRpcErrorCode.ServerError, "Bad Request: the Mcp-Session-Id header is required");
       return null;
     }
     // A session is bound to the principal that created it: with another token it is unknown here.
-    const session = deps.sessions.get(id, namespace, principalName(requestPrincipal(req)));
-    if (!session) {
-      refuse(res, 404, JsonRpcErrorCode.ServerError, "Session not found: initialize a new session");
-      return null;
-    }
-    return session;
+    const found = deps.sessions.get(id, namespace, principalName(requestPrincipal(req)));
+    return found instanceof Promise
+      ? found.then((session) => sessionOrRefusal(session, res))
+      : sessionOrRefusal(found, res);
+  }
+
+  function sessionOrRefusal(session: McpSession | undefined, res: ServerResponse): McpSession | null {
+    if (session) return session;
+    refuse(res, 404, JsonRpcErrorCode.ServerError, "Session not found: initialize a new session");
+    return null;
   }
 
   const legacyRevisions = options.acceptedRevisions.filter((r) => !isModernRevision(r));
@@ -488,7 +498,8 @@ export function createStreamableHttpHandler(
     } else {
       if (!checkVersionHeader(req, res)) return;
       if (!options.stateless) {
-        const found = sessionOf(req, res, namespace);
+        const pending = sessionOf(req, res, namespace);
+        const found = pending instanceof Promise ? await pending : pending;
         if (found === null) return;
         session = found;
       }
@@ -528,7 +539,7 @@ export function createStreamableHttpHandler(
     return typeof id !== "string" || id.length === 0;
   }
 
-  function get(req: IncomingMessage, res: ServerResponse, namespace: string): void {
+  async function get(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void> {
     if (options.stateless || sessionless(req)) {
       refuse(res, 405, JsonRpcErrorCode.ServerError, "Method Not Allowed: this endpoint is stateless", {
         allow: "POST",
@@ -540,7 +551,7 @@ export function createStreamableHttpHandler(
       return;
     }
     if (!checkVersionHeader(req, res)) return;
-    const session = sessionOf(req, res, namespace);
+    const session = await sessionOf(req, res, namespace);
     if (!session) return;
     if (session.stream && !session.stream.closed) {
       refuse(res, 409, JsonRpcErrorCode.ServerError, "Conflict: this session already has an open stream");
@@ -553,16 +564,27 @@ export function createStreamableHttpHandler(
     });
   }
 
-  function remove(req: IncomingMessage, res: ServerResponse, namespace: string): void {
+  async function remove(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void> {
     if (options.stateless || sessionless(req)) {
       refuse(res, 405, JsonRpcErrorCode.ServerError, "Method Not Allowed: this endpoint is stateless", {
         allow: "POST",
       });
       return;
     }
-    const session = sessionOf(req, res, namespace);
+    const session = await sessionOf(req, res, namespace);
     if (!session) return;
-    deps.sessions.delete(session.id);
+    try {
+      await deps.sessions.end(session.id);
+    } catch (error) {
+      // Forgotten here all the same; only the other replicas (and this one after a restart) may not know.
+      refuse(
+        res,
+        503,
+        JsonRpcErrorCode.ServerError,
+        `The session ended here, but its end could not be recorded for the other replicas: ${TrestleError.from(error).rawMessage}`,
+      );
+      return;
+    }
     res.writeHead(200).end();
   }
 
