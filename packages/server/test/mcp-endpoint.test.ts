@@ -488,6 +488,35 @@ describe("MCP endpoint limits", () => {
     await stream.body?.cancel();
   });
 
+  it("answers a DELETE its ledger cannot record with 503 and leaves the session going; a retry ends it", async () => {
+    let down = true;
+    const ends: string[] = [];
+    const fixture = await start({
+      ledger: {
+        async end(digest) {
+          if (down) throw new TrestleError("The catalog store (PostgreSQL) is unavailable", Code.Unavailable);
+          ends.push(digest);
+        },
+        isEnded: async (digest) => ends.includes(digest),
+      },
+    });
+    const h = await session(fixture.url);
+    const remove = () => fetch(`${fixture.url}/mcp`, { method: "DELETE", headers: h });
+    const refused = await remove();
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+      "The session was not ended: its end could not be recorded for every replica (The catalog store (PostgreSQL) is unavailable); try again",
+    );
+    expect((await post(fixture.url, JSON.stringify(call(1)), h)).status).toBe(200);
+    down = false;
+    const ended = await remove();
+    expect(ended.status).toBe(200);
+    await ended.body?.cancel();
+    expect(ends).toHaveLength(1);
+    expect((await post(fixture.url, JSON.stringify(call(2)), h)).status).toBe(404);
+  });
+
   it("refuses a resource URI longer than the cap with -32602, without matching it", async () => {
     const catalog = catalogWithTools();
     catalog.resources.push({

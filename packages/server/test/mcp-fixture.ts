@@ -24,6 +24,7 @@ import {
 import type { CatalogView, EngineLanguage } from "../src/mcp/catalog-view.js";
 import { createMcpEndpoint, type McpEndpoint, type McpEndpointOptions } from "../src/mcp/mcp-endpoint.js";
 import { MCP_REVISIONS } from "../src/mcp/protocol-era.js";
+import type { EndedSessionLedger } from "../src/mcp/session-registry.js";
 
 /** A catalog in plain arrays, for tests of the MCP layer. */
 export class FixtureCatalog implements CatalogView {
@@ -64,6 +65,8 @@ export async function startMcpFixture(
     endpoint?: Partial<Omit<McpEndpointOptions, "settings" | "sessions">>;
     /** More MCP settings, as the router would pass them. */
     settings?: Partial<McpEndpointOptions["settings"]>;
+    /** Where the sessions' ends are recorded (the router's store). */
+    ledger?: EndedSessionLedger;
   } = {},
 ): Promise<McpFixture> {
   const network = createInMemoryNetwork();
@@ -109,6 +112,7 @@ export async function startMcpFixture(
         idleTimeoutMs: 60_000,
         maxSessions: 100,
         ...(options.secret ? { secret: options.secret } : {}),
+        ...(options.ledger ? { ledger: options.ledger } : {}),
       },
     },
   );

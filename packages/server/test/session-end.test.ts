@@ -73,6 +73,30 @@ describe("a session's end", () => {
     expect(ledger.asked).toBe(asked);
   });
 
+  it("restores a session from its seal alone while the ledger is unreachable, unless its end was announced meanwhile", async () => {
+    const maker = createSessionRegistry(options);
+    const down: EndedSessionLedger = {
+      end: async () => undefined,
+      isEnded: () => Promise.reject(new Error("the store is down")),
+    };
+    const sessions = createSessionRegistry({ ...options, ledger: down });
+    const kept = maker.create("", "2025-06-18");
+    expect((await sessions.get(kept.id, ""))?.id).toBe(kept.id);
+
+    // The store announces an end while this replica is asking the ledger about that session.
+    let answer: (ended: boolean) => void = () => undefined;
+    const slow = createSessionRegistry({
+      ...options,
+      ledger: { end: async () => undefined, isEnded: () => new Promise((resolve) => (answer = resolve)) },
+    });
+    const ending = maker.create("", "2025-06-18");
+    const pending = slow.get(ending.id, "");
+    slow.forget(sessionDigest(ending.id));
+    answer(false);
+    expect(await pending).toBeUndefined();
+    expect(slow.get(ending.id, "")).toBeUndefined();
+  });
+
   it("refuses a held session's seal paired with another payload", async () => {
     const sessions = createSessionRegistry(options);
     const alice = sessions.create("", "2025-06-18", "alice");

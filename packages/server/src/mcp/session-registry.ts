@@ -112,8 +112,9 @@ export interface SessionRegistry {
   /** Forgets a session here: its stream closes. Its sealed id is refused here from now on (see {@link end}). */
   delete(id: string): boolean;
   /**
-   * A client ends its session (`DELETE`): forgotten here, and its end recorded in the ledger so that every
-   * replica refuses its id. @returns whether it was held here.
+   * A client ends its session (`DELETE`): its end recorded in the ledger, so that every replica refuses its id, and
+   * then forgotten here. Rejects, leaving the session as it was, when the ledger cannot record it.
+   * @returns whether it was held here.
    */
   end(id: string): Promise<boolean>;
   /** A session ended on another replica (by its digest): forgotten here, its id refused. */
@@ -299,15 +300,19 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
       };
       const ledger = options.ledger;
       if (!ledger || clock() - claims.t >= maxAgeMs) return restore();
-      return ledger.isEnded(digest, clock()).then((wasEnded) => {
-        if (wasEnded) {
+      const answer = (wasEnded: boolean) => {
+        // Ended meanwhile (announced by the store while the ledger was asked) counts as ended.
+        if (wasEnded || ended.has(digest)) {
           noteEnded(digest);
           return undefined;
         }
         // Asked meanwhile by another request of the same client: one session object, not two.
         const meanwhile = sessions.get(digest);
         return meanwhile ? use(meanwhile, digest, namespace, principal) : restore();
-      });
+      };
+      // The store unreachable: the seal still proves the session, and a database outage must not end every session
+      // that moves between replicas (calls are served from memory then). Only an end recorded meanwhile is missed.
+      return ledger.isEnded(digest, clock()).then(answer, () => answer(false));
     },
     delete(id) {
       const digest = sessionDigest(id);
@@ -319,11 +324,10 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
       return true;
     },
     async end(id) {
-      const held = registry.delete(id);
       const claims = unseal(id);
-      const now = clock();
-      if (options.ledger && claims) await options.ledger.end(sessionDigest(id), now, claims.t + maxAgeMs);
-      return held;
+      // Recorded first: when the ledger cannot take it, the session stays as it was and the client may try again.
+      if (options.ledger && claims) await options.ledger.end(sessionDigest(id), clock(), claims.t + maxAgeMs);
+      return registry.delete(id);
     },
     forget(digest) {
       noteEnded(digest);

@@ -576,12 +576,13 @@ export function createStreamableHttpHandler(
     try {
       await deps.sessions.end(session.id);
     } catch (error) {
-      // Forgotten here all the same; only the other replicas (and this one after a restart) may not know.
+      // Nothing changed: the session goes on, and the client may send its DELETE again.
       refuse(
         res,
         503,
         JsonRpcErrorCode.ServerError,
-        `The session ended here, but its end could not be recorded for the other replicas: ${TrestleError.from(error).rawMessage}`,
+        `The session was not ended: its end could not be recorded for every replica (${TrestleError.from(error).rawMessage}); try again`,
+        { "retry-after": "1" },
       );
       return;
     }
