@@ -97,6 +97,19 @@ describe("a session's end", () => {
     expect(slow.get(ending.id, "")).toBeUndefined();
   });
 
+  it("does not hold a session's requests up on a ledger that does not answer", async () => {
+    const maker = createSessionRegistry(options);
+    const silent = createSessionRegistry({
+      ...options,
+      ledger: { end: async () => undefined, isEnded: () => new Promise<boolean>(() => undefined) },
+      ledgerTimeoutMs: 50,
+    });
+    const session = maker.create("", "2025-06-18");
+    const started = Date.now();
+    expect((await silent.get(session.id, ""))?.id).toBe(session.id);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it("refuses a held session's seal paired with another payload", async () => {
     const sessions = createSessionRegistry(options);
     const alice = sessions.create("", "2025-06-18", "alice");

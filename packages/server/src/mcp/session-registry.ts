@@ -84,6 +84,23 @@ export interface SessionRegistryOptions {
   clock?: () => number;
   /** Where ends are recorded for every replica; absent, an end is known to this process only (and not for ever). */
   ledger?: EndedSessionLedger;
+  /**
+   * How long a restore waits for the ledger before it trusts the seal alone (default
+   * {@link LEDGER_CHECK_TIMEOUT_MS}): a slow or unreachable store must not hold up a session's requests.
+   */
+  ledgerTimeoutMs?: number;
+}
+
+/** How long a restore waits for the ledger by default. */
+export const LEDGER_CHECK_TIMEOUT_MS = 1_000;
+
+/** `promise`, or a rejection once `ms` passed. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** The sessions of one router process. */
@@ -310,9 +327,13 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
         const meanwhile = sessions.get(digest);
         return meanwhile ? use(meanwhile, digest, namespace, principal) : restore();
       };
-      // The store unreachable: the seal still proves the session, and a database outage must not end every session
-      // that moves between replicas (calls are served from memory then). Only an end recorded meanwhile is missed.
-      return ledger.isEnded(digest, clock()).then(answer, () => answer(false));
+      // The store unreachable or slow: the seal still proves the session, and a database outage must not end (or
+      // hold up) every session that moves between replicas (calls are served from memory then). Only an end
+      // recorded meanwhile is missed.
+      return within(ledger.isEnded(digest, clock()), options.ledgerTimeoutMs ?? LEDGER_CHECK_TIMEOUT_MS).then(
+        answer,
+        () => answer(false),
+      );
     },
     delete(id) {
       const digest = sessionDigest(id);

@@ -498,6 +498,7 @@ export function createStreamableHttpHandler(
     } else {
       if (!checkVersionHeader(req, res)) return;
       if (!options.stateless) {
+        // Awaited only when the ledger is asked: a held session costs the hot path no turn.
         const pending = sessionOf(req, res, namespace);
         const found = pending instanceof Promise ? await pending : pending;
         if (found === null) return;
