@@ -337,12 +337,11 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
     },
     delete(id) {
       const digest = sessionDigest(id);
-      const session = sessions.get(digest);
-      noteEnded(digest);
-      if (!session || session.id !== id) return false;
-      sessions.delete(digest);
-      session.stream?.close();
-      return true;
+      const held = sessions.get(digest)?.id === id;
+      // A held session is forgotten as an announced end is; another id with its seal only marks the seal ended.
+      if (held) registry.forget(digest);
+      else noteEnded(digest);
+      return held;
     },
     async end(id) {
       const claims = unseal(id);
