@@ -65,7 +65,12 @@ export interface CatalogView {
     version: number,
     origin: ChangeOrigin,
   ): CatalogChange | undefined;
-  applyNamespace(stored: StoredNamespace, origin: ChangeOrigin): CatalogChange | undefined;
+  /**
+   * Applies a namespace read from the store. One with another id than the namespace held under its name replaces
+   * it: the one held is removed first (with its entries), as if its deletion had been seen, so that listeners
+   * end what belonged to it even when the feed showed the replacement before the deletion.
+   */
+  applyNamespace(stored: StoredNamespace, origin: ChangeOrigin): CatalogChange[];
   removeNamespace(name: string, id: string, version: number, origin: ChangeOrigin): CatalogChange[];
   /** Replaces everything with a snapshot and returns what differs. */
   replaceAll(snapshot: StoreSnapshot): CatalogChange[];
@@ -195,10 +200,17 @@ export function createCatalogView(): CatalogView {
     },
     applyNamespace(stored, origin) {
       const previous = namespaces.get(stored.name);
-      if (previous && previous.stored.version >= stored.version) return undefined;
+      if (previous && previous.stored.version >= stored.version) return [];
+      const replaced =
+        previous && previous.stored.id !== stored.id
+          ? view.removeNamespace(stored.name, previous.stored.id, stored.version, origin)
+          : [];
       namespaces.set(stored.name, { stored, value: namespaceValue(stored) });
       namespaceList = undefined;
-      return namespaceChange(stored, previous ? "updated" : "added", origin);
+      return [
+        ...replaced,
+        namespaceChange(stored, previous && !replaced.length ? "updated" : "added", origin),
+      ];
     },
     removeNamespace(name, id, version, origin) {
       const previous = namespaces.get(name);
@@ -243,8 +255,7 @@ export function createCatalogView(): CatalogView {
         }
       }
       for (const stored of snapshot.namespaces) {
-        const change = view.applyNamespace(stored, "resync");
-        if (change) changes.push(change);
+        changes.push(...view.applyNamespace(stored, "resync"));
       }
       for (const stored of snapshot.entries) {
         const previous = entries.get(stored.kind)?.get(stored.namespace)?.get(stored.key);

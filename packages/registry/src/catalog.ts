@@ -405,7 +405,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
         { name: value.name, id: value.id ?? randomUUID(), document },
         clock.now(),
       );
-      await sync.apply(() => ({ catalog: [view.applyNamespace(stored, "local")] }));
+      await sync.apply(() => ({ catalog: view.applyNamespace(stored, "local") }));
       return view.getNamespace(stored.name) ?? { id: stored.id, name: stored.name, ...document };
     },
     async deleteNamespace(name, deleteOptions = {}) {

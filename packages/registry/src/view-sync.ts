@@ -122,7 +122,7 @@ export function createViewSync(options: ViewSyncOptions): ViewSync {
             );
           } else {
             const row = namespaceRows.get(change.namespace);
-            if (row) catalog.push(options.catalog.applyNamespace(row, "feed"));
+            if (row) catalog.push(...options.catalog.applyNamespace(row, "feed"));
           }
           break;
         }

@@ -407,6 +407,8 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       ...(config.sessionSecret ? { secret: Buffer.from(config.sessionSecret) } : {}),
       // A client's DELETE is final on every replica and after a restart: the store keeps the ends.
       ledger: storeLedger(store),
+      // A deleted namespace's sessions stay ended, also once a namespace of its name is created again.
+      namespaceId: (namespace) => registry.catalog.getNamespace(namespace)?.id,
     },
   });
   // Sessions ended on other replicas are forgotten here as they end (their GET streams close).

@@ -155,4 +155,25 @@ describe("a session's end", () => {
     expect(sessions.get(b.id, "")).toBeUndefined();
     await stop();
   });
+
+  it("of a deleted namespace is refused by every replica, also once a namespace of its name exists again", async () => {
+    const ids = new Map([["team", "first-team"]]);
+    const namespaceId = (name: string) => ids.get(name);
+    const here = createSessionRegistry({ ...options, namespaceId });
+    const session = here.create("team", "2025-06-18", "alice");
+    const kept = here.create("", "2025-06-18", "alice");
+
+    ids.delete("team");
+    const elsewhere = createSessionRegistry({ ...options, namespaceId });
+    expect(await elsewhere.get(session.id, "team", "alice")).toBeUndefined();
+    ids.set("team", "second-team");
+    expect(await elsewhere.get(session.id, "team", "alice")).toBeUndefined();
+    expect(
+      await createSessionRegistry({ ...options, namespaceId }).get(session.id, "team", "alice"),
+    ).toBeUndefined();
+    // A session of the new namespace, and of a namespace left alone, carry on.
+    const renewed = here.create("team", "2025-06-18", "alice");
+    expect((await elsewhere.get(renewed.id, "team", "alice"))?.id).toBe(renewed.id);
+    expect((await elsewhere.get(kept.id, "", "alice"))?.id).toBe(kept.id);
+  });
 });

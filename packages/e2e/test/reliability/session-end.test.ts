@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type PostgresCluster, startPostgresCluster } from "@trestle/test-support/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, type RouterProcess, startRouter, stopAll } from "../support/processes.js";
+import { api, eventually, type RouterProcess, startRouter, stopAll } from "../support/processes.js";
 import { type McpSession, openMcpSession } from "./support/mcp-session.js";
 
 const VERSION = { "mcp-protocol-version": "2025-06-18" };
@@ -74,6 +74,21 @@ describe("a session's end", () => {
       expect(await statusAt(`${c.url}/mcp`, kept)).toBe(200);
       expect(await statusAt(`${b.url}/mcp`, kept)).toBe(200);
     }, 120_000);
+
+    it("of a deleted namespace is refused by a replica that never held it, once the name is taken again", async () => {
+      await api(a.url, "POST", "/api/v1/namespaces", { name: "team" });
+      const session = await openMcpSession(`${a.url}/team/mcp`);
+      await api(a.url, "DELETE", "/api/v1/namespaces/team");
+      await api(a.url, "POST", "/api/v1/namespaces", { name: "team" });
+      await eventually(
+        async () => (await api<unknown[]>(b.url, "GET", "/api/v1/namespaces")).length === 2 || undefined,
+      );
+
+      expect(await statusAt(`${b.url}/team/mcp`, session)).toBe(404);
+      expect(await statusAt(`${a.url}/team/mcp`, session)).toBe(404);
+      const renewed = await openMcpSession(`${a.url}/team/mcp`);
+      expect(await statusAt(`${b.url}/team/mcp`, renewed)).toBe(200);
+    }, 60_000);
   });
 
   describe("on the embedded store", () => {
@@ -99,6 +114,23 @@ describe("a session's end", () => {
       const after = await startRouter(args, sessionSecret);
       expect(await statusAt(`${after.url}/mcp`, ended)).toBe(404);
       expect(await statusAt(`${after.url}/mcp`, kept)).toBe(200);
+      await after.stop();
+    }, 120_000);
+
+    it("of a deleted namespace stays refused after a restart, once the name is taken again", async () => {
+      const args = ["--data-dir", dataDir];
+      const before = await startRouter(args, sessionSecret);
+      await api(before.url, "POST", "/api/v1/namespaces", { name: "team" });
+      const session = await openMcpSession(`${before.url}/team/mcp`);
+      await api(before.url, "DELETE", "/api/v1/namespaces/team");
+      await api(before.url, "POST", "/api/v1/namespaces", { name: "team" });
+      expect(await statusAt(`${before.url}/team/mcp`, session)).toBe(404);
+      await before.stop();
+
+      const after = await startRouter(args, sessionSecret);
+      expect(await statusAt(`${after.url}/team/mcp`, session)).toBe(404);
+      const renewed = await openMcpSession(`${after.url}/team/mcp`);
+      expect(await statusAt(`${after.url}/team/mcp`, renewed)).toBe(200);
     }, 120_000);
   });
 });

@@ -89,6 +89,12 @@ export interface SessionRegistryOptions {
    * {@link LEDGER_CHECK_TIMEOUT_MS}): a slow or unreachable store must not hold up a session's requests.
    */
   ledgerTimeoutMs?: number;
+  /**
+   * The id of the namespace now registered under a name, `undefined` when there is none. Sealed into each session
+   * id, so that a session of a namespace that was deleted is refused by every replica and after a restart, also
+   * once a namespace of the same name is created again. Absent, sessions are bound to the namespace's name only.
+   */
+  namespaceId?: (namespace: string) => string | undefined;
 }
 
 /** How long a restore waits for the ledger by default. */
@@ -158,6 +164,8 @@ interface SealedClaims {
   t: number;
   /** the client capabilities the router may ask for (sampling, elicitation, roots), when declared */
   c?: Record<string, unknown>;
+  /** the namespace's id when the session was created (absent in ids sealed before it was, which are accepted) */
+  i?: string;
 }
 
 /** The client capabilities a session keeps: those the router may ask a client for, each a small object. */
@@ -280,6 +288,8 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
         t: createdAt,
       };
       if (Object.keys(clientCapabilities).length > 0) claims.c = clientCapabilities;
+      const namespaceId = options.namespaceId?.(namespace);
+      if (namespaceId !== undefined) claims.i = namespaceId;
       const id = seal(claims);
       return remember({
         id,
@@ -301,6 +311,9 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
       if (ended.has(digest)) return undefined;
       const claims = unseal(id);
       if (!claims) return undefined;
+      // Sealed for a namespace since deleted: a namespace created again under its name is another one.
+      if (claims.i !== undefined && options.namespaceId && options.namespaceId(claims.n) !== claims.i)
+        return undefined;
       const restore = () => {
         const session = remember({
           id,
