@@ -13,8 +13,10 @@ const REFUSAL_MESSAGE = `This capability service requires its call secret in the
 export interface CallSecretCheck {
   /** True when `presented` is the secret. Takes the same time whatever `presented` is. */
   accepts(presented: string | undefined): boolean;
-  /** The error a refused call fails with: `UNAUTHENTICATED`, with a message that quotes nothing sent. */
+  /** The error a refused call fails with: `UNAUTHENTICATED`, with {@link CallSecretCheck.refusalMessage}. */
   refusal(): ConnectError;
+  /** What a refused caller is told: it quotes nothing sent. */
+  readonly refusalMessage: string;
   /** A Connect interceptor that refuses, before any handler runs, a call without the secret. */
   connectInterceptor: Interceptor;
   /** True when a gRPC call's HTTP/2 request headers carry the secret. */
@@ -41,6 +43,7 @@ export function createCallSecretCheck(secret: string): CallSecretCheck {
   return {
     accepts,
     refusal,
+    refusalMessage: REFUSAL_MESSAGE,
     connectInterceptor: (next) => async (request) => {
       if (!accepts(request.header.get(CAPABILITY_SECRET_METADATA_KEY) ?? undefined)) throw refusal();
       return next(request);

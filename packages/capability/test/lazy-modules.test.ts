@@ -92,6 +92,55 @@ describe("what a capability server process loads", () => {
   });
 });
 
+/** A grpc-js unary `InvokeTool` with `metadata`: the reply's content, or the call's gRPC status code. */
+function grpcJsCall(client: grpc.Client, body: string, metadata: grpc.Metadata): Promise<string[] | number> {
+  return new Promise((resolve) => {
+    client.makeUnaryRequest(
+      "/ai.wanaku.tool.v1.ToolInvoker/InvokeTool",
+      (value: Uint8Array) => Buffer.from(value),
+      (bytes: Buffer) => fromBinary(ToolInvokeReplySchema, bytes),
+      toBinary(ToolInvokeRequestSchema, create(ToolInvokeRequestSchema, { body })),
+      metadata,
+      (error, reply) => resolve(error ? (error.code as number) : (reply?.content ?? [])),
+    );
+  });
+}
+
+describe("what a capability server process loads while it serves gRPC", () => {
+  it("answers, fails, refuses and aborts its handlers' signals without loading undici (~6 MiB resident)", async () => {
+    const script = fileURLToPath(new URL("./support/signal-reading-capability.mjs", import.meta.url));
+    const child = spawn(process.execPath, [script], {
+      env: { PATH: process.env.PATH ?? "" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    children.push(child);
+    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    let port = 0;
+    for await (const line of lines) {
+      port = (JSON.parse(line) as { port: number }).port;
+      break;
+    }
+    const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    const withSecret = new grpc.Metadata();
+    withSecret.set("x-trestle-capability-secret", "s3cret");
+    try {
+      // A call answered (its handler's signal then aborts: the call is over), one that fails, one refused.
+      expect(await grpcJsCall(client, "there", withSecret)).toEqual(["hello there"]);
+      expect(await grpcJsCall(client, "fail", withSecret)).toBe(grpc.status.NOT_FOUND);
+      expect(await grpcJsCall(client, "there", new grpc.Metadata())).toBe(grpc.status.UNAUTHENTICATED);
+      const report = await grpcJsCall(client, "report", withSecret);
+      const { atStart, now } = JSON.parse((report as string[])[0] as string) as {
+        atStart: string[];
+        now: string[];
+      };
+      if (process.versions.node.startsWith("20.")) expect(atStart).toEqual([]);
+      expect(now).toEqual(atStart);
+    } finally {
+      client.close();
+    }
+  });
+});
+
 describe("what a registering capability process loads", () => {
   it("registers, heartbeats and deregisters without loading undici (the global fetch, ~6 MiB resident) beyond what node:http loads", async () => {
     const router = await startFakeRouter("t0k3n");

@@ -172,6 +172,25 @@ describe("the lean gRPC server, called by grpc-js", () => {
     expect(error?.metadata.get("x-detail-bin")).toEqual([blob]);
   });
 
+  it("aborts the handler's signal with an AbortError once the call is answered and over, as connect-node does", async () => {
+    const signals: AbortSignal[] = [];
+    const client = await serve({
+      toolInvoker: (_request, context) => {
+        signals.push(context.signal);
+        return { content: [] };
+      },
+    });
+    expect((await invoke(client).outcome).error).toBeUndefined();
+    expect((await invoke(client).outcome).error).toBeUndefined();
+    await until(() => signals.every((signal) => signal.aborted), "the handlers' signals to abort");
+    const [first, second] = signals.map((signal) => signal.reason as DOMException);
+    expect(first).toBeInstanceOf(DOMException);
+    expect(first?.name).toBe("AbortError");
+    expect(first?.message).toBe("The call has ended");
+    // One reason for every call that ends: a call costs no new error.
+    expect(second).toBe(first);
+  });
+
   it("aborts the handler's signal with DEADLINE_EXCEEDED when the call's deadline passes", async () => {
     let reason: unknown;
     const client = await serve({
