@@ -16,6 +16,8 @@ export interface BuiltinService {
    * minimal environment every built-in gets (see {@link builtinEnvironment}).
    */
   env?: Record<string, string>;
+  /** Node flags for this service only, after those of every built-in ({@link builtinNodeFlags}). */
+  nodeFlags?: readonly string[];
 }
 
 /**
@@ -75,9 +77,18 @@ export function defaultBuiltins(options: { fileRoots: string[] }): BuiltinServic
       packageName: "@trestle/service-file",
       args: options.fileRoots.flatMap((r) => ["--root", r]),
     },
-    { name: "exec", packageName: "@trestle/service-exec", args: [] },
+    { name: "exec", packageName: "@trestle/service-exec", args: [], nodeFlags: EXEC_NODE_FLAGS },
   ];
 }
+
+/**
+ * The code execution engine runs in V8's interpreter only. Its work per call is starting a sandbox and passing its
+ * output on, which the program it runs dominates: at two calls at a time, 24–27 calls/s either way. Optimized code
+ * bought nothing there, and compiling it touched about 4 MiB of the node binary's compiler code, so the engine
+ * stayed at 53–54 MiB resident after a dozen calls instead of 49 (docs/performance.md). The HTTP service keeps its
+ * optimizing compiler: interpreter-only it served 1,140–1,240 calls/s instead of 1,680 against a local upstream.
+ */
+export const EXEC_NODE_FLAGS: readonly string[] = ["--max-opt=0"];
 
 /**
  * Node flags of the built-in services. They are small, mostly idle processes: a young generation of 1 MB
@@ -146,7 +157,7 @@ export function startBuiltinServices(
     if (!entry.bundled) log.warn(`starting from ${entry.path}, not from its bundle: ${entry.reason}`);
     const child = spawn(
       process.execPath,
-      [...flags, entry.path, "--router", options.routerUrl, ...service.args],
+      [...flags, ...(service.nodeFlags ?? []), entry.path, "--router", options.routerUrl, ...service.args],
       {
         stdio: ["ignore", "pipe", "pipe"],
         env: builtinEnvironment(service, process.env, options.token),

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { builtinEntry } from "../src/builtin-entry.js";
-import { builtinNodeFlags } from "../src/builtin-services.js";
+import { builtinNodeFlags, defaultBuiltins, EXEC_NODE_FLAGS } from "../src/builtin-services.js";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
@@ -115,5 +115,28 @@ describe("builtinNodeFlags", () => {
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
     expect(run.stdout).toBe("ran");
+  });
+});
+
+describe("the code execution engine's own Node flags", () => {
+  /** Runs a hot loop under `flags` with V8's optimization trace; the trace's lines. */
+  function traceHotLoop(flags: readonly string[]): string {
+    const program =
+      "let s = 0; function f(i) { return (i * 7) % 13; } for (let i = 0; i < 3e7; i++) s += f(i); process.stdout.write(String(s > 0));";
+    const run = spawnSync(process.execPath, [...flags, "--trace-opt", "-e", program], { encoding: "utf8" });
+    expect(run.status).toBe(0);
+    return run.stdout;
+  }
+
+  it("are the exec service's only, and keep it in V8's interpreter where the others optimize", () => {
+    const flagsOf = (name: string) =>
+      defaultBuiltins({ fileRoots: [] }).find((s) => s.name === name)?.nodeFlags;
+    expect(flagsOf("exec")).toEqual(EXEC_NODE_FLAGS);
+    expect(flagsOf("http")).toBeUndefined();
+    expect(flagsOf("file")).toBeUndefined();
+    expect(traceHotLoop(builtinNodeFlags())).toMatch(/completed (compiling|optimizing)/);
+    const exec = traceHotLoop([...builtinNodeFlags(), ...EXEC_NODE_FLAGS]);
+    expect(exec.endsWith("true")).toBe(true);
+    expect(exec).not.toMatch(/completed (compiling|optimizing)/);
   });
 });
