@@ -4,7 +4,7 @@ import { Code, TrestleError } from "@trestle/core";
 import { RuntimeStatus, type ToolInvokeRequest } from "@trestle/proto";
 import type { CapabilityHandlers } from "@trestle/wanaku";
 import { type AddressPolicyOptions, createAddressPolicy } from "./address-policy.js";
-import { describeUrl, exchange } from "./http-exchange.js";
+import { createConnectionPools, describeUrl, exchange } from "./http-exchange.js";
 import { responseText } from "./response-text.js";
 import { httpStatusError } from "./status-error.js";
 import { expandUrlTemplate } from "./url-template.js";
@@ -118,6 +118,7 @@ function defaultContentType(body: string): string {
  */
 export function createHttpService(options: HttpServiceOptions = {}): CapabilityHandlers {
   const policy = createAddressPolicy(options);
+  const pools = createConnectionPools();
   const timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const maxRedirects = options.maxRedirects ?? 5;
@@ -157,6 +158,7 @@ export function createHttpService(options: HttpServiceOptions = {}): CapabilityH
     const response = await exchange(
       { url, method, headers, ...(hasBody ? { body: request.body } : {}), originBoundHeaders: originBound },
       {
+        pools,
         policy,
         signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
         maxBodyBytes: maxResponseBytes,

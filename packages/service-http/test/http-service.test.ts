@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { Code, isTrestleError, TrestleError } from "@trestle/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rejectionOf, type ServedHttpService, serveHttpService } from "./service-fixture.js";
@@ -137,5 +139,55 @@ describe("answers and failures", () => {
     expect(isTrestleError(error, Code.Internal)).toBe(true);
     expect((error as TrestleError).rawMessage).toContain("did not answer in time");
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe("connections to an upstream", () => {
+  /**
+   * A server that counts its connections. With `dropReused`, a request arriving on a connection that already served
+   * one is not answered: the connection is destroyed, as a server closing an idle connection just as it is reused.
+   */
+  async function countingServer(dropReused: boolean) {
+    const server = createServer((request, response) => {
+      const socket = request.socket as Socket & { served?: number };
+      socket.served = (socket.served ?? 0) + 1;
+      if (dropReused && socket.served > 1) {
+        socket.destroy();
+        return;
+      }
+      response.writeHead(200, { "content-type": "text/plain" });
+      response.end(`answer ${socket.served}`);
+    });
+    let connections = 0;
+    server.on("connection", () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      origin: `http://127.0.0.1:${port}`,
+      connections: () => connections,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  it("are kept open between calls: five calls in turn to one origin use one connection", async () => {
+    const counting = await countingServer(false);
+    try {
+      for (let i = 1; i <= 5; i++)
+        expect(await service.invoke({ uri: `${counting.origin}/n` })).toEqual([`answer ${i}`]);
+      expect(counting.connections()).toBe(1);
+    } finally {
+      await counting.close();
+    }
+  });
+
+  it("are opened again when the server closes one as it is reused: the call goes again and is answered", async () => {
+    const counting = await countingServer(true);
+    try {
+      for (let i = 0; i < 3; i++)
+        expect(await service.invoke({ uri: `${counting.origin}/n` })).toEqual(["answer 1"]);
+      expect(counting.connections()).toBe(3);
+    } finally {
+      await counting.close();
+    }
   });
 });
