@@ -3,16 +3,24 @@ import { ConnectError } from "@connectrpc/connect";
 import { Code, TrestleError } from "@trestle/core";
 
 /**
- * The status a handler's failure answers with. A `TrestleError` keeps its code (Trestle codes and Connect codes
- * are both the gRPC numbers) and its raw message; a `ConnectError` (a deadline or cancellation noticed by the
- * server itself) passes unchanged; anything else answers `INTERNAL` with its message, so the caller sees the
- * real reason rather than "unknown".
+ * The code and raw message a failure that is not a `ConnectError` answers with. A `TrestleError` keeps its code
+ * (Trestle codes and Connect codes are both the gRPC numbers) and its raw message; anything else answers `INTERNAL`
+ * with its message, so the caller sees the real reason rather than "unknown".
+ */
+function failureStatus(error: unknown): { code: number; message: string } {
+  if (error instanceof TrestleError) return { code: error.code as number, message: error.rawMessage };
+  if (error instanceof Error) return { code: Code.Internal as number, message: error.message };
+  return { code: Code.Internal as number, message: String(error) };
+}
+
+/**
+ * The status a handler's failure answers with, as a `ConnectError`: one it threw (or the server made, for a
+ * deadline or a cancellation) passes unchanged, anything else as {@link failureStatus} says.
  */
 export function toConnectError(error: unknown): ConnectError {
   if (error instanceof ConnectError) return error;
-  if (error instanceof TrestleError) return new ConnectError(error.rawMessage, error.code as number);
-  if (error instanceof Error) return new ConnectError(error.message, Code.Internal as number);
-  return new ConnectError(String(error), Code.Internal as number);
+  const { code, message } = failureStatus(error);
+  return new ConnectError(message, code);
 }
 
 /** A gRPC status as the lean gRPC server sends it: code, raw message, and extra trailers. */
@@ -74,7 +82,5 @@ export function toGrpcStatus(error: unknown): GrpcStatus {
     if (trailers) status.trailers = trailers;
     return status;
   }
-  if (error instanceof TrestleError) return { code: error.code as number, message: error.rawMessage };
-  if (error instanceof Error) return { code: Code.Internal as number, message: error.message };
-  return { code: Code.Internal as number, message: String(error) };
+  return failureStatus(error);
 }

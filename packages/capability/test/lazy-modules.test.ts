@@ -34,11 +34,13 @@ afterAll(async () => {
 const GRPC_JS = "/@grpc+grpc-js@";
 const CONNECT_NODE = "/@connectrpc+connect-node@";
 
-/** Starts the echo capability (from the build) with the module trace; resolves its port. */
-async function startTraced(trace: string): Promise<number> {
-  const child = spawn(process.execPath, ["--import", register, service], {
-    // Only what the trace needs: nothing of the test runner's environment is the service's business.
-    env: { PATH: process.env.PATH ?? "", TRESTLE_MODULE_TRACE: trace },
+/**
+ * Starts a capability process with `args` (its script last) and only `env` besides `PATH`: nothing of the test
+ * runner's environment is the service's business. Resolves the port it prints once listening.
+ */
+async function startCapabilityProcess(args: string[], env: Record<string, string> = {}): Promise<number> {
+  const child = spawn(process.execPath, args, {
+    env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
   children.push(child);
@@ -47,14 +49,25 @@ async function startTraced(trace: string): Promise<number> {
   throw new Error("the capability process ended before it listened");
 }
 
-function grpcJsInvoke(client: grpc.Client, body: string): Promise<string[]> {
-  return new Promise((resolve, reject) => {
+/** Starts the echo capability (from the build) with the module trace; resolves its port. */
+function startTraced(trace: string): Promise<number> {
+  return startCapabilityProcess(["--import", register, service], { TRESTLE_MODULE_TRACE: trace });
+}
+
+/** A grpc-js unary `InvokeTool` with `metadata`: the reply's content, or the call's gRPC status code. */
+function grpcJsCall(
+  client: grpc.Client,
+  body: string,
+  metadata = new grpc.Metadata(),
+): Promise<string[] | number> {
+  return new Promise((resolve) => {
     client.makeUnaryRequest(
       "/ai.wanaku.tool.v1.ToolInvoker/InvokeTool",
       (value: Uint8Array) => Buffer.from(value),
       (bytes: Buffer) => fromBinary(ToolInvokeReplySchema, bytes),
       toBinary(ToolInvokeRequestSchema, create(ToolInvokeRequestSchema, { body })),
-      (error, reply) => (error ? reject(error) : resolve(reply?.content ?? [])),
+      metadata,
+      (error, reply) => resolve(error ? (error.code as number) : (reply?.content ?? [])),
     );
   });
 }
@@ -69,7 +82,7 @@ describe("what a capability server process loads", () => {
 
     const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
     try {
-      expect(await grpcJsInvoke(client, "grpc")).toEqual(["hello grpc"]);
+      expect(await grpcJsCall(client, "grpc")).toEqual(["hello grpc"]);
     } finally {
       client.close();
     }
@@ -92,34 +105,10 @@ describe("what a capability server process loads", () => {
   });
 });
 
-/** A grpc-js unary `InvokeTool` with `metadata`: the reply's content, or the call's gRPC status code. */
-function grpcJsCall(client: grpc.Client, body: string, metadata: grpc.Metadata): Promise<string[] | number> {
-  return new Promise((resolve) => {
-    client.makeUnaryRequest(
-      "/ai.wanaku.tool.v1.ToolInvoker/InvokeTool",
-      (value: Uint8Array) => Buffer.from(value),
-      (bytes: Buffer) => fromBinary(ToolInvokeReplySchema, bytes),
-      toBinary(ToolInvokeRequestSchema, create(ToolInvokeRequestSchema, { body })),
-      metadata,
-      (error, reply) => resolve(error ? (error.code as number) : (reply?.content ?? [])),
-    );
-  });
-}
-
 describe("what a capability server process loads while it serves gRPC", () => {
   it("answers, fails, refuses and aborts its handlers' signals without loading undici (~6 MiB resident)", async () => {
     const script = fileURLToPath(new URL("./support/signal-reading-capability.mjs", import.meta.url));
-    const child = spawn(process.execPath, [script], {
-      env: { PATH: process.env.PATH ?? "" },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    children.push(child);
-    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-    let port = 0;
-    for await (const line of lines) {
-      port = (JSON.parse(line) as { port: number }).port;
-      break;
-    }
+    const port = await startCapabilityProcess([script]);
     const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
     const withSecret = new grpc.Metadata();
     withSecret.set("x-trestle-capability-secret", "s3cret");

@@ -201,16 +201,14 @@ export function createCatalogView(): CatalogView {
     applyNamespace(stored, origin) {
       const previous = namespaces.get(stored.name);
       if (previous && previous.stored.version >= stored.version) return [];
-      const replaced =
-        previous && previous.stored.id !== stored.id
+      const updated = previous?.stored.id === stored.id;
+      const removed =
+        previous && !updated
           ? view.removeNamespace(stored.name, previous.stored.id, stored.version, origin)
           : [];
       namespaces.set(stored.name, { stored, value: namespaceValue(stored) });
       namespaceList = undefined;
-      return [
-        ...replaced,
-        namespaceChange(stored, previous && !replaced.length ? "updated" : "added", origin),
-      ];
+      return [...removed, namespaceChange(stored, updated ? "updated" : "added", origin)];
     },
     removeNamespace(name, id, version, origin) {
       const previous = namespaces.get(name);

@@ -35,7 +35,7 @@ describe("a session's end", () => {
     const held = await there.get(session.id, "", "alice");
     expect(held?.id).toBe(session.id);
 
-    expect(await here.end(session.id)).toBe(true);
+    expect(await here.end(session)).toBe(true);
     expect(ledger.ends.has(sessionDigest(session.id))).toBe(true);
     expect(here.get(session.id, "", "alice")).toBeUndefined();
     // The store tells every replica; the one holding the session forgets it.
@@ -50,8 +50,8 @@ describe("a session's end", () => {
     const ledger = memoryLedger();
     const sessions = createSessionRegistry({ ...options, ledger });
     const first = sessions.create("", "2025-06-18");
-    await sessions.end(first.id);
-    for (let i = 0; i < 10_001; i++) await sessions.end(sessions.create("", "2025-06-18").id);
+    await sessions.end(first);
+    for (let i = 0; i < 10_001; i++) await sessions.end(sessions.create("", "2025-06-18"));
     expect(await sessions.get(first.id, "")).toBeUndefined();
   });
 

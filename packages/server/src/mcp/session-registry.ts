@@ -135,11 +135,12 @@ export interface SessionRegistry {
   /** Forgets a session here: its stream closes. Its sealed id is refused here from now on (see {@link end}). */
   delete(id: string): boolean;
   /**
-   * A client ends its session (`DELETE`): its end recorded in the ledger, so that every replica refuses its id, and
-   * then forgotten here. Rejects, leaving the session as it was, when the ledger cannot record it.
+   * A client ends its session (`DELETE`; the session as {@link get} answered it): its end recorded in the ledger,
+   * so that every replica refuses its id, and then forgotten here. Rejects, leaving the session as it was, when the
+   * ledger cannot record it.
    * @returns whether it was held here.
    */
-  end(id: string): Promise<boolean>;
+  end(session: McpSession): Promise<boolean>;
   /** A session ended on another replica (by its digest): forgotten here, its id refused. */
   forget(digest: string): void;
   /** Every session held in memory. */
@@ -356,11 +357,10 @@ export function createSessionRegistry(options: SessionRegistryOptions): SessionR
       else noteEnded(digest);
       return held;
     },
-    async end(id) {
-      const claims = unseal(id);
+    async end(session) {
       // Recorded first: when the ledger cannot take it, the session stays as it was and the client may try again.
-      if (options.ledger && claims) await options.ledger.end(sessionDigest(id), clock(), claims.t + maxAgeMs);
-      return registry.delete(id);
+      await options.ledger?.end(sessionDigest(session.id), clock(), session.createdAt + maxAgeMs);
+      return registry.delete(session.id);
     },
     forget(digest) {
       noteEnded(digest);

@@ -575,7 +575,7 @@ export function createStreamableHttpHandler(
     const session = await sessionOf(req, res, namespace);
     if (!session) return;
     try {
-      await deps.sessions.end(session.id);
+      await deps.sessions.end(session);
     } catch (error) {
       // Nothing changed: the session goes on, and the client may send its DELETE again.
       refuse(
