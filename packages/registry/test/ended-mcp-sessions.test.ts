@@ -1,5 +1,10 @@
+import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../src/index.js";
+import { applyMigrations } from "../src/migrations.js";
+import { createPgliteClient } from "../src/pglite-client.js";
+import type { SqlClient } from "../src/sql-client.js";
+import { createSqlStore } from "../src/sql-store.js";
 
 describe("ended MCP sessions in the store", () => {
   let store: Store;
@@ -34,5 +39,52 @@ describe("ended MCP sessions in the store", () => {
     for (let i = 0; i < 50 && heard.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
     await stop();
     expect(heard).toEqual(["seal-4", "seal-5"]);
+  });
+
+  it("records an end in one statement: one round trip, its own transaction", async () => {
+    // A client's DELETE waits on this; on the embedded store each statement costs as much as a whole end.
+    const client = createPgliteClient(await PGlite.create());
+    try {
+      await applyMigrations(client);
+      const statements: string[] = [];
+      const counted: SqlClient = {
+        ...client,
+        query: (sql, params) => {
+          statements.push(sql);
+          return client.query(sql, params);
+        },
+        transaction: (work) => {
+          statements.push("BEGIN");
+          return client.transaction((tx) =>
+            work({
+              ...tx,
+              query: (sql, params) => {
+                statements.push(sql);
+                return tx.query(sql, params);
+              },
+            }),
+          );
+        },
+      };
+      const counting = createSqlStore(counted);
+      const heard: string[] = [];
+      const stop = await counting.subscribeEndedMcpSessions(
+        (digest) => heard.push(digest),
+        () => undefined,
+      );
+      await counting.endMcpSession("seal-a", 1_000, 5_000);
+      expect(statements).toHaveLength(1);
+      await counting.endMcpSession("seal-b", 6_000, 9_000);
+      for (let i = 0; i < 50 && heard.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      await stop();
+      expect(heard).toEqual(["seal-a", "seal-b"]);
+      // The same statement still drops the ends that expired (seal-a's at 5,000) and keeps a retried end once.
+      await counting.endMcpSession("seal-b", 7_000, 12_000);
+      expect(await counting.mcpSessionsEndedSince(0)).toEqual(["seal-b"]);
+      expect(await counting.isMcpSessionEnded("seal-b", 8_999)).toBe(true);
+      expect(await counting.isMcpSessionEnded("seal-b", 9_000)).toBe(false);
+    } finally {
+      await client.close();
+    }
   });
 });
