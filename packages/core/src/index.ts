@@ -146,6 +146,8 @@ export {
   redactHeaders,
   redactSecretsUri,
   redactToolCallEvent,
+  redactUrlCredentials,
+  redactValue,
   scrubSecrets,
   stringifyArgument,
 } from "./redaction.js";

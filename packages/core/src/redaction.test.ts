@@ -7,6 +7,8 @@ import {
   redactHeaders,
   redactSecretsUri,
   redactToolCallEvent,
+  redactUrlCredentials,
+  redactValue,
   scrubSecrets,
   stringifyArgument,
 } from "./redaction.js";
@@ -54,6 +56,64 @@ describe("redactArguments", () => {
       ok: "true",
       obj: '{"a":[1]}',
     });
+  });
+
+  it("redacts secret-named fields inside an object argument, at any depth", () => {
+    const redacted = redactArguments({
+      environment: {
+        DATABASE_URL: "postgres://x",
+        db: { password: "hunter22" },
+        list: [{ apiKey: "k3y-1" }],
+      },
+    });
+    expect(JSON.parse(redacted.environment as string)).toEqual({
+      DATABASE_URL: "postgres://x",
+      db: { password: REDACTED },
+      list: [{ apiKey: REDACTED }],
+    });
+    expect(JSON.stringify(redacted)).not.toContain("hunter22");
+    expect(JSON.stringify(redacted)).not.toContain("k3y-1");
+  });
+});
+
+describe("redactUrlCredentials", () => {
+  it("hides the password of every URL that carries one, whatever the field is called", () => {
+    const found: string[] = [];
+    expect(
+      redactUrlCredentials(
+        "primary postgres://app:s3cret@db:5432/shop, replica mysql://ro:p%40ss@r/x",
+        found,
+      ),
+    ).toBe(`primary postgres://app:${REDACTED}@db:5432/shop, replica mysql://ro:${REDACTED}@r/x`);
+    expect(found).toEqual(["s3cret", "p%40ss"]);
+    expect(redactUrlCredentials("https://example.com/a:b@c and mailto:x@y")).toBe(
+      "https://example.com/a:b@c and mailto:x@y",
+    );
+  });
+
+  it("applies inside object arguments and to string arguments alike", () => {
+    expect(
+      redactArguments({
+        url: "redis://:hunter22@cache:6379",
+        env: { DATABASE_URL: "postgres://u:pw1234@h/d" },
+      }),
+    ).toEqual({
+      url: `redis://:${REDACTED}@cache:6379`,
+      env: JSON.stringify({ DATABASE_URL: `postgres://u:${REDACTED}@h/d` }),
+    });
+  });
+});
+
+describe("redactValue", () => {
+  it("redacts secret-named fields at any depth and collects what it took out", () => {
+    const found: string[] = [];
+    expect(
+      redactValue({ a: { client_secret: "s3cr3t", keep: 1 }, b: [{ token: { v: "t0k3n" } }] }, found),
+    ).toEqual({
+      a: { client_secret: REDACTED, keep: 1 },
+      b: [{ token: REDACTED }],
+    });
+    expect(found.sort()).toEqual(["s3cr3t", "t0k3n"]);
   });
 });
 

@@ -103,9 +103,28 @@ export function redactArguments(args: Readonly<Record<string, unknown>>): Record
   for (const [key, value] of Object.entries(args)) {
     if (key.startsWith(AUTH_ARGUMENT_PREFIX) || key.startsWith(META_ARGUMENT_PREFIX)) continue;
     if (value === null || value === undefined) continue;
-    out[key] = isSecretName(key) ? REDACTED : stringifyArgument(value);
+    // An object argument is recorded as JSON with its own secret-named fields redacted, at any depth.
+    out[key] = isSecretName(key)
+      ? REDACTED
+      : typeof value === "string"
+        ? redactUrlCredentials(value)
+        : stringifyArgument(typeof value === "object" ? redactJson(value, []) : value);
   }
   return out;
+}
+
+/**
+ * A JSON value with every secret-named field (see {@link isSecretName}), at any depth, replaced by `[REDACTED]`;
+ * the strings taken out are appended to `found` when given, so a caller can scrub them from other text too.
+ * Values without such a field come back equal (a copy for objects and arrays).
+ *
+ * @example
+ * ```ts
+ * redactValue({ db: { url: "x", password: "s3" } }); // { db: { url: "x", password: "[REDACTED]" } }
+ * ```
+ */
+export function redactValue(value: unknown, found: string[] = []): unknown {
+  return redactJson(value, found);
 }
 
 /** Headers as they may be recorded: credential names (see {@link isSecretName}) have their value redacted. */
@@ -123,8 +142,30 @@ export interface RedactedBody {
   secretValues: string[];
 }
 
+/** `scheme://user:password@` in a URL: the password is a credential whatever the field is called. */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)@/gi;
+
+/**
+ * `text` with the password of every URL in it that carries one (`postgres://app:s3cret@db/x`) replaced by
+ * `[REDACTED]`; the passwords taken out are appended to `found` when given.
+ *
+ * @example
+ * ```ts
+ * redactUrlCredentials("postgres://app:s3cret@db:5432/shop"); // "postgres://app:[REDACTED]@db:5432/shop"
+ * ```
+ */
+export function redactUrlCredentials(text: string, found?: string[]): string {
+  // Most strings hold no URL: one search, no regular expression.
+  if (!text.includes("://")) return text;
+  return text.replace(URL_CREDENTIALS, (_match, head: string, password: string) => {
+    found?.push(password);
+    return `${head}${REDACTED}@`;
+  });
+}
+
 function redactJson(value: unknown, found: string[]): unknown {
   if (Array.isArray(value)) return value.map((item) => redactJson(item, found));
+  if (typeof value === "string") return redactUrlCredentials(value, found);
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {

@@ -8,6 +8,8 @@ import {
   isSecretHeaderKey,
   META_ARGUMENT_PREFIX,
   redactBody,
+  redactUrlCredentials,
+  redactValue,
   stringifyArgument,
 } from "./redaction.js";
 
@@ -113,6 +115,10 @@ export function toolCallParts(args: Readonly<Record<string, unknown>>, tool: Too
     if (!isPresent(value)) continue;
     const text = toText(name, value);
     if (isSecretArgumentKey(name)) secretValues.push(text);
+    // Secret-named fields inside an object argument (`{db: {password}}`), and a URL's password, are as secret as
+    // arguments of that name.
+    else if (typeof value === "object") redactValue(value, secretValues);
+    else if (typeof value === "string") redactUrlCredentials(value, secretValues);
     if (name.startsWith(META_ARGUMENT_PREFIX)) {
       const header = name.slice(META_ARGUMENT_PREFIX.length);
       if (header) metaHeaders[header] = text;

@@ -145,6 +145,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX trestle_ended_mcp_sessions_expires ON trestle_ended_mcp_sessions (expires_at);
     `,
   },
+  {
+    version: 7,
+    name: "owners of A2A tasks",
+    // A task answers only the principal that started it. Tasks stored before owners were kept belong to nobody
+    // (no principal is named ''), so no one reads them again; the sweep removes them after their retention.
+    sql: `
+      ALTER TABLE trestle_a2a_tasks ADD COLUMN principal text NOT NULL DEFAULT '';
+      CREATE INDEX trestle_a2a_tasks_principal ON trestle_a2a_tasks (principal, updated_at DESC);
+      CREATE INDEX trestle_mcp_tasks_principal ON trestle_mcp_tasks (principal, expires_at);
+    `,
+  },
 ];
 
 /**

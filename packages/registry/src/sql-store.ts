@@ -263,6 +263,7 @@ function withConnectionErrors(store: Store): Store {
 interface A2aTaskRow {
   id: string;
   namespace: string;
+  principal: string;
   context_id: string;
   state: string;
   document: Record<string, unknown> | string;
@@ -273,6 +274,7 @@ function a2aTaskFromRow(row: A2aTaskRow): StoredA2aTask {
   return {
     id: row.id,
     namespace: row.namespace,
+    principal: row.principal,
     contextId: row.context_id,
     state: row.state,
     document:
@@ -761,36 +763,57 @@ export function createSqlStore(client: SqlClient): Store {
     },
 
     async saveA2aTask(task, now) {
-      await client.query(
-        `INSERT INTO trestle_a2a_tasks (id, namespace, context_id, state, document, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $6)
+      // Another owner's row of the same id is never taken over: the update applies only to the owner's own.
+      const rows = await client.query<{ id: string }>(
+        `INSERT INTO trestle_a2a_tasks (id, namespace, principal, context_id, state, document, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
          ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state,
-           document = EXCLUDED.document, updated_at = EXCLUDED.updated_at`,
-        [task.id, task.namespace, task.contextId, task.state, JSON.stringify(task.document), now],
+           document = EXCLUDED.document, updated_at = EXCLUDED.updated_at
+         WHERE trestle_a2a_tasks.principal = EXCLUDED.principal AND trestle_a2a_tasks.namespace = EXCLUDED.namespace
+         RETURNING id`,
+        [
+          task.id,
+          task.namespace,
+          task.principal,
+          task.contextId,
+          task.state,
+          JSON.stringify(task.document),
+          now,
+        ],
       );
+      return rows.length > 0;
     },
 
     async loadA2aTask(id) {
       const rows = await client.query<A2aTaskRow>(
-        "SELECT id, namespace, context_id, state, document, updated_at FROM trestle_a2a_tasks WHERE id = $1",
+        `SELECT id, namespace, principal, context_id, state, document, updated_at FROM trestle_a2a_tasks
+         WHERE id = $1`,
         [id],
       );
       return rows[0] ? a2aTaskFromRow(rows[0]) : undefined;
     },
 
-    async listA2aTasks(namespace, options) {
+    async listA2aTasks(namespace, principal, options) {
       const rows = options.contextId
         ? await client.query<A2aTaskRow>(
-            `SELECT id, namespace, context_id, state, document, updated_at FROM trestle_a2a_tasks
-             WHERE namespace = $1 AND context_id = $2 ORDER BY updated_at DESC LIMIT $3`,
-            [namespace, options.contextId, options.limit],
+            `SELECT id, namespace, principal, context_id, state, document, updated_at FROM trestle_a2a_tasks
+             WHERE namespace = $1 AND principal = $2 AND context_id = $3 ORDER BY updated_at DESC LIMIT $4`,
+            [namespace, principal, options.contextId, options.limit],
           )
         : await client.query<A2aTaskRow>(
-            `SELECT id, namespace, context_id, state, document, updated_at FROM trestle_a2a_tasks
-             WHERE namespace = $1 ORDER BY updated_at DESC LIMIT $2`,
-            [namespace, options.limit],
+            `SELECT id, namespace, principal, context_id, state, document, updated_at FROM trestle_a2a_tasks
+             WHERE namespace = $1 AND principal = $2 ORDER BY updated_at DESC LIMIT $3`,
+            [namespace, principal, options.limit],
           );
       return rows.map(a2aTaskFromRow);
+    },
+
+    async countA2aTasks(principal, updatedSince) {
+      const rows = await client.query<{ count: string | number }>(
+        "SELECT count(*) AS count FROM trestle_a2a_tasks WHERE principal = $1 AND updated_at >= $2",
+        [principal, updatedSince],
+      );
+      return Number(rows[0]?.count ?? 0);
     },
 
     async saveMcpTask(task, now) {
@@ -854,6 +877,14 @@ export function createSqlStore(client: SqlClient): Store {
         [now],
       );
       return rows.length;
+    },
+
+    async countMcpTasks(principal, now) {
+      const rows = await client.query<{ count: string | number }>(
+        "SELECT count(*) AS count FROM trestle_mcp_tasks WHERE principal = $1 AND expires_at > $2",
+        [principal, now],
+      );
+      return Number(rows[0]?.count ?? 0);
     },
 
     async removeA2aTasks(updatedBefore) {

@@ -153,6 +153,8 @@ export interface McpTaskRequests {
 export interface StoredA2aTask {
   id: string;
   namespace: string;
+  /** The principal that started it: the only one it answers. */
+  principal: string;
   contextId: string;
   /** The task's state, as A2A JSON names it (`TASK_STATE_WORKING`). */
   state: string;
@@ -257,12 +259,21 @@ export interface Store {
   /** Gives a lease up, if `owner` holds it. */
   releaseLease(name: string, owner: string): Promise<void>;
 
-  /** Creates or replaces an A2A task the router's A2A front started (its whole document, as A2A JSON). */
-  saveA2aTask(task: StoredA2aTask, now: number): Promise<void>;
-  /** The A2A task with this id, or `undefined`. */
+  /**
+   * Creates or replaces an A2A task the router's A2A front started (its whole document, as A2A JSON). A task of
+   * that id owned by another principal or namespace is left as it is: `false` then.
+   */
+  saveA2aTask(task: StoredA2aTask, now: number): Promise<boolean>;
+  /** The A2A task with this id, or `undefined`. The caller compares its owner. */
   loadA2aTask(id: string): Promise<StoredA2aTask | undefined>;
-  /** A namespace's A2A tasks, newest first; only those of `contextId` when given. */
-  listA2aTasks(namespace: string, options: { contextId?: string; limit: number }): Promise<StoredA2aTask[]>;
+  /** A principal's A2A tasks in a namespace, newest first; only those of `contextId` when given. */
+  listA2aTasks(
+    namespace: string,
+    principal: string,
+    options: { contextId?: string; limit: number },
+  ): Promise<StoredA2aTask[]>;
+  /** How many A2A tasks `principal` has that changed at or after `updatedSince` (a quota's count). */
+  countA2aTasks(principal: string, updatedSince: number): Promise<number>;
   /** Removes A2A tasks not updated since `updatedBefore`. @returns how many. */
   removeA2aTasks(updatedBefore: number): Promise<number>;
 
@@ -279,6 +290,8 @@ export interface Store {
   takeMcpTaskRequests(id: string): Promise<McpTaskRequests>;
   /** Removes MCP tasks that expired before `now`. @returns how many. */
   removeExpiredMcpTasks(now: number): Promise<number>;
+  /** How many MCP tasks of `principal` have not expired at `now` (a quota's count). */
+  countMcpTasks(principal: string, now: number): Promise<number>;
 
   /**
    * Records that a client ended an MCP session (its `DELETE`), by a digest of its id, until `expiresAt` (when its

@@ -14,6 +14,9 @@ const rateLimitSchema = z.strictObject({
     .describe("Requests that may come at once after a quiet spell (default: requestsPerSecond, at least 1)"),
 });
 
+/** The rate limit of a token without its own when tokens are configured and `rateLimit` is not set. */
+export const DEFAULT_TOKEN_RATE_LIMIT = { requestsPerSecond: 100, burst: 200 } as const;
+
 const tokenSchema = z.strictObject({
   name: z.string().min(1).describe("A name for logs (never the token)"),
   token: z.string().min(16, "a token must have at least 16 characters").describe("The bearer token"),
@@ -169,14 +172,17 @@ export const routerConfigSchema = z.object({
     .default(16)
     .describe("Most registered instances of one service name; further registrations are refused (409)"),
   rateLimit: rateLimitSchema
+    .or(z.literal(false))
     .optional()
     .describe(
-      "Requests per token without its own rateLimit, and per client address without a token ({requestsPerSecond, burst}; default: none)",
+      `Requests per token without its own rateLimit, and per client address without a token ({requestsPerSecond, burst}); default with tokens configured ${DEFAULT_TOKEN_RATE_LIMIT.requestsPerSecond}/s (burst ${DEFAULT_TOKEN_RATE_LIMIT.burst}), none without tokens; false for none. Per process: each of --workers N gets 1/N`,
     ),
   forwardHeaders: z
     .array(z.string().transform((h) => h.toLowerCase()))
     .default([])
-    .describe("Request headers forwarded to capabilities as call metadata (e.g. authorization)"),
+    .describe(
+      "Request headers forwarded to capabilities as call metadata (e.g. x-tenant); authorization, proxy-authorization and cookie are refused while tokens are configured (they carry the client's credential for this router)",
+    ),
   codeExecutionToolName: z.string().default("execute_code").describe("Name of the MCP tool that runs code"),
   pageSize: z.number().int().min(1).max(100_000).default(1000).describe("Items per page of MCP list results"),
   mcpRevisions: z
@@ -302,6 +308,34 @@ export const routerConfigSchema = z.object({
     .describe(
       "Requests one MCP session may have awaiting answers at once (429 beyond); its one GET stream is apart",
     ),
+  maxRequestsPerPrincipal: z
+    .number()
+    .int()
+    .positive()
+    .default(512)
+    .describe(
+      "MCP and A2A requests one principal may have open at once: calls awaiting answers, GET, listen and A2A streams (429 beyond). Per process: each of --workers N gets 1/N",
+    ),
+  maxListenStreamsPerPrincipal: z
+    .number()
+    .int()
+    .positive()
+    .default(16)
+    .describe("subscriptions/listen streams one principal may have open at once (429 beyond)"),
+  listenMaxAgeMs: z
+    .number()
+    .int()
+    .min(10_000)
+    .default(60 * 60_000)
+    .describe("A subscriptions/listen stream is closed this long after it opened; its client opens another"),
+  maxTasksPerPrincipal: z
+    .number()
+    .int()
+    .positive()
+    .default(1_000)
+    .describe(
+      "MCP tasks (unexpired) and A2A tasks (within their retention) one principal may hold, counted in the store across replicas; a call that would start one more is refused",
+    ),
   maxConnections: z
     .number()
     .int()
@@ -391,6 +425,10 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   maxBatchMessages: { env: "TRESTLE_MAX_BATCH_MESSAGES" },
   maxStreamsPerSession: { env: "TRESTLE_MAX_STREAMS_PER_SESSION" },
   maxConnections: { env: "TRESTLE_MAX_CONNECTIONS" },
+  maxRequestsPerPrincipal: { env: "TRESTLE_MAX_REQUESTS_PER_PRINCIPAL" },
+  maxListenStreamsPerPrincipal: { env: "TRESTLE_MAX_LISTEN_STREAMS_PER_PRINCIPAL" },
+  listenMaxAgeMs: { env: "TRESTLE_LISTEN_MAX_AGE_MS" },
+  maxTasksPerPrincipal: { env: "TRESTLE_MAX_TASKS_PER_PRINCIPAL" },
   sseMaxBufferedBytes: { env: "TRESTLE_SSE_MAX_BUFFERED_BYTES" },
   maxResourceUriLength: { env: "TRESTLE_MAX_RESOURCE_URI_LENGTH" },
   a2aTaskRetentionMs: { env: "TRESTLE_A2A_TASK_RETENTION_MS" },
@@ -433,6 +471,9 @@ function fromText(key: string, text: string, where: string): unknown {
     case "record":
     case "object":
       return parseJson(text, where);
+    case "union":
+      // `rateLimit`: an object, or off.
+      return /^(false|off|none)$/i.test(text.trim()) ? false : parseJson(text, where);
     default:
       return text;
   }
@@ -503,5 +544,56 @@ export function resolveConfig(sources: ConfigSources): RouterConfig {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
     throw new TrestleError(`Invalid configuration: ${problems.join("; ")}`, Code.InvalidArgument);
   }
+  const problems = configProblems(parsed.data);
+  if (problems.length > 0) {
+    throw new TrestleError(`Invalid configuration: ${problems.join("; ")}`, Code.InvalidArgument);
+  }
   return parsed.data;
+}
+
+/** Headers that carry a client's credential to the router: never passed on while tokens guard the router. */
+const CREDENTIAL_HEADERS = new Set(["authorization", "proxy-authorization", "cookie"]);
+
+/** What the settings get wrong together, each in a sentence (empty when nothing). */
+export function configProblems(config: RouterConfig): string[] {
+  const problems: string[] = [];
+  if (config.tokens.length > 0) {
+    const credentials = config.forwardHeaders.filter((h) => CREDENTIAL_HEADERS.has(h));
+    if (credentials.length > 0) {
+      problems.push(
+        `forwardHeaders: ${credentials.join(", ")} carries the client's token for this router, which must not reach a capability while tokens are configured; give each service its own credential (services.<name>.callSecret) instead`,
+      );
+    }
+  }
+  return problems;
+}
+
+/**
+ * The rate limit that applies to a token without its own (and to requests without a token): `rateLimit` when
+ * set, none when it is `false`, else {@link DEFAULT_TOKEN_RATE_LIMIT} when tokens are configured. Divided among
+ * `workers` processes, which each count their own requests.
+ */
+export function effectiveRateLimit(
+  config: RouterConfig,
+): { requestsPerSecond: number; burst?: number } | undefined {
+  const limit =
+    config.rateLimit === false
+      ? undefined
+      : (config.rateLimit ?? (config.tokens.length > 0 ? DEFAULT_TOKEN_RATE_LIMIT : undefined));
+  return limit && dividedRateLimit(limit, config.workers);
+}
+
+/** A rate limit's share for one of `workers` processes (each keeps its own buckets). */
+export function dividedRateLimit(
+  limit: { requestsPerSecond: number; burst?: number | undefined },
+  workers: number,
+): { requestsPerSecond: number; burst?: number } {
+  if (workers <= 1)
+    return limit.burst === undefined
+      ? { requestsPerSecond: limit.requestsPerSecond }
+      : { requestsPerSecond: limit.requestsPerSecond, burst: limit.burst };
+  return {
+    requestsPerSecond: limit.requestsPerSecond / workers,
+    ...(limit.burst !== undefined ? { burst: Math.max(1, Math.ceil(limit.burst / workers)) } : {}),
+  };
 }

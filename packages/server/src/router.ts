@@ -33,7 +33,13 @@ import { mcpToolUri } from "@trestle/transport-mcp/tool-uri";
 import { type Logger, pino } from "pino";
 import { lazyA2aEndpoint } from "./a2a/lazy-a2a-endpoint.js";
 import { capabilitySecretResolver, withCapabilitySecrets } from "./capability-secrets.js";
-import { BUILTIN_PRINCIPAL, DEFAULT_MAX_QUEUED_CALLS, type RouterConfig } from "./config.js";
+import {
+  BUILTIN_PRINCIPAL,
+  DEFAULT_MAX_QUEUED_CALLS,
+  dividedRateLimit,
+  effectiveRateLimit,
+  type RouterConfig,
+} from "./config.js";
 import { combinedUpstreamConnector } from "./forwards/a2a-connector.js";
 import { createForwardDirectory } from "./forwards/forward-directory.js";
 import { A2A_PROTOCOL, MCP_PROTOCOL } from "./forwards/forward-identity.js";
@@ -42,6 +48,7 @@ import { createForwardService, type ForwardService } from "./forwards/forward-se
 import { createForwardSupervisor } from "./forwards/forward-supervisor.js";
 import { createHttpApp } from "./http/http-app.js";
 import { createJsonApi } from "./http/json-api.js";
+import { createPrincipalBudget } from "./http/principal-budget.js";
 import { createRateLimiter } from "./http/rate-limit.js";
 import {
   type AccessToken,
@@ -364,10 +371,14 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     canServeResources: () => canServeResources,
     forwards: forwardDirectory,
     // MCP tasks live in the store: any replica answers tasks/get, and the one running a call takes updates.
-    tasks: createTaskRunner({ store }),
+    tasks: createTaskRunner({ store, maxTasksPerPrincipal: config.maxTasksPerPrincipal }),
   };
   // One limiter for the front door and the MCP endpoint: each message of a batch counts in the same bucket.
-  const limiter = createRateLimiter({ defaultLimit: config.rateLimit });
+  // Each of --workers N counts its own requests: limits per process are the configured ones divided by N.
+  const limiter = createRateLimiter({ defaultLimit: effectiveRateLimit(config) });
+  const openRequests = createPrincipalBudget(
+    Math.max(1, Math.ceil(config.maxRequestsPerPrincipal / config.workers)),
+  );
   const onStreamDropped = (stream: string) => (bufferedBytes: number) =>
     logger.warn({ stream, bufferedBytes }, "dropped a slow SSE reader: it left too much unread");
   const mcpSettings: Omit<McpSettings, "listChangedDelivered"> = {
@@ -396,6 +407,8 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     maxBodyBytes: config.maxBodyBytes,
     maxBatchMessages: config.maxBatchMessages,
     maxStreamsPerSession: config.maxStreamsPerSession,
+    maxListenStreamsPerPrincipal: config.maxListenStreamsPerPrincipal,
+    listenMaxAgeMs: config.listenMaxAgeMs,
     sseMaxBufferedBytes: config.sseMaxBufferedBytes,
     limiter,
     onStreamDropped: onStreamDropped("mcp"),
@@ -436,8 +449,11 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     version: SERVER_VERSION,
     requiresToken: config.tokens.length > 0,
     taskRetentionMs: config.a2aTaskRetentionMs,
+    maxTasksPerPrincipal: config.maxTasksPerPrincipal,
+    ...(config.sessionSecret ? { sealingSecret: config.sessionSecret } : {}),
     sseMaxBufferedBytes: config.sseMaxBufferedBytes,
     onStreamDropped: onStreamDropped("a2a"),
+    onError: (error) => logger.error({ err: error }, "an A2A request failed"),
   });
 
   const unsubscribeCatalog = registry.catalog.onChange((change) => {
@@ -486,11 +502,17 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       allowedHosts: [config.host, ...config.allowedHosts],
       allowedOrigins: config.allowedOrigins,
     }),
-    auth: createTokenAuthenticator(config.tokens, { internalTokens: overrides.internalTokens ?? [] }),
+    auth: createTokenAuthenticator(
+      config.tokens.map((t) =>
+        t.rateLimit ? { ...t, rateLimit: dividedRateLimit(t.rateLimit, config.workers) } : t,
+      ),
+      { internalTokens: overrides.internalTokens ?? [] },
+    ),
     limiter,
+    openRequests,
     api,
-    mcp: (req, res, namespace) => mcp.handle(req, res, namespace),
-    a2a: (req, res, namespace, kind) => a2a.handle(req, res, namespace, kind),
+    mcp: (req, res, namespace, principal) => mcp.handle(req, res, namespace, principal),
+    a2a: (req, res, namespace, kind, principal) => a2a.handle(req, res, namespace, kind, principal),
     hasNamespace: (name) => registry.catalog.getNamespace(name) !== undefined,
     ready: () => ready,
     onError: (error, req) =>

@@ -1,11 +1,12 @@
 import { Task, TaskState } from "@a2a-js/sdk";
-import type { ServerCallContext } from "@a2a-js/sdk/server";
+import { ServerCallContext } from "@a2a-js/sdk/server";
 import { openStore, type Store } from "@trestle/registry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStoreTaskStore } from "../src/a2a/task-store.js";
+import { createStoreTaskStore, PrincipalUser } from "../src/a2a/task-store.js";
 
 const MINUTE = 60_000;
-const context = {} as ServerCallContext;
+const callerAs = (principal: string) => new ServerCallContext({ user: new PrincipalUser(principal) });
+const context = callerAs("alice");
 let store: Store;
 
 beforeAll(async () => {
@@ -67,5 +68,33 @@ describe("the A2A task store's retention", () => {
     await theirs.tasks.save(task("t-theirs"), context);
     expect(await mine.tasks.load("t-theirs", context)).toBeUndefined();
     expect((await theirs.tasks.load("t-theirs", context))?.id).toBe("t-theirs");
+  });
+});
+
+describe("the A2A task store's owners", () => {
+  it("answers a task only to the principal that started it: to another it reads, lists and saves as absent", async () => {
+    const { tasks } = storeAt("owned", 10 * MINUTE);
+    const mallory = callerAs("mallory");
+    await tasks.save(task("t-alice", "ctx-a"), context);
+    expect((await tasks.load("t-alice", context))?.id).toBe("t-alice");
+    expect(await tasks.load("t-alice", mallory)).toBeUndefined();
+    const listed = await tasks.list(
+      { pageSize: 10, status: TaskState.TASK_STATE_UNSPECIFIED } as never,
+      mallory,
+    );
+    expect(listed.tasks).toEqual([]);
+    // A save under the same id by another principal changes nothing of the owner's task.
+    await tasks.save(
+      Task.fromJSON({ id: "t-alice", contextId: "x", status: { state: "TASK_STATE_CANCELED" } }),
+      mallory,
+    );
+    expect((await tasks.load("t-alice", context))?.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it("owns nothing for a context without a principal", async () => {
+    const { tasks } = storeAt("anonymous", 10 * MINUTE);
+    await tasks.save(task("t-someone"), context);
+    expect(await tasks.load("t-someone", new ServerCallContext())).toBeUndefined();
+    await expect(tasks.save(task("t-none"), new ServerCallContext())).rejects.toThrow("known principal");
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Code, TrestleError } from "@trestle/core";
 import { describe, expect, it } from "vitest";
-import { resolveConfig } from "../src/config.js";
+import { DEFAULT_TOKEN_RATE_LIMIT, effectiveRateLimit, resolveConfig } from "../src/config.js";
 import { renderConfigReference } from "../src/config-reference.js";
 
 describe("configuration", () => {
@@ -34,6 +34,15 @@ describe("configuration", () => {
     [{ env: { TRESTLE_TOKENS: '[{"name":"x","token":"short","scopes":["mcp"]}]' } }, "at least 16"],
     [{ env: { TRESTLE_TOKENS: "{not json" } }, "TRESTLE_TOKENS"],
     [{ env: { TRESTLE_A2A_TASK_RETENTION_MS: "1000" } }, "at least 60000 ms"],
+    [
+      {
+        file: {
+          tokens: [{ name: "ops", token: "0123456789abcdef-ops", scopes: ["admin"] }],
+          forwardHeaders: ["Authorization", "x-tenant"],
+        },
+      },
+      "forwardHeaders: authorization carries the client's token",
+    ],
   ])("refuses %j with a message naming the problem", (sources, mention) => {
     try {
       resolveConfig(sources);
@@ -43,6 +52,41 @@ describe("configuration", () => {
       expect((error as TrestleError).code).toBe(Code.InvalidArgument);
       expect((error as TrestleError).rawMessage).toContain(mention);
     }
+  });
+
+  it("lets authorization be forwarded only on a router without tokens", () => {
+    expect(resolveConfig({ file: { forwardHeaders: ["authorization"] } }).forwardHeaders).toEqual([
+      "authorization",
+    ]);
+  });
+
+  it("limits every token's rate by default once tokens are configured, and none without tokens", () => {
+    const tokens = [{ name: "ops", token: "0123456789abcdef-ops", scopes: ["admin"] }];
+    expect(effectiveRateLimit(resolveConfig({}))).toBeUndefined();
+    expect(effectiveRateLimit(resolveConfig({ file: { tokens } }))).toEqual(DEFAULT_TOKEN_RATE_LIMIT);
+    expect(effectiveRateLimit(resolveConfig({ file: { tokens, rateLimit: false } }))).toBeUndefined();
+    expect(
+      effectiveRateLimit(resolveConfig({ file: { tokens }, env: { TRESTLE_RATE_LIMIT: "off" } })),
+    ).toBeUndefined();
+    expect(
+      effectiveRateLimit(resolveConfig({ file: { tokens, rateLimit: { requestsPerSecond: 5, burst: 10 } } })),
+    ).toEqual({ requestsPerSecond: 5, burst: 10 });
+  });
+
+  it("divides the rate limit among the workers, each of which counts its own requests", () => {
+    const tokens = [{ name: "ops", token: "0123456789abcdef-ops", scopes: ["admin"] }];
+    expect(
+      effectiveRateLimit(
+        resolveConfig({
+          file: {
+            tokens,
+            workers: 4,
+            databaseUrl: "postgres://x/y",
+            rateLimit: { requestsPerSecond: 100, burst: 10 },
+          },
+        }),
+      ),
+    ).toEqual({ requestsPerSecond: 25, burst: 3 });
   });
 
   it("never echoes a token in a validation error", () => {

@@ -1,7 +1,7 @@
 import type { ForwardReference, PromptReference, ResourceReference, ToolReference } from "@trestle/core";
 import { mcpToolUri, type UpstreamCatalog } from "@trestle/transport-mcp";
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "../src/forwards/canonical-json.js";
+import { canonicalJson } from "../src/canonical-json.js";
 import { importedName, planImport } from "../src/forwards/catalog-import.js";
 import { forwardServiceName, publicUpstream } from "../src/forwards/forward-identity.js";
 

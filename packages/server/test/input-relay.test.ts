@@ -11,10 +11,26 @@ import {
   wireAnswer,
 } from "../src/mcp/input-relay.js";
 import { ProtocolError } from "../src/mcp/protocol-error.js";
-import { createRequestStateSealer } from "../src/mcp/request-state.js";
+import { argumentsDigest, createRequestStateSealer } from "../src/mcp/request-state.js";
 
 const sealer = createRequestStateSealer(Buffer.alloc(32, 7));
-const claims = { method: "tools/call", name: "book", namespace: "travel", principal: "alice" };
+/** The request being answered. */
+const binding = {
+  method: "tools/call",
+  name: "book",
+  namespace: "travel",
+  principal: "alice",
+  arguments: { from: "OSL", to: "BGO" },
+};
+/** What the router sealed for it. */
+const claims = {
+  method: "tools/call",
+  name: "book",
+  namespace: "travel",
+  principal: "alice",
+  // The same arguments, keys in another order: the digest is of their canonical JSON.
+  argumentsDigest: argumentsDigest({ to: "BGO", from: "OSL" }),
+};
 
 /** The ProtocolError `fn` throws (fails the test when it throws nothing or something else). */
 function protocolError(fn: () => unknown): ProtocolError {
@@ -39,8 +55,8 @@ async function rejection(promise: Promise<unknown>): Promise<ProtocolError> {
 
 describe("readInputAnswers", () => {
   it("is undefined for a first round (neither inputResponses nor requestState)", () => {
-    expect(readInputAnswers({ name: "book", arguments: {} }, sealer, claims)).toBeUndefined();
-    expect(readInputAnswers(undefined, sealer, claims)).toBeUndefined();
+    expect(readInputAnswers({ name: "book", arguments: {} }, sealer, binding)).toBeUndefined();
+    expect(readInputAnswers(undefined, sealer, binding)).toBeUndefined();
   });
 
   it("reads the answers and the backend's state out of a state sealed for the same request", () => {
@@ -52,7 +68,7 @@ describe("readInputAnswers", () => {
         requestState,
       },
       sealer,
-      claims,
+      binding,
     );
     expect(answers).toEqual({
       responses: { seat: { action: "accept", content: { seat: "12A" } } },
@@ -62,21 +78,21 @@ describe("readInputAnswers", () => {
 
   it("reads the held call out of the state", () => {
     const requestState = sealer.seal({ ...claims, parked: "park-1" });
-    expect(readInputAnswers({ inputResponses: {}, requestState }, sealer, claims)).toEqual({
+    expect(readInputAnswers({ inputResponses: {}, requestState }, sealer, binding)).toEqual({
       responses: {},
       parked: "park-1",
     });
   });
 
   it("reads answers without a state (a backend that sent none)", () => {
-    expect(readInputAnswers({ inputResponses: { a: { roots: [] } } }, sealer, claims)).toEqual({
+    expect(readInputAnswers({ inputResponses: { a: { roots: [] } } }, sealer, binding)).toEqual({
       responses: { a: { roots: [] } },
     });
   });
 
   it("reads a state without answers as no answers", () => {
     const requestState = sealer.seal({ ...claims, backendState: "s" });
-    expect(readInputAnswers({ requestState }, sealer, claims)).toEqual({ responses: {}, state: "s" });
+    expect(readInputAnswers({ requestState }, sealer, binding)).toEqual({ responses: {}, state: "s" });
   });
 
   it.each([
@@ -84,9 +100,12 @@ describe("readInputAnswers", () => {
     ["name", { ...claims, name: "cancel" }],
     ["namespace", { ...claims, namespace: "other" }],
     ["principal", { ...claims, principal: "mallory" }],
+    ["set of arguments", { ...claims, argumentsDigest: argumentsDigest({ from: "OSL", to: "LHR" }) }],
   ])("refuses a state issued for another %s with -32602", (_what, sealedFor) => {
     const requestState = sealer.seal({ ...sealedFor, backendState: "s" });
-    const error = protocolError(() => readInputAnswers({ inputResponses: {}, requestState }, sealer, claims));
+    const error = protocolError(() =>
+      readInputAnswers({ inputResponses: {}, requestState }, sealer, binding),
+    );
     expect(error.code).toBe(-32602);
     expect(error.message).toBe(
       "Invalid requestState: it was issued for another request; send it only with the request that received it",
@@ -95,7 +114,9 @@ describe("readInputAnswers", () => {
 
   it("refuses a tampered state with -32602", () => {
     const requestState = `${sealer.seal({ ...claims, backendState: "s" })}-TAMPERED`;
-    const error = protocolError(() => readInputAnswers({ inputResponses: {}, requestState }, sealer, claims));
+    const error = protocolError(() =>
+      readInputAnswers({ inputResponses: {}, requestState }, sealer, binding),
+    );
     expect(error.code).toBe(-32602);
     expect(error.message).toBe("Invalid requestState: it was altered or was not issued by this router");
   });
@@ -103,14 +124,14 @@ describe("readInputAnswers", () => {
   it("refuses a state sealed with another key with -32602", () => {
     const foreign = createRequestStateSealer(Buffer.alloc(32, 8)).seal(claims);
     const error = protocolError(() =>
-      readInputAnswers({ inputResponses: {}, requestState: foreign }, sealer, claims),
+      readInputAnswers({ inputResponses: {}, requestState: foreign }, sealer, binding),
     );
     expect(error.code).toBe(-32602);
   });
 
   it("refuses a requestState that is not a string with -32602", () => {
     const error = protocolError(() =>
-      readInputAnswers({ inputResponses: {}, requestState: 42 }, sealer, claims),
+      readInputAnswers({ inputResponses: {}, requestState: 42 }, sealer, binding),
     );
     expect(error.code).toBe(-32602);
     expect(error.message).toBe("Invalid params: requestState must be a string");
@@ -125,7 +146,7 @@ describe("readInputAnswers", () => {
     ["an object with an array answer", { a: [] }],
   ])("refuses inputResponses that is %s with -32602", (_what, inputResponses) => {
     const error = protocolError(() =>
-      readInputAnswers({ inputResponses, requestState: sealer.seal(claims) }, sealer, claims),
+      readInputAnswers({ inputResponses, requestState: sealer.seal(claims) }, sealer, binding),
     );
     expect(error.code).toBe(-32602);
     expect(error.message).toBe(
@@ -188,7 +209,7 @@ describe("inputRequiredResult", () => {
       },
       state: "backend-step-1",
     };
-    const result = inputRequiredResult(inputRequired, sealer, { ...claims, parked: "park-9" });
+    const result = inputRequiredResult(inputRequired, sealer, binding, "park-9");
     expect(Object.keys(result).sort()).toEqual(["inputRequests", "requestState", "resultType"]);
     expect(result.resultType).toBe("input_required");
     expect(result.inputRequests).toEqual({
@@ -207,7 +228,7 @@ describe("inputRequiredResult", () => {
   });
 
   it("seals no backend state when the backend gave none", () => {
-    const result = inputRequiredResult({ requests: { r: { kind: "roots", params: {} } } }, sealer, claims);
+    const result = inputRequiredResult({ requests: { r: { kind: "roots", params: {} } } }, sealer, binding);
     expect(sealer.open(result.requestState as string)).toEqual(claims);
   });
 

@@ -27,7 +27,7 @@ const call = (id: number | string, name = "echo"): ClassifiedMessage => ({
 });
 
 const session = { id: "s1" } as McpSession;
-const context = { namespace: "", session, headers: {} };
+const context = { namespace: "", session, headers: {}, principal: "alice" };
 const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
 
 /** A handler that runs until its request is aborted, then tells `onAbort` and answers with no content. */

@@ -98,6 +98,8 @@ export async function startMcpFixture(
     {
       stateless: options.stateless ?? false,
       maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+      maxListenStreamsPerPrincipal: 16,
+      listenMaxAgeMs: 60 * 60_000,
       ...options.endpoint,
       settings: {
         serverInfo: { name: "trestle", version: "0.0.0-test" },
@@ -119,7 +121,9 @@ export async function startMcpFixture(
   const http: HttpServer = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     const ns = path === "/mcp" ? "" : (path.split("/")[1] ?? "");
-    void endpoint.handle(req, res, ns);
+    // The principal the front door would have admitted: a test names it in a header of its own.
+    const principal = req.headers["x-test-principal"];
+    void endpoint.handle(req, res, ns, typeof principal === "string" ? principal : "anonymous");
   });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   const { port } = http.address() as AddressInfo;

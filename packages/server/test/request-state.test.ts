@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
+  argumentsDigest,
   createRequestStateSealer,
   MAX_STATE_LENGTH,
   type RequestStateClaims,
@@ -13,6 +14,7 @@ const claims: RequestStateClaims = {
   name: "book_flight",
   namespace: "travel",
   principal: "alice",
+  argumentsDigest: argumentsDigest({ from: "OSL", to: "BGO" }),
 };
 
 const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

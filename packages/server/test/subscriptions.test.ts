@@ -13,11 +13,16 @@ const everything = { tools: true, resources: true, prompts: true };
 function registry(
   options: {
     maxStreams?: number;
+    maxStreamsPerPrincipal?: number;
+    maxAgeMs?: number;
     deliverable?: (ns: string) => { tools: boolean; resources: boolean; prompts: boolean };
   } = {},
 ): ListenRegistry {
   return createListenRegistry({
     maxStreams: options.maxStreams ?? 100,
+    maxStreamsPerPrincipal: options.maxStreamsPerPrincipal ?? 100,
+    maxUriLength: 8_192,
+    maxAgeMs: options.maxAgeMs ?? 60_000,
     deliverable: options.deliverable ?? (() => everything),
   });
 }
@@ -47,14 +52,18 @@ function recorder(): { heard: ChangeNotification[]; send: (n: ChangeNotification
 describe("listen registry: accepting a filter", () => {
   it("acknowledges exactly the list changes asked for", () => {
     const listeners = registry();
-    expect(filterOf(listeners.accept("", { notifications: { toolsListChanged: true } }))).toEqual({
+    expect(filterOf(listeners.accept("", { notifications: { toolsListChanged: true } }, "alice"))).toEqual({
       toolsListChanged: true,
     });
     expect(
       filterOf(
-        listeners.accept("", {
-          notifications: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true },
-        }),
+        listeners.accept(
+          "",
+          {
+            notifications: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true },
+          },
+          "alice",
+        ),
       ),
     ).toEqual({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true });
   });
@@ -63,10 +72,14 @@ describe("listen registry: accepting a filter", () => {
     const listeners = registry();
     expect(
       filterOf(
-        listeners.accept("", { notifications: { toolsListChanged: false, promptsListChanged: true } }),
+        listeners.accept(
+          "",
+          { notifications: { toolsListChanged: false, promptsListChanged: true } },
+          "alice",
+        ),
       ),
     ).toEqual({ promptsListChanged: true });
-    expect(filterOf(listeners.accept("", { notifications: {} }))).toEqual({});
+    expect(filterOf(listeners.accept("", { notifications: {} }, "alice"))).toEqual({});
   });
 
   it("narrows the filter to what the namespace can deliver", () => {
@@ -76,8 +89,8 @@ describe("listen registry: accepting a filter", () => {
     const asked = {
       notifications: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true },
     };
-    expect(filterOf(listeners.accept("ops", asked))).toEqual({ toolsListChanged: true });
-    expect(filterOf(listeners.accept("docs", asked))).toEqual({
+    expect(filterOf(listeners.accept("ops", asked, "alice"))).toEqual({ toolsListChanged: true });
+    expect(filterOf(listeners.accept("docs", asked, "alice"))).toEqual({
       toolsListChanged: true,
       promptsListChanged: true,
     });
@@ -88,12 +101,14 @@ describe("listen registry: accepting a filter", () => {
     const asked = {
       notifications: { resourceSubscriptions: ["file:///a", "file:///b"], toolsListChanged: true },
     };
-    expect(filterOf(listeners.accept("docs", asked))).toEqual({
+    expect(filterOf(listeners.accept("docs", asked, "alice"))).toEqual({
       toolsListChanged: true,
       resourceSubscriptions: ["file:///a", "file:///b"],
     });
-    expect(filterOf(listeners.accept("ops", asked))).toEqual({ toolsListChanged: true });
-    expect(filterOf(listeners.accept("docs", { notifications: { resourceSubscriptions: [] } }))).toEqual({});
+    expect(filterOf(listeners.accept("ops", asked, "alice"))).toEqual({ toolsListChanged: true });
+    expect(
+      filterOf(listeners.accept("docs", { notifications: { resourceSubscriptions: [] } }, "alice")),
+    ).toEqual({});
   });
 
   it.each([
@@ -105,7 +120,7 @@ describe("listen registry: accepting a filter", () => {
       Array.from({ length: MAX_RESOURCE_SUBSCRIPTIONS + 1 }, (_, i) => `r://${i}`),
     ],
   ])("refuses resourceSubscriptions that is %s with -32602", (_what, resourceSubscriptions) => {
-    const r = refusalOf(registry().accept("", { notifications: { resourceSubscriptions } }));
+    const r = refusalOf(registry().accept("", { notifications: { resourceSubscriptions } }, "alice"));
     expect(r.status).toBe(400);
     expect(r.code).toBe(-32602);
     expect(r.message).toContain("notifications.resourceSubscriptions");
@@ -118,7 +133,7 @@ describe("listen registry: accepting a filter", () => {
     ["notifications that is an array", { notifications: ["toolsListChanged"] }],
     ["notifications that is a string", { notifications: "all" }],
   ])("refuses %s with 400 / -32602", (_what, params) => {
-    const r = refusalOf(registry().accept("", params));
+    const r = refusalOf(registry().accept("", params, "alice"));
     expect(r.status).toBe(400);
     expect(r.code).toBe(-32602);
     expect(r.message).toBe("Invalid params: subscriptions/listen needs a notifications object (the filter)");
@@ -127,7 +142,7 @@ describe("listen registry: accepting a filter", () => {
   it.each(["toolsListChanged", "promptsListChanged", "resourcesListChanged"])(
     "refuses a %s that is not a boolean with -32602",
     (key) => {
-      const r = refusalOf(registry().accept("", { notifications: { [key]: "yes" } }));
+      const r = refusalOf(registry().accept("", { notifications: { [key]: "yes" } }, "alice"));
       expect(r.status).toBe(400);
       expect(r.code).toBe(-32602);
       expect(r.message).toBe(`Invalid params: notifications.${key} must be a boolean`);
@@ -137,21 +152,33 @@ describe("listen registry: accepting a filter", () => {
   it("refuses a stream past maxStreams with 503 and accepts again once one is removed", () => {
     const listeners = registry({ maxStreams: 2 });
     const asked = { notifications: { toolsListChanged: true } };
-    const removeA = listeners.add("", filterOf(listeners.accept("", asked)), () => true);
-    listeners.add("other", filterOf(listeners.accept("other", asked)), () => true);
+    const removeA = listeners.add(
+      "",
+      filterOf(listeners.accept("", asked, "alice")),
+      () => true,
+      "alice",
+      () => undefined,
+    );
+    listeners.add(
+      "other",
+      filterOf(listeners.accept("other", asked, "alice")),
+      () => true,
+      "alice",
+      () => undefined,
+    );
     expect(listeners.size).toBe(2);
-    const r = refusalOf(listeners.accept("", asked));
+    const r = refusalOf(listeners.accept("", asked, "alice"));
     expect(r.status).toBe(503);
     expect(r.code).toBe(-32000);
     expect(r.message).toContain("at most 2");
     removeA();
     expect(listeners.size).toBe(1);
-    expect(filterOf(listeners.accept("", asked))).toEqual({ toolsListChanged: true });
+    expect(filterOf(listeners.accept("", asked, "alice"))).toEqual({ toolsListChanged: true });
   });
 
   it("judges a malformed filter before the bound (a bad request is a 400 even when full)", () => {
     const listeners = registry({ maxStreams: 0 });
-    expect(refusalOf(listeners.accept("", {})).status).toBe(400);
+    expect(refusalOf(listeners.accept("", {}, "alice")).status).toBe(400);
   });
 });
 
@@ -161,9 +188,15 @@ describe("listen registry: delivering changes", () => {
     const tools = recorder();
     const prompts = recorder();
     const both = recorder();
-    listeners.add("", { toolsListChanged: true }, tools.send);
-    listeners.add("", { promptsListChanged: true }, prompts.send);
-    listeners.add("", { toolsListChanged: true, promptsListChanged: true }, both.send);
+    listeners.add("", { toolsListChanged: true }, tools.send, "alice", () => undefined);
+    listeners.add("", { promptsListChanged: true }, prompts.send, "alice", () => undefined);
+    listeners.add(
+      "",
+      { toolsListChanged: true, promptsListChanged: true },
+      both.send,
+      "alice",
+      () => undefined,
+    );
     expect(listeners.listChanged("", "tools")).toBe(2);
     expect(listeners.listChanged("", "prompts")).toBe(2);
     expect(listeners.listChanged("", "resources")).toBe(0);
@@ -178,7 +211,7 @@ describe("listen registry: delivering changes", () => {
   it("delivers resources/list_changed to a listener that asked for it", () => {
     const listeners = registry();
     const r = recorder();
-    listeners.add("", { resourcesListChanged: true }, r.send);
+    listeners.add("", { resourcesListChanged: true }, r.send, "alice", () => undefined);
     expect(listeners.listChanged("", "resources")).toBe(1);
     expect(r.heard).toEqual([{ method: "notifications/resources/list_changed" }]);
   });
@@ -187,8 +220,8 @@ describe("listen registry: delivering changes", () => {
     const listeners = registry();
     const root = recorder();
     const ops = recorder();
-    listeners.add("", { toolsListChanged: true }, root.send);
-    listeners.add("ops", { toolsListChanged: true }, ops.send);
+    listeners.add("", { toolsListChanged: true }, root.send, "alice", () => undefined);
+    listeners.add("ops", { toolsListChanged: true }, ops.send, "alice", () => undefined);
     expect(listeners.listChanged("ops", "tools")).toBe(1);
     expect(root.heard).toEqual([]);
     expect(ops.heard).toHaveLength(1);
@@ -201,10 +234,16 @@ describe("listen registry: delivering changes", () => {
   it("does not count a listener whose stream refused the notification", () => {
     const listeners = registry();
     const refusing = { heard: 0, send: () => false };
-    listeners.add("", { toolsListChanged: true }, () => {
-      refusing.heard++;
-      return refusing.send();
-    });
+    listeners.add(
+      "",
+      { toolsListChanged: true },
+      () => {
+        refusing.heard++;
+        return refusing.send();
+      },
+      "alice",
+      () => undefined,
+    );
     expect(listeners.listChanged("", "tools")).toBe(0);
     expect(refusing.heard).toBe(1);
   });
@@ -213,8 +252,8 @@ describe("listen registry: delivering changes", () => {
     const listeners = registry();
     const a = recorder();
     const b = recorder();
-    const removeA = listeners.add("", { toolsListChanged: true }, a.send);
-    listeners.add("", { toolsListChanged: true }, b.send);
+    const removeA = listeners.add("", { toolsListChanged: true }, a.send, "alice", () => undefined);
+    listeners.add("", { toolsListChanged: true }, b.send, "alice", () => undefined);
     expect(listeners.size).toBe(2);
     removeA();
     removeA();
@@ -227,11 +266,11 @@ describe("listen registry: delivering changes", () => {
   it("keeps delivering to a namespace whose last listener left and a new one came", () => {
     const listeners = registry();
     const first = recorder();
-    listeners.add("ops", { toolsListChanged: true }, first.send)();
+    listeners.add("ops", { toolsListChanged: true }, first.send, "alice", () => undefined)();
     expect(listeners.size).toBe(0);
     expect(listeners.listChanged("ops", "tools")).toBe(0);
     const second = recorder();
-    listeners.add("ops", { toolsListChanged: true }, second.send);
+    listeners.add("ops", { toolsListChanged: true }, second.send, "alice", () => undefined);
     expect(listeners.listChanged("ops", "tools")).toBe(1);
     expect(first.heard).toEqual([]);
   });
@@ -240,9 +279,15 @@ describe("listen registry: delivering changes", () => {
     const a = recorder();
     const b = recorder();
     const elsewhere = recorder();
-    listeners.add("", { resourceSubscriptions: ["file:///a"] }, a.send);
-    listeners.add("", { resourceSubscriptions: ["file:///b"], toolsListChanged: true }, b.send);
-    listeners.add("ops", { resourceSubscriptions: ["file:///a"] }, elsewhere.send);
+    listeners.add("", { resourceSubscriptions: ["file:///a"] }, a.send, "alice", () => undefined);
+    listeners.add(
+      "",
+      { resourceSubscriptions: ["file:///b"], toolsListChanged: true },
+      b.send,
+      "alice",
+      () => undefined,
+    );
+    listeners.add("ops", { resourceSubscriptions: ["file:///a"] }, elsewhere.send, "alice", () => undefined);
     expect(listeners.resourceUpdated("", "file:///a")).toBe(1);
     expect(a.heard).toEqual([{ method: "notifications/resources/updated", params: { uri: "file:///a" } }]);
     expect(b.heard).toEqual([]);

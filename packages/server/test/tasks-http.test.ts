@@ -112,6 +112,8 @@ async function startEndpoint(): Promise<Endpoint> {
     {
       stateless: false,
       maxBodyBytes: 1024 * 1024,
+      maxListenStreamsPerPrincipal: 16,
+      listenMaxAgeMs: 60 * 60_000,
       settings: {
         serverInfo: { name: "trestle", version: "0.0.0-test" },
         codeExecutionToolName: "execute_code",
@@ -125,7 +127,13 @@ async function startEndpoint(): Promise<Endpoint> {
   );
   const http: HttpServer = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
-    void endpoint.handle(req, res, path === "/mcp" ? "" : (path.split("/")[1] ?? ""));
+    const principal = req.headers["x-test-principal"];
+    void endpoint.handle(
+      req,
+      res,
+      path === "/mcp" ? "" : (path.split("/")[1] ?? ""),
+      typeof principal === "string" ? principal : "anonymous",
+    );
   });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   const { port } = http.address() as AddressInfo;
@@ -417,12 +425,19 @@ describe("the MCP tasks extension over HTTP", () => {
     expect(typeof result.requestState).toBe("string");
     expect(server.tasks.running).toBe(0);
 
-    // The repeated request with the answers and the state runs as a task.
+    // The state answers only the request it was issued for: the same tool with other arguments is refused.
     const inputResponses = { confirm: { action: "accept", content: { ok: true } } };
+    const other = await modern(
+      "tools/call",
+      { name: "ask", arguments: { n: 2 }, inputResponses, requestState: result.requestState },
+      { name: "ask", capabilities: { ...DECLARES, elicitation: {} } },
+    );
+    expect((other.body as { error?: { code: number } }).error?.code).toBe(-32602);
+    // The repeated request with the answers and the state runs as a task.
     const repeated = resultOf(
       await modern(
         "tools/call",
-        { name: "ask", arguments: {}, inputResponses, requestState: result.requestState },
+        { name: "ask", arguments: { n: 1 }, inputResponses, requestState: result.requestState },
         { name: "ask", capabilities: { ...DECLARES, elicitation: {} } },
       ),
     );

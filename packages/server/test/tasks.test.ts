@@ -63,6 +63,7 @@ function recording(base: Store): McpTaskStore & { saved: string[] } {
     requestMcpTask: (id, requests) => base.requestMcpTask(id, requests),
     takeMcpTaskRequests: (id) => base.takeMcpTaskRequests(id),
     removeExpiredMcpTasks: (now) => base.removeExpiredMcpTasks(now),
+    countMcpTasks: (principal, now) => base.countMcpTasks(principal, now),
   };
 }
 

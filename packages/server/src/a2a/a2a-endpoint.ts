@@ -11,7 +11,13 @@ import {
 } from "@a2a-js/sdk";
 import { isLegacyJsonRpcMethod, isV1JsonRpcMethod } from "@a2a-js/sdk/compat/v0_3";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
-import { A2A_ERROR_CODE, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import {
+  A2A_ERROR_CODE,
+  A2AError,
+  TaskNotFoundError,
+  toJsonRpcError,
+  UnsupportedOperationError,
+} from "@a2a-js/sdk/errors";
 import {
   DefaultExecutionEventBusManager,
   DefaultRequestHandler,
@@ -21,7 +27,8 @@ import {
 } from "@a2a-js/sdk/server";
 import type { Store } from "@trestle/registry";
 import { readBody, writeJson } from "../http/body.js";
-import { createStoreTaskStore } from "./task-store.js";
+import { createSealedBox } from "../sealed-box.js";
+import { createStoreTaskStore, PrincipalUser } from "./task-store.js";
 import {
   type A2aFrontBackend,
   createToolExecutor,
@@ -62,12 +69,31 @@ export interface A2aEndpointOptions {
   sseMaxBufferedBytes: number;
   /** Told when a slow reader's stream was closed. */
   onStreamDropped?: (bufferedBytes: number) => void;
+  /**
+   * Seals what an `INPUT_REQUIRED` task keeps for its next message (the call's arguments), so that the stored task
+   * holds none of them in clear. Replicas that share the secret continue each other's tasks; without one, only
+   * this process can.
+   */
+  sealingSecret?: string;
+  /** Most tasks one principal may hold (changed within the retention) before a new message is refused. */
+  maxTasksPerPrincipal: number;
+  /** Told when a request failed in a way no client caused (logged by the caller, without the request's data). */
+  onError?: (error: unknown) => void;
 }
 
 /** The A2A front: one agent per namespace at `/{namespace}/a2a`, the default namespace's at `/a2a`. */
 export interface A2aEndpoint {
-  /** Serves the agent card (`kind: "card"`) or a JSON-RPC request (`kind: "rpc"`) of `namespace`'s agent. */
-  handle(req: IncomingMessage, res: ServerResponse, namespace: string, kind: "card" | "rpc"): Promise<void>;
+  /**
+   * Serves the agent card (`kind: "card"`) or a JSON-RPC request (`kind: "rpc"`) of `namespace`'s agent, made by
+   * `principal`: the tasks it starts are its own, and no other principal's task answers it.
+   */
+  handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    namespace: string,
+    kind: "card" | "rpc",
+    principal: string,
+  ): Promise<void>;
   /** Cancels the calls still running and stops removing old tasks. */
   close(): void;
 }
@@ -133,6 +159,21 @@ class ReplicaAwareRequestHandler extends DefaultRequestHandler {
   }
 }
 
+/** The methods that start a task unless their message names one to continue (v1.0 and v0.3 names). */
+const STARTS_TASK = new Set(["SendMessage", "SendStreamingMessage", "message/send", "message/stream"]);
+
+/** True when a message request continues a task it names (it holds no new task then). */
+function continuesTask(request: { params?: unknown }): boolean {
+  const message = (request.params as { message?: { taskId?: unknown } } | undefined)?.message;
+  return typeof message?.taskId === "string" && message.taskId !== "";
+}
+
+/** True for `application/json` and `application/<something>+json`, with or without parameters. */
+function isJsonContentType(header: string | undefined): boolean {
+  const type = header?.split(";")[0]?.trim().toLowerCase() ?? "";
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+}
+
 function jsonRpcError(res: ServerResponse, id: unknown, code: number, message: string, status = 200): void {
   writeJson(res, status, JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error: { code, message } }));
 }
@@ -164,6 +205,7 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
     { handler: DefaultRequestHandler; rpc: JsonRpcTransportHandler; legacy: LegacyJsonRpcTransportHandler }
   >();
   const running = new Map<string, AbortController>();
+  const pendingBox = createSealedBox("trestle a2a pending call", options.sealingSecret);
   const retentionMs = options.taskRetentionMs ?? DEFAULT_TASK_RETENTION_MS;
   // Tasks would pile up in the store forever: each replica removes the old ones now and then (idempotent). An
   // expired task reads as absent before that (the task store checks its age), so the sweep's period only bounds
@@ -204,7 +246,7 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
       const handler = new ReplicaAwareRequestHandler(
         baseCard(),
         tasks,
-        createToolExecutor(backend, namespace, store, running),
+        createToolExecutor(backend, namespace, store, running, pendingBox),
         buses,
       );
       agent = {
@@ -278,9 +320,26 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
     return card;
   }
 
-  async function handleRpc(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void> {
+  async function handleRpc(
+    req: IncomingMessage,
+    res: ServerResponse,
+    namespace: string,
+    principal: string,
+  ): Promise<void> {
     if (req.method !== "POST") {
       res.writeHead(405, { allow: "GET, POST" }).end();
+      return;
+    }
+    // JSON only: a form or text/plain body is what a web page may post without a preflight.
+    if (!isJsonContentType(req.headers["content-type"])) {
+      req.resume();
+      jsonRpcError(
+        res,
+        null,
+        A2A_ERROR_CODE.INVALID_REQUEST,
+        "Invalid request: the A2A JSON-RPC binding takes Content-Type: application/json",
+        415,
+      );
       return;
     }
     const body = await readBody(req, options.maxBodyBytes);
@@ -288,7 +347,7 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
       res.writeHead(413, { connection: "close" }).end();
       return;
     }
-    let request: { id?: unknown; method?: unknown };
+    let request: { id?: unknown; method?: unknown; params?: unknown };
     try {
       request = JSON.parse(body.text) as typeof request;
     } catch {
@@ -334,8 +393,21 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
       );
       return;
     }
+    if (STARTS_TASK.has(method) && !continuesTask(request)) {
+      const held = await store.countA2aTasks(principal, Date.now() - retentionMs);
+      if (held >= options.maxTasksPerPrincipal) {
+        jsonRpcError(
+          res,
+          request.id,
+          A2A_ERROR_CODE.INTERNAL_ERROR,
+          `Too many tasks: '${principal}' holds ${held} tasks, the most a principal may (each is kept ${Math.round(retentionMs / 3_600_000)} h after its last change)`,
+        );
+        return;
+      }
+    }
     const context = new ServerCallContext({
       requestedVersion: version,
+      user: new PrincipalUser(principal),
       state: new Map<string, unknown>([
         [METHOD_STATE_KEY, method],
         [VERSION_STATE_KEY, version],
@@ -350,7 +422,25 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
       return;
     }
     const stream = answer as AsyncGenerator<unknown, void, undefined>;
-    const first = await stream.next();
+    let first: IteratorResult<unknown, void>;
+    try {
+      first = await stream.next();
+    } catch (error) {
+      // A stream that fails before its first event (an unknown task) is a JSON-RPC error, not a broken response.
+      if (error instanceof A2AError) {
+        const { code, message } = toJsonRpcError(error);
+        jsonRpcError(res, request.id, code, message);
+      } else {
+        options.onError?.(error);
+        jsonRpcError(
+          res,
+          request.id,
+          A2A_ERROR_CODE.INTERNAL_ERROR,
+          "Internal error: the request could not be served",
+        );
+      }
+      return;
+    }
     if (first.done) {
       res.writeHead(204).end();
       return;
@@ -422,7 +512,7 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
   }
 
   return {
-    async handle(req, res, namespace, kind) {
+    async handle(req, res, namespace, kind, principal) {
       if (kind === "card") {
         if (req.method !== "GET" && req.method !== "HEAD") {
           res.writeHead(405, { allow: "GET" }).end();
@@ -435,7 +525,7 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
         sendJson(res, requested === A2A_LEGACY_VERSION ? legacyCard(card) : AgentCard.toJSON(card));
         return;
       }
-      await handleRpc(req, res, namespace);
+      await handleRpc(req, res, namespace, principal);
     },
     close() {
       clearInterval(sweep);

@@ -9,14 +9,14 @@ export function lazyA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
   let loading: Promise<A2aEndpoint> | undefined;
   let closed = false;
   return {
-    async handle(req, res, namespace, kind) {
+    async handle(req, res, namespace, kind, principal) {
       loading ??= import("./a2a-endpoint.js").then(({ createA2aEndpoint }) => {
         const endpoint = createA2aEndpoint(options);
         // Closed while it loaded: nothing may keep running.
         if (closed) endpoint.close();
         return endpoint;
       });
-      return (await loading).handle(req, res, namespace, kind);
+      return (await loading).handle(req, res, namespace, kind, principal);
     },
     close() {
       closed = true;

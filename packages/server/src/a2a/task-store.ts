@@ -1,6 +1,7 @@
 import { type ListTasksRequest, type ListTasksResponse, Task, TaskState, taskStateToJSON } from "@a2a-js/sdk";
-import type { ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
+import type { ServerCallContext, TaskStore, User } from "@a2a-js/sdk/server";
 import type { Store, StoredA2aTask } from "@trestle/registry";
+import { storedTaskDocument } from "./stored-task-document.js";
 
 /** How long tasks stay readable after their last change. */
 export interface TaskRetention {
@@ -13,8 +14,28 @@ export interface TaskRetention {
 const MAX_PAGE = 100;
 
 /**
+ * The caller of an A2A request as the A2A SDK's `User`: the principal the router admitted it as. The SDK scopes
+ * its in-memory event buses by `userName`, and the task store reads the owner from it.
+ */
+export class PrincipalUser implements User {
+  constructor(readonly userName: string) {}
+
+  get isAuthenticated(): boolean {
+    return true;
+  }
+}
+
+/** The principal behind a call context, or `undefined` for a context without one (which owns nothing). */
+export function principalOf(context: ServerCallContext | undefined): string | undefined {
+  const user = context?.user;
+  return user instanceof PrincipalUser ? user.userName : undefined;
+}
+
+/**
  * The A2A front's tasks in the router's store, one namespace's view: any replica answers `GetTask`, `CancelTask`
- * and `SubscribeToTask` for a task another started. A task of another namespace reads as absent.
+ * and `SubscribeToTask` for a task another started. A task answers only the principal that started it (the call
+ * context's {@link PrincipalUser}): to anyone else, and in another namespace, it reads exactly as an absent one.
+ * What is stored is the task with its messages bounded and redacted (see `storedTaskDocument`).
  *
  * A cancellation another replica wrote wins over the running replica's later updates: a save over a stored
  * `CANCELED` is dropped and reported to `onCancelledElsewhere`, which stops the call.
@@ -26,44 +47,57 @@ export function createStoreTaskStore(
   retention: TaskRetention = { retentionMs: Number.POSITIVE_INFINITY },
 ): TaskStore {
   const now = retention.now ?? Date.now;
-  /** Of this namespace and not expired: a task past its retention reads as absent before the sweep removes it. */
-  const visible = (stored: StoredA2aTask | undefined): stored is StoredA2aTask =>
+  /** Of this namespace and principal, and not expired: a task past its retention reads as absent before the sweep. */
+  const visible = (
+    stored: StoredA2aTask | undefined,
+    principal: string | undefined,
+  ): stored is StoredA2aTask =>
     stored !== undefined &&
+    principal !== undefined &&
+    stored.principal === principal &&
     stored.namespace === namespace &&
     (stored.updatedAt === undefined || stored.updatedAt >= now() - retention.retentionMs);
   return {
-    async save(task: Task, _context: ServerCallContext) {
+    async save(task: Task, context: ServerCallContext) {
+      const principal = principalOf(context);
+      if (principal === undefined) throw new Error("An A2A task is saved only for a known principal");
       const state = task.status?.state ?? TaskState.TASK_STATE_SUBMITTED;
       if (state !== TaskState.TASK_STATE_CANCELED) {
         const current = await store.loadA2aTask(task.id);
-        if (current && current.namespace === namespace && current.state === "TASK_STATE_CANCELED") {
+        if (visible(current, principal) && current.state === "TASK_STATE_CANCELED") {
           onCancelledElsewhere(task.id);
           return;
         }
       }
+      // The store refuses to replace another owner's task of the same id; nothing of it is read or changed.
       await store.saveA2aTask(
         {
           id: task.id,
           namespace,
+          principal,
           contextId: task.contextId,
           state: taskStateToJSON(state),
-          document: Task.toJSON(task) as Record<string, unknown>,
+          document: storedTaskDocument(task),
         },
         now(),
       );
     },
-    async load(taskId: string) {
+    async load(taskId: string, context: ServerCallContext) {
       const stored = await store.loadA2aTask(taskId);
-      return visible(stored) ? Task.fromJSON(stored.document) : undefined;
+      return visible(stored, principalOf(context)) ? Task.fromJSON(stored.document) : undefined;
     },
-    async list(params: ListTasksRequest): Promise<ListTasksResponse> {
+    async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+      const principal = principalOf(context);
       const pageSize = Math.min(Math.max(params.pageSize ?? 50, 1), MAX_PAGE);
-      const stored = await store.listA2aTasks(namespace, {
-        ...(params.contextId ? { contextId: params.contextId } : {}),
-        limit: pageSize,
-      });
+      const stored =
+        principal === undefined
+          ? []
+          : await store.listA2aTasks(namespace, principal, {
+              ...(params.contextId ? { contextId: params.contextId } : {}),
+              limit: pageSize,
+            });
       const tasks = stored
-        .filter(visible)
+        .filter((s) => visible(s, principal))
         .map((s) => Task.fromJSON(s.document))
         .filter(
           (t) =>

@@ -22,6 +22,7 @@ import type {
 import type { Store } from "@trestle/registry";
 import type { CatalogView, EngineLanguage } from "../mcp/catalog-view.js";
 import { runCodeExecutionTool } from "../mcp/code-execution-tool.js";
+import type { SealedBox } from "../sealed-box.js";
 
 /** What the A2A front calls tools through: the same catalog and bridges as the MCP front. */
 export interface A2aFrontBackend {
@@ -40,6 +41,32 @@ export const VERSION_STATE_KEY = "trestle.a2a.version";
 
 /** Where a task that waits for input keeps what the repeated call needs, in its metadata. */
 const PENDING_KEY = "trestle.pending";
+
+/** The call an `INPUT_REQUIRED` task repeats with the next message's answer (sealed in the task's metadata). */
+interface PendingCall {
+  tool: string;
+  arguments: JsonObject;
+  /** The key the backend asked its question under: the next message answers it. */
+  key: string;
+  state?: string;
+}
+
+/** A pending call opened from its seal, or `undefined` for anything else. */
+function pendingCall(value: unknown): PendingCall | undefined {
+  if (
+    !isObject(value) ||
+    typeof value.tool !== "string" ||
+    typeof value.key !== "string" ||
+    !isObject(value.arguments)
+  )
+    return undefined;
+  return {
+    tool: value.tool,
+    arguments: value.arguments,
+    key: value.key,
+    ...(typeof value.state === "string" ? { state: value.state } : {}),
+  };
+}
 
 /** How often a running call checks the store for a cancellation another replica wrote. */
 const CANCEL_POLL_MS = 1_000;
@@ -155,6 +182,7 @@ export function createToolExecutor(
   namespace: string,
   store: Store,
   running: Map<string, AbortController>,
+  pendingBox: SealedBox,
 ): AgentExecutor {
   const cancelled = new Set<string>();
   const contexts = new Map<string, string>();
@@ -170,9 +198,8 @@ export function createToolExecutor(
 
   function plan(context: RequestContext): PlannedCall {
     const message = context.userMessage;
-    const pending = context.task?.metadata?.[PENDING_KEY] as
-      | { tool: string; arguments: JsonObject; state?: string }
-      | undefined;
+    const sealed = context.task?.metadata?.[PENDING_KEY];
+    const pending = typeof sealed === "string" ? pendingCall(pendingBox.open(sealed)) : undefined;
     if (pending && context.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
       const tool = backend.catalog.getTool(namespace, pending.tool);
       if (!tool) return { kind: "refused", reason: `The tool '${pending.tool}' is no longer offered` };
@@ -184,7 +211,7 @@ export function createToolExecutor(
         tool,
         arguments: pending.arguments,
         input: {
-          responses: { reply: { action: "accept", content: answer } },
+          responses: { [pending.key]: { action: "accept", content: answer } },
           ...(pending.state ? { state: pending.state } : {}),
         },
         notes: [
@@ -391,14 +418,16 @@ export function createToolExecutor(
         if (cancelled.has(taskId) || controller.signal.aborted) return;
         const texts = result.content.flatMap((c) => (c.type === "text" ? [c.text] : [])).join("\n");
         if (result.inputRequired && planned.kind === "tool") {
-          const [first] = Object.values(result.inputRequired.requests);
+          const [key, first] = Object.entries(result.inputRequired.requests)[0] ?? ["reply", undefined];
           const question = typeof first?.params.message === "string" ? first.params.message : texts;
+          // What the repeated call needs is sealed: the stored task and its readers see no arguments in it.
           status(TaskState.TASK_STATE_INPUT_REQUIRED, question || "The tool needs more input", {
-            [PENDING_KEY]: {
+            [PENDING_KEY]: pendingBox.seal({
               tool: planned.tool.name,
               arguments: planned.arguments,
+              key,
               ...(result.inputRequired.state ? { state: result.inputRequired.state } : {}),
-            },
+            } satisfies PendingCall),
           });
         } else if (result.isError) {
           status(TaskState.TASK_STATE_FAILED, texts || "The tool failed");

@@ -1,6 +1,6 @@
 import type { PromptReference, ResourceReference, ToolReference } from "@trestle/core";
 import type { Catalog } from "@trestle/registry";
-import { canonicalJson } from "./canonical-json.js";
+import { canonicalJson } from "../canonical-json.js";
 import type { ImportPlan } from "./catalog-import.js";
 
 /** How many entries of each kind one import added, changed and removed. */

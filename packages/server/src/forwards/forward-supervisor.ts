@@ -8,7 +8,7 @@ import {
 } from "@trestle/core";
 import { type Catalog, type CatalogChange, normalizeNamespace } from "@trestle/registry";
 import type { Logger } from "pino";
-import { canonicalJson } from "./canonical-json.js";
+import { canonicalJson } from "../canonical-json.js";
 import { planImport } from "./catalog-import.js";
 import { type SyncResult, syncImport } from "./catalog-sync.js";
 import type { ForwardDirectory, LiveForward } from "./forward-directory.js";

@@ -2,8 +2,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { writeJson } from "./body.js";
 import type { JsonApi } from "./json-api.js";
 import { sendData, sendError } from "./json-api.js";
+import type { PrincipalBudget } from "./principal-budget.js";
 import type { RateLimiter } from "./rate-limit.js";
-import { type OriginGuard, setRequestPrincipal, type TokenAuthenticator } from "./security.js";
+import { type OriginGuard, principalName, type TokenAuthenticator } from "./security.js";
 
 /** A namespace name as it may appear in a path: a DNS label. Anything else is not a namespace. */
 /** A request target the URL parser would leave as it is: non-empty segments of plain characters, no query. */
@@ -33,17 +34,29 @@ export interface HttpAppDependencies {
   auth: TokenAuthenticator;
   /** Counts requests per token (and per address without one); none are limited without it. */
   limiter?: RateLimiter;
+  /**
+   * MCP and A2A requests one principal may have open at once (calls awaiting answers, GET and listen streams, A2A
+   * streams); beyond it a request is refused with 429. Unbounded without it.
+   */
+  openRequests?: PrincipalBudget;
   api: JsonApi;
   /**
-   * Serves an MCP request for a namespace ("" = default). Its principal is recorded on the request (see
-   * `requestPrincipal`), and sessions are bound to it.
+   * Serves an MCP request for a namespace ("" = default), made by `principal` (the token's name, or `anonymous`):
+   * its sessions, tasks and request states are bound to it.
    */
-  mcp(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void>;
+  mcp(req: IncomingMessage, res: ServerResponse, namespace: string, principal: string): Promise<void>;
   /**
    * Serves the A2A agent of a namespace ("" = default): its card (`/a2a/.well-known/agent-card.json`, also a GET
-   * of `/a2a`) or a JSON-RPC request (a POST to `/a2a`). Absent: no A2A front.
+   * of `/a2a`) or a JSON-RPC request (a POST to `/a2a`), made by `principal`, who owns the tasks it starts.
+   * Absent: no A2A front.
    */
-  a2a?(req: IncomingMessage, res: ServerResponse, namespace: string, kind: "card" | "rpc"): Promise<void>;
+  a2a?(
+    req: IncomingMessage,
+    res: ServerResponse,
+    namespace: string,
+    kind: "card" | "rpc",
+    principal: string,
+  ): Promise<void>;
   /** True when the namespace exists. */
   hasNamespace(name: string): boolean;
   /** True once the router serves; false while it starts or drains. */
@@ -99,6 +112,28 @@ function mcpError(
  * management API under `/api` or MCP at `/mcp` and `/{namespace}/mcp`.
  */
 export function createHttpApp(deps: HttpAppDependencies) {
+  /**
+   * Takes one of `principal`'s open-request slots for the life of `res`, or refuses the request (429) when it
+   * holds them all; true when the request may go on.
+   */
+  const holdOpenSlot = (
+    res: ServerResponse,
+    principal: string,
+    refuse: (status: number, message: string, headers: Record<string, string>) => void,
+  ): boolean => {
+    if (!deps.openRequests) return true;
+    const release = deps.openRequests.take(principal);
+    if (!release) {
+      refuse(
+        429,
+        `Too many open requests: '${principal}' has ${deps.openRequests.limit} requests and streams open at once, the most a principal may; close some or retry later`,
+        { "retry-after": "1" },
+      );
+      return false;
+    }
+    res.once("close", release);
+    return true;
+  };
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       const target = req.url ?? "/";
@@ -206,8 +241,12 @@ export function createHttpApp(deps: HttpAppDependencies) {
           mcpError(res, 503, "The router is shutting down", { "retry-after": "1" });
           return;
         }
-        setRequestPrincipal(req, outcome.principal);
-        await deps.a2a(req, res, a2a.namespace, a2a.kind);
+        const principal = principalName(outcome.principal);
+        if (
+          !holdOpenSlot(res, principal, (status, message, headers) => mcpError(res, status, message, headers))
+        )
+          return;
+        await deps.a2a(req, res, a2a.namespace, a2a.kind, principal);
         return;
       }
       if (segments.at(-1) !== "mcp" || segments.length > 2) {
@@ -240,8 +279,12 @@ export function createHttpApp(deps: HttpAppDependencies) {
         mcpError(res, 503, "The router is shutting down", { "retry-after": "1" });
         return;
       }
-      setRequestPrincipal(req, outcome.principal);
-      await deps.mcp(req, res, namespace);
+      const principal = principalName(outcome.principal);
+      if (
+        !holdOpenSlot(res, principal, (status, message, headers) => mcpError(res, status, message, headers))
+      )
+        return;
+      await deps.mcp(req, res, namespace, principal);
     } catch (error) {
       deps.onError(error, req);
       if (!res.headersSent) sendError(res, 500, "The router failed to handle the request");

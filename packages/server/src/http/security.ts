@@ -131,22 +131,6 @@ export function principalName(principal: Principal | undefined): string {
   return principal?.name ?? ANONYMOUS_PRINCIPAL;
 }
 
-const principals = new WeakMap<IncomingMessage, Principal>();
-
-/**
- * Records who made `req` once its token is checked, for handlers further in (the MCP transport binds sessions
- * to it). Request-scoped: nothing outlives the request object.
- */
-export function setRequestPrincipal(req: IncomingMessage, principal: Principal | undefined): void {
-  if (principal) principals.set(req, principal);
-  else principals.delete(req);
-}
-
-/** Who made `req`, as {@link setRequestPrincipal} recorded it; undefined for an anonymous request. */
-export function requestPrincipal(req: IncomingMessage): Principal | undefined {
-  return principals.get(req);
-}
-
 /** True when `host` names only this machine: a loopback address or `localhost`. */
 export function isLoopbackHost(host: string): boolean {
   const h = host

@@ -2,7 +2,20 @@ import type { InputAnswers, InputRequest, InputRequired, InputResponse, JsonObje
 import { JsonRpcErrorCode } from "./json-rpc.js";
 import { ModernErrorCode } from "./protocol-era.js";
 import { ProtocolError } from "./protocol-error.js";
-import type { RequestStateClaims, RequestStateSealer } from "./request-state.js";
+import { argumentsDigest, type RequestStateSealer } from "./request-state.js";
+
+/**
+ * The request a sealed state belongs to: its method, tool or prompt, namespace, principal and arguments. A state
+ * is sealed with it and accepted back only with the same request, from the same principal.
+ */
+export interface RequestBinding {
+  method: string;
+  name: string;
+  namespace: string;
+  principal: string;
+  /** The request's arguments; the state keeps only their digest. */
+  arguments: unknown;
+}
 
 /** The MCP method that asks a client for each kind of input. */
 export const INPUT_METHOD: Record<InputRequest["kind"], string> = {
@@ -47,7 +60,8 @@ export function requireInputCapabilities(
 export function inputRequiredResult(
   inputRequired: InputRequired,
   sealer: RequestStateSealer,
-  claims: Omit<RequestStateClaims, "backendState">,
+  binding: RequestBinding,
+  parked?: string,
 ): Record<string, unknown> & { resultType: "input_required" } {
   const inputRequests: Record<string, { method: string; params: JsonObject }> = {};
   for (const [key, request] of Object.entries(inputRequired.requests)) {
@@ -56,7 +70,12 @@ export function inputRequiredResult(
   let requestState: string;
   try {
     requestState = sealer.seal({
-      ...claims,
+      method: binding.method,
+      name: binding.name,
+      namespace: binding.namespace,
+      principal: binding.principal,
+      argumentsDigest: argumentsDigest(binding.arguments),
+      ...(parked !== undefined ? { parked } : {}),
       ...(inputRequired.state !== undefined ? { backendState: inputRequired.state } : {}),
     });
   } catch (error) {
@@ -78,7 +97,7 @@ export function inputRequiredResult(
 export function readInputAnswers(
   params: unknown,
   sealer: RequestStateSealer,
-  expected: Omit<RequestStateClaims, "backendState" | "parked">,
+  expected: RequestBinding,
 ): (InputAnswers & { parked?: string }) | undefined {
   const p = (params ?? {}) as { inputResponses?: unknown; requestState?: unknown };
   if (p.inputResponses === undefined && p.requestState === undefined) return undefined;
@@ -107,7 +126,8 @@ export function readInputAnswers(
     opened.method !== expected.method ||
     opened.name !== expected.name ||
     opened.namespace !== expected.namespace ||
-    opened.principal !== expected.principal
+    opened.principal !== expected.principal ||
+    opened.argumentsDigest !== argumentsDigest(expected.arguments)
   ) {
     throw new ProtocolError(
       JsonRpcErrorCode.InvalidParams,

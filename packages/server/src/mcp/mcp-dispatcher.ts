@@ -27,8 +27,11 @@ export interface InboundContext {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Set for a stateless (2026-07-28) request: what its `_meta` declared. Absent: a legacy session's request. */
   readonly modern?: ModernClient | undefined;
-  /** The principal the request was admitted as (token name, or `anonymous`). */
-  readonly principal?: string | undefined;
+  /**
+   * The principal the request was admitted as (token name, `anonymous` on a router without tokens, `stdio` for the
+   * stdio front). Required: everything a request leaves behind (tasks, request states, held calls) is bound to it.
+   */
+  readonly principal: string;
 }
 
 /** Options for {@link McpDispatcher}. */
@@ -175,6 +178,7 @@ export class McpDispatcher {
       session: context.session,
       headers: context.headers,
       modern,
+      principal: context.principal,
       originalId,
       exchange: state,
       cancellation,

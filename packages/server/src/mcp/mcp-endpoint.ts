@@ -1,7 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { McpDispatcher } from "./mcp-dispatcher.js";
-import { createNamespaceMethods, type McpBackend, type McpSettings } from "./namespace-server.js";
+import {
+  createNamespaceMethods,
+  DEFAULT_MAX_RESOURCE_URI_LENGTH,
+  type McpBackend,
+  type McpSettings,
+} from "./namespace-server.js";
 import {
   createSessionRegistry,
   type SessionRegistry,
@@ -24,6 +29,10 @@ export interface McpEndpointOptions
   sessions: SessionRegistryOptions;
   /** Most `subscriptions/listen` streams open at once (default 10,000). */
   maxListenStreams?: number;
+  /** Most `subscriptions/listen` streams one principal may have open at once. */
+  maxListenStreamsPerPrincipal: number;
+  /** How long a `subscriptions/listen` stream stays open before it is closed (its client opens another). */
+  listenMaxAgeMs: number;
 }
 
 export type { ListKind } from "./subscriptions.js";
@@ -33,8 +42,11 @@ export type { ListKind } from "./subscriptions.js";
  * use), the session registry, and list_changed delivery to sessions' streams.
  */
 export interface McpEndpoint {
-  /** Handles an HTTP request to a namespace's MCP path. */
-  handle(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void>;
+  /**
+   * Handles an HTTP request to a namespace's MCP path, made by `principal` (the token's name, or `anonymous` on a
+   * router without tokens): its sessions, tasks, request states and held calls are bound to it.
+   */
+  handle(req: IncomingMessage, res: ServerResponse, namespace: string, principal: string): Promise<void>;
   /** Tells every session of `namespace` (or every namespace, for `undefined`) that a list changed. */
   listChanged(namespace: string | undefined, kind: ListKind): number;
   /** Tells the sessions and listeners subscribed to `uri` in `namespace` that the resource was updated. */
@@ -70,6 +82,9 @@ export function createMcpEndpoint(backend: McpBackend, options: McpEndpointOptio
 
   const listeners = createListenRegistry({
     maxStreams: options.maxListenStreams ?? 10_000,
+    maxStreamsPerPrincipal: options.maxListenStreamsPerPrincipal,
+    maxUriLength: settings.maxResourceUriLength ?? DEFAULT_MAX_RESOURCE_URI_LENGTH,
+    maxAgeMs: options.listenMaxAgeMs,
     deliverable: (namespace) => ({
       tools: true,
       prompts: true,

@@ -75,8 +75,11 @@ export interface RequestOrigin {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Set for a stateless (2026-07-28) request: the client's declarations from its `_meta`. */
   readonly modern?: ModernClient | undefined;
-  /** The principal the request was admitted as (token name, or `anonymous`); `anonymous` when absent. */
-  readonly principal?: string | undefined;
+  /**
+   * The principal the request was admitted as (token name, `anonymous` on a router without tokens, `stdio` for the
+   * stdio front). Tasks, sealed request states and held calls are bound to it.
+   */
+  readonly principal: string;
 }
 
 /** What a method handler gets besides the request. */
@@ -493,7 +496,13 @@ export function createNamespaceMethods(
             .sendNotification({ method: "notifications/message", params: { ...message } })
             .catch(() => undefined);
         };
-        const claims = { method: "tools/call", name, namespace, principal: origin.principal ?? "anonymous" };
+        const claims = {
+          method: "tools/call",
+          name,
+          namespace,
+          principal: origin.principal,
+          arguments: args,
+        };
         const answers = readInputAnswers(raw.params, requestStates, claims);
         if (answers) {
           context.input = {
@@ -569,17 +578,14 @@ export function createNamespaceMethods(
               if (park) parkedCalls.cancel(park, "The client cannot give the input the backend asked for");
               throw error;
             }
-            return inputRequiredResult(asks, requestStates, {
-              ...claims,
-              ...(park ? { parked: park } : {}),
-            }) as unknown as CallToolResult;
+            return inputRequiredResult(asks, requestStates, claims, park) as unknown as CallToolResult;
           };
           if (answers?.parked) {
-            const turn = parkedCalls.resume<ToolResult>(answers.parked, answers);
+            const turn = parkedCalls.resume<ToolResult>(answers.parked, origin.principal, answers);
             if (!turn) {
               throw new ProtocolError(
                 JsonRpcErrorCode.InvalidParams,
-                "Invalid requestState: the call waiting for these answers is no longer held here (it ended, waited too long, or another replica holds it); make the request again without requestState",
+                "Invalid requestState: the call waiting for these answers is no longer held here (it ended, waited too long, this state was used already, or another replica holds it); make the request again without requestState",
               );
             }
             return finish(await turn);
@@ -589,6 +595,7 @@ export function createNamespaceMethods(
             return finish({ done: await execute(context) });
           return finish(
             await parkedCalls.start<ToolResult>(
+              origin.principal,
               (onInputRequest, signal) => execute({ ...context, onInputRequest, signal }),
               extra.cancellation.signal,
             ),
@@ -620,7 +627,7 @@ export function createNamespaceMethods(
         // Code runs long: a stateless client that declares the tasks extension gets a task to poll.
         if (origin.modern && backend.tasks && declaresTasks(origin.modern.capabilities)) {
           const started = await backend.tasks.start(
-            { namespace, principal: origin.principal ?? "anonymous" },
+            { namespace, principal: origin.principal },
             (hooks) =>
               runCodeExecutionTool(
                 args,
@@ -812,7 +819,13 @@ export function createNamespaceMethods(
       return expandPrompt(prompt, request.params.arguments ?? {});
     }
     const origin = extra.origin;
-    const claims = { method: "prompts/get", name, namespace, principal: origin.principal ?? "anonymous" };
+    const claims = {
+      method: "prompts/get",
+      name,
+      namespace,
+      principal: origin.principal,
+      arguments: request.params.arguments ?? {},
+    };
     const input = readInputAnswers(raw.params, requestStates, claims);
     const get = (answers?: InputAnswers) =>
       (backend.forwards as McpForwards)
@@ -857,7 +870,7 @@ export function createNamespaceMethods(
     // Only a client that declares the extension may use its methods (-32021 naming it otherwise).
     const owner = (origin: RequestOrigin) => {
       if (!declaresTasks(origin.modern?.capabilities)) throw tasksRequired();
-      return { namespace, principal: origin.principal ?? "anonymous" };
+      return { namespace, principal: origin.principal };
     };
     const params = (request: { params?: unknown }) => (request.params ?? {}) as Record<string, unknown>;
     table.set("tasks/get", (request, extra) => tasks.get(owner(extra.origin), params(request).taskId));

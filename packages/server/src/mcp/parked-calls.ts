@@ -8,12 +8,25 @@ import { inputResponseFrom } from "./input-relay.js";
  */
 export type CallTurn<R> = { done: R } | { asks: InputRequired; park: string };
 
+/** What a parked call runs: its listener for the backend's questions, and its own abort signal. */
+export type ParkedRun<R> = (
+  onInputRequest: (input: InputRequest) => Promise<InputResponse>,
+  signal: AbortSignal,
+) => Promise<R>;
+
 interface Question {
   input: InputRequest;
   answer(response: InputResponse): void;
 }
 
 interface Parked<R> {
+  /** The principal whose request started the call: only it may answer the call's questions. */
+  owner: string;
+  /**
+   * The key the client's state names while the call waits for its answers: a new one each turn, forgotten once
+   * used, so a state answers one turn once.
+   */
+  key: string | undefined;
   /** Questions not answered yet, by the key the client sees. */
   open: Map<string, Question>;
   /** The next turn once every open question has an answer. */
@@ -41,19 +54,18 @@ export interface ParkedCallsOptions {
  */
 export interface ParkedCalls {
   /**
-   * Starts `run` with an input listener and an abort signal of its own, and resolves with its first turn: its
-   * result, or the questions it asked (the call keeps running, held under `park`).
+   * Starts `run` for `owner` (the principal whose request it is) with an input listener and an abort signal of its
+   * own, and resolves with its first turn: its result, or the questions it asked (the call keeps running, held
+   * under `park`).
    */
-  start<R>(
-    run: (onInputRequest: (input: InputRequest) => Promise<InputResponse>, signal: AbortSignal) => Promise<R>,
-    signal?: AbortSignal,
-  ): Promise<CallTurn<R>>;
+  start<R>(owner: string, run: ParkedRun<R>, signal?: AbortSignal): Promise<CallTurn<R>>;
   /**
-   * Gives a held call its client's answers and resolves with its next turn; `undefined` when no call is held
-   * under `park` (it ended, timed out, or another router holds it). Questions left without an answer are asked
-   * again.
+   * Gives a held call its client's answers and resolves with its next turn; `undefined` when no call of `owner`
+   * waits under `park`: it ended, timed out, another router holds it, the key was used already (each turn's key
+   * answers once), or another principal started it (answered exactly as an unknown key). Questions left without an
+   * answer are asked again, under a new key.
    */
-  resume<R>(park: string, answers: InputAnswers): Promise<CallTurn<R>> | undefined;
+  resume<R>(park: string, owner: string, answers: InputAnswers): Promise<CallTurn<R>> | undefined;
   /** Cancels the call held under `park`, if any. */
   cancel(park: string, reason: string): void;
   /** Calls held now. */
@@ -64,23 +76,32 @@ export interface ParkedCalls {
 
 /** Creates the registry of held calls. */
 export function createParkedCalls(options: ParkedCallsOptions): ParkedCalls {
-  const held = new Map<string, Parked<unknown>>();
+  /** Calls that wait for their client's answers, by the key of their current turn. */
+  const waiting = new Map<string, Parked<unknown>>();
+  /** Every held call: those waiting and those running on with answers. */
+  const live = new Set<Parked<unknown>>();
 
-  function release(park: string, parked: Parked<unknown>): void {
+  function forgetKey(parked: Parked<unknown>): void {
+    if (parked.key !== undefined && waiting.get(parked.key) === parked) waiting.delete(parked.key);
+    parked.key = undefined;
+  }
+
+  function release(parked: Parked<unknown>): void {
     clearTimeout(parked.expiry);
     parked.expiry = undefined;
-    if (held.get(park) === parked) held.delete(park);
+    forgetKey(parked);
+    live.delete(parked);
   }
 
   /** The next turn of a held call: its end, or the questions open once no more arrive in this tick. */
-  function nextTurn<R>(park: string, parked: Parked<R>): Promise<CallTurn<R>> {
+  function nextTurn<R>(parked: Parked<R>): Promise<CallTurn<R>> {
     return new Promise((resolve) => {
       parked.waiting = resolve;
-      if (parked.open.size > 0) flush(park, parked);
+      if (parked.open.size > 0) flush(parked);
     });
   }
 
-  function flush<R>(park: string, parked: Parked<R>): void {
+  function flush<R>(parked: Parked<R>): void {
     // Questions asked together (a backend awaiting several at once) go to the client in one result.
     setImmediate(() => {
       const resolve = parked.waiting;
@@ -92,16 +113,19 @@ export function createParkedCalls(options: ParkedCallsOptions): ParkedCalls {
       clearTimeout(parked.expiry);
       parked.expiry = setTimeout(() => {
         parked.abort.abort(new Error("The client did not answer the backend's question in time"));
-        release(park, parked as Parked<unknown>);
+        release(parked as Parked<unknown>);
       }, options.holdMs);
       parked.expiry.unref();
+      // A key of this turn's own: the state that carries it answers this turn, once.
+      const park = randomUUID();
+      parked.key = park;
+      waiting.set(park, parked as Parked<unknown>);
       resolve({ asks: { requests }, park });
     });
   }
 
   return {
-    start(run, signal) {
-      const park = randomUUID();
+    start(owner, run, signal) {
       const abort = new AbortController();
       // The first request's client going away before the first turn cancels the call; later, nothing does
       // but the hold time (the client has its answer and will come back with another request).
@@ -109,6 +133,8 @@ export function createParkedCalls(options: ParkedCallsOptions): ParkedCalls {
       signal?.addEventListener("abort", onAbort, { once: true });
       let counter = 0;
       const parked: Parked<unknown> = {
+        owner,
+        key: undefined,
         open: new Map(),
         waiting: undefined,
         call: Promise.resolve(undefined),
@@ -117,16 +143,16 @@ export function createParkedCalls(options: ParkedCallsOptions): ParkedCalls {
       };
       const onInputRequest = (input: InputRequest) =>
         new Promise<InputResponse>((answer) => {
-          if (!held.has(park) && held.size >= options.maxHeld) {
+          if (!live.has(parked) && live.size >= options.maxHeld) {
             answer({ action: "cancel" });
             return;
           }
-          held.set(park, parked);
+          live.add(parked);
           parked.open.set(`input-${++counter}`, { input, answer });
-          if (parked.waiting) flush(park, parked);
+          if (parked.waiting) flush(parked);
         });
-      const first = nextTurn(park, parked);
-      parked.call = run(onInputRequest, abort.signal).finally(() => release(park, parked));
+      const first = nextTurn(parked);
+      parked.call = run(onInputRequest, abort.signal).finally(() => release(parked));
       parked.call.then(
         (result) => {
           const resolve = parked.waiting;
@@ -139,9 +165,11 @@ export function createParkedCalls(options: ParkedCallsOptions): ParkedCalls {
       void turn.finally(() => signal?.removeEventListener("abort", onAbort)).catch(() => undefined);
       return turn as never;
     },
-    resume(park, answers) {
-      const parked = held.get(park);
-      if (!parked) return undefined;
+    resume(park, owner, answers) {
+      const parked = waiting.get(park);
+      // Another principal's call is answered exactly as one that is not held.
+      if (!parked || parked.owner !== owner) return undefined;
+      forgetKey(parked);
       // The client came back: the call runs on without a deadline of the router's until it asks again.
       clearTimeout(parked.expiry);
       parked.expiry = undefined;
@@ -151,22 +179,22 @@ export function createParkedCalls(options: ParkedCallsOptions): ParkedCalls {
         parked.open.delete(key);
         question.answer(inputResponseFrom(question.input.kind, response));
       }
-      const next = nextTurn(park, parked);
+      const next = nextTurn(parked);
       return Promise.race([next, parked.call.then((result) => ({ done: result }))]) as never;
     },
     cancel(park, reason) {
-      const parked = held.get(park);
+      const parked = waiting.get(park);
       if (!parked) return;
       parked.abort.abort(new Error(reason));
-      release(park, parked);
+      release(parked);
     },
     get size() {
-      return held.size;
+      return live.size;
     },
     close() {
-      for (const [park, parked] of held) {
+      for (const parked of [...live]) {
         parked.abort.abort(new Error("The router is closing"));
-        release(park, parked);
+        release(parked);
       }
     },
   };

@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { canonicalJson } from "../canonical-json.js";
 
 /** What a sealed request state binds: the request it belongs to, and the backend's own state inside. */
 export interface RequestStateClaims {
@@ -9,6 +10,11 @@ export interface RequestStateClaims {
   namespace: string;
   /** The principal that made the request (token name, or `anonymous`). */
   principal: string;
+  /**
+   * The request's arguments (a tool's or a prompt's), as {@link argumentsDigest} digests them: a state answers only
+   * the request it was issued for, not the same tool called with other arguments.
+   */
+  argumentsDigest: string;
   /** The backend's own opaque state, passed back to it unchanged. */
   backendState?: string;
   /** The call this router holds open for the answers (a legacy upstream's question), when there is one. */
@@ -36,11 +42,23 @@ interface Sealed {
   n: string;
   ns: string;
   p: string;
+  /** arguments' digest */
+  a: string;
   s?: string;
   /** held call */
   h?: string;
   /** expiry, epoch ms */
   e: number;
+}
+
+/**
+ * The digest a request state binds a request's arguments with: SHA-256 over their canonical JSON (keys sorted),
+ * so the same arguments sent with their keys in another order still match.
+ */
+export function argumentsDigest(args: unknown): string {
+  return createHash("sha256")
+    .update(canonicalJson(args ?? {}))
+    .digest("base64url");
 }
 
 /** Largest request state issued and accepted back, in characters: a backend's state plus the router's envelope. */
@@ -65,6 +83,7 @@ export function createRequestStateSealer(
         n: claims.name,
         ns: claims.namespace,
         p: claims.principal,
+        a: claims.argumentsDigest,
         e: clock() + lifetimeMs,
       };
       if (claims.backendState !== undefined) sealed.s = claims.backendState;
@@ -101,6 +120,7 @@ export function createRequestStateSealer(
         name: sealed.n,
         namespace: sealed.ns,
         principal: sealed.p,
+        argumentsDigest: sealed.a,
         ...(sealed.s !== undefined ? { backendState: sealed.s } : {}),
         ...(sealed.h !== undefined ? { parked: sealed.h } : {}),
       };

@@ -3,10 +3,21 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Registry } from "@trestle/registry";
 import { type ClassifiedMessage, classifyMessage, JsonRpcErrorCode, jsonRpcError } from "./json-rpc.js";
 import { type Exchange, McpDispatcher } from "./mcp-dispatcher.js";
-import { createNamespaceMethods, type McpBackend, type McpSettings } from "./namespace-server.js";
+import {
+  createNamespaceMethods,
+  DEFAULT_MAX_RESOURCE_URI_LENGTH,
+  type McpBackend,
+  type McpSettings,
+} from "./namespace-server.js";
 import { META, metaProtocolVersion, readModernClient } from "./protocol-era.js";
 import type { SessionState } from "./session-registry.js";
 import { createListenRegistry, type ListKind } from "./subscriptions.js";
+
+/**
+ * The principal of the stdio front's one client: whoever started the router with `--stdio` (it holds the
+ * process, so it is trusted as the process is). Its tasks and request states are bound to it like any principal's.
+ */
+export const STDIO_PRINCIPAL = "stdio";
 
 const LIST_KIND: Partial<Record<string, ListKind>> = {
   tool: "tools",
@@ -32,6 +43,10 @@ export async function serveStdio(
   /** Open `subscriptions/listen` subscriptions of this connection, by the id of their listen request. */
   const listeners = createListenRegistry({
     maxStreams: 64,
+    maxStreamsPerPrincipal: 64,
+    maxUriLength: settings.maxResourceUriLength ?? DEFAULT_MAX_RESOURCE_URI_LENGTH,
+    // The stdio client's subscriptions last as long as its connection.
+    maxAgeMs: 2 ** 31 - 1,
     deliverable: () => ({
       tools: true,
       prompts: true,
@@ -74,7 +89,11 @@ export async function serveStdio(
         return;
       }
     }
-    dispatcher.dispatch([classified], { namespace, session, headers: {} }, exchange);
+    dispatcher.dispatch(
+      [classified],
+      { namespace, session, headers: {}, principal: STDIO_PRINCIPAL },
+      exchange,
+    );
   };
 
   /** Serves a stateless (2026-07-28) message on this connection: no session, its `_meta` checked first. */
@@ -95,7 +114,7 @@ export async function serveStdio(
       return;
     }
     if (classified.message.method === "subscriptions/listen") {
-      const accepted = listeners.accept(namespace, params);
+      const accepted = listeners.accept(namespace, params, STDIO_PRINCIPAL);
       if ("status" in accepted) {
         send({
           jsonrpc: "2.0",
@@ -113,16 +132,26 @@ export async function serveStdio(
       subscriptions.get(id)?.();
       subscriptions.set(
         id,
-        listeners.add(namespace, accepted.filter, (n) => {
-          send({ jsonrpc: "2.0", method: n.method, params: { ...n.params, _meta: meta } } as JSONRPCMessage);
-          return true;
-        }),
+        listeners.add(
+          namespace,
+          accepted.filter,
+          (n) => {
+            send({
+              jsonrpc: "2.0",
+              method: n.method,
+              params: { ...n.params, _meta: meta },
+            } as JSONRPCMessage);
+            return true;
+          },
+          STDIO_PRINCIPAL,
+          () => undefined,
+        ),
       );
       return;
     }
     dispatcher.dispatch(
       [classified],
-      { namespace, session: undefined, headers: {}, modern: client },
+      { namespace, session: undefined, headers: {}, modern: client, principal: STDIO_PRINCIPAL },
       exchange,
     );
   }

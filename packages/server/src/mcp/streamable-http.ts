@@ -3,7 +3,6 @@ import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.
 import { TrestleError } from "@trestle/core";
 import { isJsonContentType, readBody, writeJson } from "../http/body.js";
 import type { RateLimiter } from "../http/rate-limit.js";
-import { principalName, requestPrincipal } from "../http/security.js";
 import { openSseStream, type SseStream, type SseStreamOptions } from "../http/sse.js";
 import { type ClassifiedMessage, classifyMessage, JsonRpcErrorCode, jsonRpcError } from "./json-rpc.js";
 import type { Exchange, McpDispatcher } from "./mcp-dispatcher.js";
@@ -225,6 +224,7 @@ export function createStreamableHttpHandler(
     req: IncomingMessage,
     res: ServerResponse,
     namespace: string,
+    principal: string,
   ): McpSession | null | Promise<McpSession | null> {
     const id = req.headers[SESSION_HEADER];
     if (typeof id !== "string" || id.length === 0) {
@@ -232,7 +232,7 @@ export function createStreamableHttpHandler(
       return null;
     }
     // A session is bound to the principal that created it: with another token it is unknown here.
-    const found = deps.sessions.get(id, namespace, principalName(requestPrincipal(req)));
+    const found = deps.sessions.get(id, namespace, principal);
     return found instanceof Promise
       ? found.then((session) => sessionOrRefusal(session, res))
       : sessionOrRefusal(found, res);
@@ -268,6 +268,7 @@ export function createStreamableHttpHandler(
     req: IncomingMessage,
     res: ServerResponse,
     namespace: string,
+    principal: string,
     message: ClassifiedMessage,
   ): void {
     if (message.kind === "notification") {
@@ -321,7 +322,7 @@ export function createStreamableHttpHandler(
       return;
     }
     if (method === "subscriptions/listen") {
-      listen(res, namespace, id as RequestId, params);
+      listen(res, namespace, principal, id as RequestId, params);
       return;
     }
     const exchange = new HttpExchange(res, false, {}, sseOptions, true);
@@ -333,7 +334,7 @@ export function createStreamableHttpHandler(
         session: undefined,
         headers: req.headers,
         modern: client,
-        principal: principalName(requestPrincipal(req)),
+        principal,
       },
       exchange,
     );
@@ -343,8 +344,14 @@ export function createStreamableHttpHandler(
   }
 
   /** Opens a `subscriptions/listen` stream: acknowledged first, then the change notifications asked for. */
-  function listen(res: ServerResponse, namespace: string, id: RequestId, params: unknown): void {
-    const accepted = deps.listeners.accept(namespace, params);
+  function listen(
+    res: ServerResponse,
+    namespace: string,
+    principal: string,
+    id: RequestId,
+    params: unknown,
+  ): void {
+    const accepted = deps.listeners.accept(namespace, params, principal);
     if ("status" in accepted) {
       refuseModern(res, accepted, id);
       return;
@@ -359,20 +366,31 @@ export function createStreamableHttpHandler(
       }),
       { event: "message" },
     );
-    const remove = deps.listeners.add(namespace, accepted.filter, (notification) =>
-      stream.send(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          method: notification.method,
-          params: { ...notification.params, _meta: meta },
-        }),
-        { event: "message" },
-      ),
+    const remove = deps.listeners.add(
+      namespace,
+      accepted.filter,
+      (notification) =>
+        stream.send(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            method: notification.method,
+            params: { ...notification.params, _meta: meta },
+          }),
+          { event: "message" },
+        ),
+      principal,
+      // Past its age the stream ends; the client opens another (and lists again, as after any reconnection).
+      () => stream.close(),
     );
     void stream.done.then(remove);
   }
 
-  async function post(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void> {
+  async function post(
+    req: IncomingMessage,
+    res: ServerResponse,
+    namespace: string,
+    principal: string,
+  ): Promise<void> {
     if (!(accepts(req, "application/json") && accepts(req, "text/event-stream"))) {
       refuse(
         res,
@@ -456,7 +474,7 @@ export function createStreamableHttpHandler(
         metaProtocolVersion(first.message.params) !== undefined ||
         (typeof headerVersion === "string" && isModernRevision(headerVersion))
       ) {
-        postModern(req, res, namespace, first);
+        postModern(req, res, namespace, principal, first);
         return;
       }
     }
@@ -490,7 +508,7 @@ export function createStreamableHttpHandler(
         session = deps.sessions.create(
           namespace,
           negotiateLegacyRevision(params.protocolVersion, options.acceptedRevisions),
-          principalName(requestPrincipal(req)),
+          principal,
           params.capabilities,
         );
         headers[SESSION_HEADER] = session.id;
@@ -499,7 +517,7 @@ export function createStreamableHttpHandler(
       if (!checkVersionHeader(req, res)) return;
       if (!options.stateless) {
         // Awaited only when the ledger is asked: a held session costs the hot path no turn.
-        const pending = sessionOf(req, res, namespace);
+        const pending = sessionOf(req, res, namespace, principal);
         const found = pending instanceof Promise ? await pending : pending;
         if (found === null) return;
         session = found;
@@ -524,11 +542,7 @@ export function createStreamableHttpHandler(
     const exchange = new HttpExchange(res, batch, headers, sseOptions);
     const state = deps
       .dispatcherFor(namespace)
-      .dispatch(
-        messages,
-        { namespace, session, headers: req.headers, principal: principalName(requestPrincipal(req)) },
-        exchange,
-      );
+      .dispatch(messages, { namespace, session, headers: req.headers, principal }, exchange);
     res.on("close", () => {
       if (!exchange.finished) deps.dispatcherFor(namespace).abandon(state);
     });
@@ -540,7 +554,12 @@ export function createStreamableHttpHandler(
     return typeof id !== "string" || id.length === 0;
   }
 
-  async function get(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void> {
+  async function get(
+    req: IncomingMessage,
+    res: ServerResponse,
+    namespace: string,
+    principal: string,
+  ): Promise<void> {
     if (options.stateless || sessionless(req)) {
       refuse(res, 405, JsonRpcErrorCode.ServerError, "Method Not Allowed: this endpoint is stateless", {
         allow: "POST",
@@ -552,7 +571,7 @@ export function createStreamableHttpHandler(
       return;
     }
     if (!checkVersionHeader(req, res)) return;
-    const session = await sessionOf(req, res, namespace);
+    const session = await sessionOf(req, res, namespace, principal);
     if (!session) return;
     if (session.stream && !session.stream.closed) {
       refuse(res, 409, JsonRpcErrorCode.ServerError, "Conflict: this session already has an open stream");
@@ -565,14 +584,19 @@ export function createStreamableHttpHandler(
     });
   }
 
-  async function remove(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void> {
+  async function remove(
+    req: IncomingMessage,
+    res: ServerResponse,
+    namespace: string,
+    principal: string,
+  ): Promise<void> {
     if (options.stateless || sessionless(req)) {
       refuse(res, 405, JsonRpcErrorCode.ServerError, "Method Not Allowed: this endpoint is stateless", {
         allow: "POST",
       });
       return;
     }
-    const session = await sessionOf(req, res, namespace);
+    const session = await sessionOf(req, res, namespace, principal);
     if (!session) return;
     try {
       await deps.sessions.end(session);
@@ -590,15 +614,20 @@ export function createStreamableHttpHandler(
     res.writeHead(200).end();
   }
 
-  /** Handles one request to the namespace's MCP path. */
-  return async function handle(req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void> {
+  /** Handles one request to the namespace's MCP path, made by `principal` (its sessions, tasks and states). */
+  return async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    namespace: string,
+    principal: string,
+  ): Promise<void> {
     switch (req.method) {
       case "POST":
-        return post(req, res, namespace);
+        return post(req, res, namespace, principal);
       case "GET":
-        return get(req, res, namespace);
+        return get(req, res, namespace, principal);
       case "DELETE":
-        return remove(req, res, namespace);
+        return remove(req, res, namespace, principal);
       default:
         refuse(res, 405, JsonRpcErrorCode.ServerError, `Method Not Allowed: ${req.method ?? ""}`, {
           allow: options.stateless ? "POST" : "GET, POST, DELETE",

@@ -6,6 +6,9 @@ import { JsonRpcErrorCode } from "./json-rpc.js";
 import { ModernErrorCode } from "./protocol-era.js";
 import { ProtocolError } from "./protocol-error.js";
 
+/** Largest task result kept, as JSON bytes, by default. */
+export const DEFAULT_TASK_RESULT_MAX_BYTES = 1024 * 1024;
+
 /** The extension identifier of MCP tasks. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
@@ -19,6 +22,7 @@ export type McpTaskStore = {
   requestMcpTask(id: string, requests: McpTaskRequests): Promise<boolean>;
   takeMcpTaskRequests(id: string): Promise<McpTaskRequests>;
   removeExpiredMcpTasks(now: number): Promise<number>;
+  countMcpTasks(principal: string, now: number): Promise<number>;
 };
 
 /** What a task's call gets: a listener for a backend's questions while it runs, its signal, and answers. */
@@ -45,6 +49,10 @@ export interface TaskRunnerOptions {
   watchIntervalMs?: number;
   /** Most tasks running on this replica at once. */
   maxRunning?: number;
+  /** Most unexpired tasks one principal may hold, on every replica together (counted in the store). */
+  maxTasksPerPrincipal?: number;
+  /** Largest result a task keeps, as JSON bytes; a larger one fails the task with a message saying so. */
+  maxResultBytes?: number;
   /** How long a call may run before its task is created (a call that ends sooner ends in its task at once). */
   startWindowMs?: number;
   clock?: () => number;
@@ -112,6 +120,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const ttlMs = options.ttlMs ?? 60 * 60_000;
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const maxRunning = options.maxRunning ?? 1_000;
+  const maxTasksPerPrincipal = options.maxTasksPerPrincipal ?? 1_000;
+  const maxResultBytes = options.maxResultBytes ?? DEFAULT_TASK_RESULT_MAX_BYTES;
   const clock = options.clock ?? Date.now;
   const running = new Map<string, Running>();
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -200,6 +210,18 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       }
       if (task.cancelled) return;
       const { inputRequired: _, ...complete } = result;
+      // The store keeps a result for the task's whole life, on every replica: it is bounded like a request.
+      const bytes = Buffer.byteLength(JSON.stringify(complete));
+      if (bytes > maxResultBytes) {
+        fail(
+          task,
+          new ProtocolError(
+            JsonRpcErrorCode.InternalError,
+            `The result is too large to keep as a task (${bytes} bytes; at most ${maxResultBytes}): call the tool without the tasks extension to receive it directly`,
+          ),
+        );
+        return;
+      }
       save(task, "completed", { result: complete });
     } catch (error) {
       if (task.cancelled) return;
@@ -282,6 +304,13 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         );
       }
       const now = clock();
+      const held = await options.store.countMcpTasks(owner.principal, now);
+      if (held >= maxTasksPerPrincipal) {
+        throw new ProtocolError(
+          JsonRpcErrorCode.InternalError,
+          `Too many tasks: '${owner.principal}' holds ${held} unexpired tasks, the most a principal may; wait until some expire (each is kept ${Math.round(ttlMs / 60_000)} min after its last change)`,
+        );
+      }
       const id = randomUUID();
       let markCreated: () => void = () => undefined;
       const task: Running = {
