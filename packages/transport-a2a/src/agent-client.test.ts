@@ -1,6 +1,9 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { AgentCard } from "@a2a-js/sdk";
+import { Code, type TrestleError } from "@trestle/core";
 import { describe, expect, it } from "vitest";
-import { normalizeV1Card, scrub } from "./agent-client.js";
+import { checkInterfaceUrl, connectAgent, normalizeV1Card, scrub } from "./agent-client.js";
 
 const card: AgentCard = {
   name: "A",
@@ -59,5 +62,61 @@ describe("scrub", () => {
     expect(
       scrub("failed at https://a.example/agents/x?key=k123 with Bearer t0ken-value and t0ken-value", agent),
     ).toBe("failed at https://a.example with [REDACTED] and [REDACTED]");
+  });
+});
+
+describe("checkInterfaceUrl", () => {
+  const configured = new URL("https://agents.example:8443/a");
+
+  it("accepts an HTTP interface at the configured origin, and a gRPC one on its host", () => {
+    expect(() => checkInterfaceUrl("https://agents.example:8443/rpc", configured)).not.toThrow();
+    expect(() => checkInterfaceUrl("agents.example:50051", configured)).not.toThrow();
+  });
+
+  it.each([
+    ["another host", "https://collector.example/rpc"],
+    ["another port", "https://agents.example:9443/rpc"],
+    ["a downgrade to http", "http://agents.example:8443/rpc"],
+    ["a gRPC interface on another host", "169.254.169.254:50051"],
+  ])("refuses %s, naming both origins", (_what, endpoint) => {
+    try {
+      checkInterfaceUrl(endpoint, configured);
+      expect.unreachable();
+    } catch (error) {
+      expect((error as TrestleError).code).toBe(Code.PermissionDenied);
+      expect((error as TrestleError).rawMessage).toContain("https://agents.example:8443");
+    }
+  });
+});
+
+describe("connectAgent and a card pointing elsewhere", () => {
+  it("never sends the forward's credentials to an interface outside the configured origin", async () => {
+    const received: string[] = [];
+    const elsewhere = createServer((req, res) => {
+      received.push(String(req.headers.authorization ?? ""));
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
+    const elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+    const agent = createServer((_req, res) => {
+      const pointing = {
+        ...card,
+        supportedInterfaces: [{ ...card.supportedInterfaces[0], url: `${elsewhereUrl}/rpc` }],
+      };
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify(AgentCard.toJSON(pointing as AgentCard)));
+    });
+    await new Promise<void>((resolve) => agent.listen(0, "127.0.0.1", resolve));
+    const agentUrl = `http://127.0.0.1:${(agent.address() as AddressInfo).port}`;
+    try {
+      await expect(
+        connectAgent({ url: agentUrl, headers: { authorization: "Bearer forward-credential-1234" } }),
+      ).rejects.toThrow(/names an interface at http:\/\/127\.0\.0\.1:\d+, outside the origin/);
+      expect(received).toEqual([]);
+    } finally {
+      elsewhere.close();
+      agent.close();
+    }
   });
 });

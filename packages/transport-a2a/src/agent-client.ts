@@ -130,6 +130,46 @@ function lazyGrpcTransportFactory(
 }
 
 /**
+ * Refuses an interface of the card outside what the operator configured: the card is the agent's to write, and the
+ * forward's credentials go wherever it points. An HTTP interface (JSON-RPC, HTTP+JSON) must share the configured
+ * URL's origin — scheme, host and port, so no downgrade from https either; a gRPC one (`host:port`) its host, over
+ * TLS exactly when the configured URL is https.
+ *
+ * @throws TrestleError `PermissionDenied` naming both origins.
+ */
+export function checkInterfaceUrl(endpoint: string, configured: URL): void {
+  let interfaceUrl: URL | undefined;
+  try {
+    interfaceUrl = new URL(endpoint);
+  } catch {
+    interfaceUrl = undefined;
+  }
+  const web = interfaceUrl && (interfaceUrl.protocol === "http:" || interfaceUrl.protocol === "https:");
+  const where = web && interfaceUrl ? interfaceUrl.origin : endpoint.split("/")[0];
+  const allowed = web
+    ? interfaceUrl?.origin === configured.origin
+    : (new URL(`grpc://${endpoint.replace(/^[a-z+.-]+:\/\//i, "")}`).hostname ?? "") === configured.hostname;
+  if (allowed) return;
+  throw new TrestleError(
+    `The A2A agent at ${configured.origin} names an interface at ${where ?? "(an invalid address)"}, outside the origin the forward was configured with: the router sends the forward's credentials only there`,
+    Code.PermissionDenied,
+  );
+}
+
+/** `factory`, checking each interface URL the client is about to use against the configured URL first. */
+function confined(factory: TransportFactory, configured: URL): TransportFactory {
+  return {
+    get protocolName() {
+      return factory.protocolName;
+    },
+    async create(endpoint, card) {
+      checkInterfaceUrl(endpoint, configured);
+      return factory.create(endpoint, card);
+    },
+  };
+}
+
+/**
  * Reads the agent's card and makes a client for the interface it names (JSON-RPC, HTTP+JSON or gRPC, v1.0 or, for a
  * v0.3 card, v0.3 with v0.3 method names), sending `headers` with every request. `signal` bounds the card's
  * read only.
@@ -159,7 +199,7 @@ export async function connectAgent(agent: A2aAgent, signal?: AbortSignal): Promi
       new JsonRpcTransportFactory({ fetchImpl: callFetch, legacyCompat }),
       new RestTransportFactory({ fetchImpl: callFetch, legacyCompat }),
       lazyGrpcTransportFactory(url.protocol === "https:", agent.headers),
-    ],
+    ].map((factory) => confined(factory, url)),
     cardResolver: new CardResolver({ fetchImpl: cardFetch, legacyCompat }),
   });
   const cardUrl = url.pathname.endsWith(".json")
@@ -170,6 +210,7 @@ export async function connectAgent(agent: A2aAgent, signal?: AbortSignal): Promi
     client = await factory.createFromUrl(cardUrl, "");
   } catch (error) {
     if (signal?.aborted) throw TrestleError.from(signal.reason, Code.Canceled);
+    if (error instanceof TrestleError) throw error;
     const message = error instanceof Error ? error.message : String(error);
     const unreachable = /fetch failed|ECONNREFUSED|ENOTFOUND|Failed to fetch|status/i.test(message);
     throw new TrestleError(
