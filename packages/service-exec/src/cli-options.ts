@@ -50,6 +50,16 @@ const EXEC_FLAGS = {
     placeholder: "N",
     description: "runs at once, default 4",
   },
+  cgroup: {
+    type: "string",
+    placeholder: "DIR",
+    description:
+      "make each run's cgroup in DIR (cgroup v2 delegated to the engine, or v1's memory\nhierarchy); default: below the engine's own cgroup where it may",
+  },
+  "no-cgroup": {
+    type: "boolean",
+    description: "no cgroups: bound memory by address-space limits and sized tmpfs mounts only",
+  },
   "work-root": {
     type: "string",
     placeholder: "DIR",
@@ -94,6 +104,8 @@ export const EXEC_CLI: CapabilityCli<typeof EXEC_FLAGS, ExecServiceOptions> = {
     if (bwrapPath) options.bwrapPath = bwrapPath;
     if (flags.engine) options.engineName = flags.engine;
     if (flags["work-root"]) options.workRoot = flags["work-root"];
+    if (flags["no-cgroup"]) options.cgroup = false;
+    else if (flags.cgroup) options.cgroup = flags.cgroup;
     const numbers: [keyof ExecServiceOptions, number | undefined][] = [
       ["defaultTimeoutMs", flags["timeout-ms"]],
       ["maxTimeoutMs", flags["max-timeout-ms"]],

@@ -14,13 +14,18 @@ import {
   type LanguageRuntime,
   pythonRuntime,
   type RunCommand,
+  type RuntimeLimits,
+  underAddressSpaceLimit,
 } from "./language-runtimes.js";
-import { type ProcessRun, type RunOutcome, startProcessRun } from "./process-run.js";
+import { chooseMemoryBound, describeMemoryBound, type MemoryBound } from "./memory-bound.js";
+import { type HeldStart, type ProcessRun, type RunOutcome, startProcessRun } from "./process-run.js";
+import type { RunCgroup } from "./run-cgroups.js";
 import { runEnvironment } from "./run-environment.js";
 import {
   createSandbox,
   DEFAULT_BWRAP_PATH,
   DEFAULT_MAX_PROCESSES,
+  DEFAULT_MEMORY_LIMIT_MB,
   SANDBOX_PATH,
   type Sandbox,
 } from "./sandbox.js";
@@ -49,10 +54,20 @@ export interface ExecServiceOptions {
   killGraceMs?: number;
   /** Total stdout + stderr bytes per run; past it the output is cut and the run stopped. Default 1 MiB. */
   maxOutputBytes?: number;
-  /** Memory cap per run, in MiB (V8 heap for JavaScript, address space for Python and Bash). Default 512. */
+  /**
+   * Memory cap per run, in MiB: the run's cgroup limit where there is one (everything the run holds), else
+   * address-space limits per process; the run's tmpfs mounts are sized within it either way. Default 512.
+   */
   memoryLimitMb?: number;
-  /** Runs at once; more are refused with `ResourceExhausted`. Default 4. */
+  /** Runs at once; more are refused with `ResourceExhausted`. With a cgroup, this times the limit bounds the host. Default 4. */
   maxConcurrentRuns?: number;
+  /**
+   * Where each run's cgroup is made: a cgroup v2 directory delegated to the engine (its subtree enabling memory,
+   * which the engine does when it may) or a directory of cgroup v1's memory hierarchy; `false` for no cgroups
+   * (address-space limits only). Default: below the engine's own cgroup where it may, else none (see the
+   * README). A directory that cannot be used stops the engine from starting.
+   */
+  cgroup?: string | false;
   /** Where per-run work directories are created. Default: the system's temporary directory. */
   workRoot?: string;
   /** PATH given to programs. Default: the system directories (sandboxed) or the service's own PATH (unconfined). */
@@ -76,12 +91,19 @@ export interface ExecServiceOptions {
   allowNetwork?: boolean;
   /** Where start-up and per-run warnings go (running unconfined, a language dropped). Default: stderr, as JSON lines. */
   onWarning?: (message: string) => void;
+  /**
+   * Where the start-up notice of the memory bound goes. Default: stderr, as a JSON line
+   * `{"event":"memory-bound","service":"exec",…}` (a built-in's events are logged by the router).
+   */
+  onMemoryBound?: (bound: MemoryBound, message: string) => void;
 }
 
 /** The code execution engine's handlers, and the languages it offers (one registration each). */
 export interface ExecService extends CapabilityHandlers {
   readonly engineName: string;
   readonly languages: readonly LanguageName[];
+  /** What bounds each run's memory on this host. */
+  readonly memoryBound: MemoryBound;
 }
 
 /** Defaults of {@link ExecServiceOptions}. */
@@ -91,7 +113,7 @@ export const EXEC_DEFAULTS = {
   maxTimeoutMs: 300_000,
   killGraceMs: 1_000,
   maxOutputBytes: 1024 * 1024,
-  memoryLimitMb: 512,
+  memoryLimitMb: DEFAULT_MEMORY_LIMIT_MB,
   maxConcurrentRuns: 4,
   bwrapPath: DEFAULT_BWRAP_PATH,
   maxProcesses: DEFAULT_MAX_PROCESSES,
@@ -116,6 +138,12 @@ function defaultWarning(message: string): void {
   process.stderr.write(`${JSON.stringify({ level: "warn", service: "exec", msg: message })}\n`);
 }
 
+function defaultMemoryBoundNotice(bound: MemoryBound, message: string): void {
+  process.stderr.write(
+    `${JSON.stringify({ event: "memory-bound", service: "exec", ...bound, msg: message })}\n`,
+  );
+}
+
 /**
  * The sandbox, once it passed its self-test, or `undefined` when running unconfined.
  *
@@ -132,6 +160,7 @@ function sandboxFor(options: ExecServiceOptions, warn: (message: string) => void
   const sandbox = createSandbox({
     bwrapPath: options.bwrapPath ?? EXEC_DEFAULTS.bwrapPath,
     maxProcesses: options.maxProcesses ?? EXEC_DEFAULTS.maxProcesses,
+    memoryLimitMb: options.memoryLimitMb ?? EXEC_DEFAULTS.memoryLimitMb,
     ...(options.workRoot === undefined ? {} : { workRoot: options.workRoot }),
   });
   const failure = sandbox.probe({ file: "/bin/true", args: [] });
@@ -150,16 +179,20 @@ function sandboxFor(options: ExecServiceOptions, warn: (message: string) => void
   return sandbox;
 }
 
-/** The runtime, when its interpreter starts in the sandbox; else why not. */
-function usable(runtime: LanguageRuntime, sandbox: Sandbox | undefined): string | undefined {
-  return sandbox?.probe(runtime.probeCommand, runtime.readOnlyPaths);
-}
-
 function runtimesFor(
   options: ExecServiceOptions,
   sandbox: Sandbox | undefined,
+  limits: RuntimeLimits,
   warn: (message: string) => void,
 ): Map<LanguageName, LanguageRuntime> {
+  /** The runtime, when its interpreter starts in the sandbox under the run's limits; else why not. */
+  const usable = (runtime: LanguageRuntime, box: Sandbox | undefined): string | undefined => {
+    const addressSpaceBytes = runtime.addressSpaceBytes(limits);
+    return box?.probe(runtime.probeCommand, {
+      readOnlyPaths: runtime.readOnlyPaths,
+      ...(addressSpaceBytes === undefined ? {} : { addressSpaceBytes }),
+    });
+  };
   const runtimes = new Map<LanguageName, LanguageRuntime>();
   const required = (runtime: LanguageRuntime) => {
     const failure = usable(runtime, sandbox);
@@ -207,17 +240,20 @@ function timeoutOf(request: CodeExecutionRequest, defaultMs: number, maxMs: numb
  * work directory), Python (`python3 -I` when found) and, when enabled, Bash.
  *
  * Each run goes through a bubblewrap sandbox ({@link createSandbox}): its own user, PID and network
- * namespaces, a read-only system, and a fresh work directory holding the code as the only writable path.
+ * namespaces, a read-only system, and a fresh tmpfs work directory (the code bound read-only into it) and
+ * /dev/shm, sized within the memory limit, as the only writable paths. Where the host allows, each run also
+ * gets a cgroup of its own with the memory limit, which the sandbox enters before the program starts (see
+ * {@link chooseMemoryBound}); elsewhere address-space limits bound each process.
  * It gets an explicit environment (PATH, HOME and TMPDIR = the work directory, LANG, plus the request's
  * `environment`), the request's `arg0…argN` as argv, and its own process group. The stream answers PENDING,
  * then RUNNING, then each stdout/stderr chunk as it is produced, then one final reply (COMPLETED, FAILED,
  * TIMEOUT or CANCELLED) with the exit code. A timeout, output past the cap or a cancelled call kills the
- * whole sandbox; the work directory is removed afterwards.
+ * whole sandbox; its cgroup and work directory are removed afterwards.
  *
- * The sandbox is tried once here (`bwrap … /bin/true`, then each interpreter).
+ * The sandbox is tried once here (`bwrap … /bin/true`, then each interpreter), and so is a run cgroup.
  *
  * @throws TrestleError FailedPrecondition when the sandbox or an enabled interpreter does not work in it and
- *   `unconfined` is not set; Unimplemented for `allowNetwork`.
+ *   `unconfined` is not set, or when the `cgroup` directory cannot be used; Unimplemented for `allowNetwork`.
  * @throws TrestleError (in the stream) InvalidArgument for an unknown or disabled language, empty code,
  *   malformed arguments or a refused environment variable; ResourceExhausted when too many runs are going.
  */
@@ -225,13 +261,24 @@ export function createExecService(options: ExecServiceOptions = {}): ExecService
   const engineName = options.engineName ?? EXEC_DEFAULTS.engineName;
   const warn = options.onWarning ?? defaultWarning;
   const sandbox = sandboxFor(options, warn);
-  const runtimes = runtimesFor(options, sandbox, warn);
+  const memoryLimitMb = options.memoryLimitMb ?? EXEC_DEFAULTS.memoryLimitMb;
+  const maxConcurrentRuns = options.maxConcurrentRuns ?? EXEC_DEFAULTS.maxConcurrentRuns;
+  const { bound: memoryBound, cgroups } = chooseMemoryBound({
+    memoryLimitMb,
+    maxProcesses: options.maxProcesses ?? EXEC_DEFAULTS.maxProcesses,
+    sandboxed: sandbox !== undefined,
+    ...(options.cgroup === undefined ? {} : { cgroup: options.cgroup }),
+  });
+  (options.onMemoryBound ?? defaultMemoryBoundNotice)(
+    memoryBound,
+    describeMemoryBound(memoryBound, maxConcurrentRuns),
+  );
+  const limits: RuntimeLimits = { memoryLimitMb, memoryBound: memoryBound.mode };
+  const runtimes = runtimesFor(options, sandbox, limits, warn);
   const defaultTimeoutMs = options.defaultTimeoutMs ?? EXEC_DEFAULTS.defaultTimeoutMs;
   const maxTimeoutMs = options.maxTimeoutMs ?? EXEC_DEFAULTS.maxTimeoutMs;
   const killGraceMs = options.killGraceMs ?? EXEC_DEFAULTS.killGraceMs;
   const maxOutputBytes = options.maxOutputBytes ?? EXEC_DEFAULTS.maxOutputBytes;
-  const memoryLimitMb = options.memoryLimitMb ?? EXEC_DEFAULTS.memoryLimitMb;
-  const maxConcurrentRuns = options.maxConcurrentRuns ?? EXEC_DEFAULTS.maxConcurrentRuns;
   const workRoot = options.workRoot ?? tmpdir();
   const path = options.path ?? (sandbox ? SANDBOX_PATH : (process.env.PATH ?? SANDBOX_PATH));
   let running = 0;
@@ -282,6 +329,9 @@ export function createExecService(options: ExecServiceOptions = {}): ExecService
     running++;
     let workDir: string | undefined;
     let run: ProcessRun | undefined;
+    // Made while the work directory is prepared; the sandbox waits for it before the program starts.
+    const group = cgroups?.create();
+    group?.catch(() => undefined);
     try {
       yield statusReply(ExecutionStatus.PENDING);
       // The real path: Node's permission model compares resolved paths.
@@ -289,18 +339,33 @@ export function createExecService(options: ExecServiceOptions = {}): ExecService
       const env = runEnvironment({ workDir, path, lang: process.env.LANG }, request.environment);
       const codeFile = join(workDir, runtime.fileName);
       await writeFile(codeFile, request.code, { mode: 0o600 });
-      const command = runtime.command(workDir, codeFile, args, { memoryLimitMb });
-      let spawnAs: { command: RunCommand; env: Record<string, string>; uid?: number; gid?: number };
+      const command = runtime.command(workDir, codeFile, args, limits);
+      const addressSpaceBytes = runtime.addressSpaceBytes(limits);
+      let spawnAs: {
+        command: RunCommand;
+        env: Record<string, string>;
+        uid?: number;
+        gid?: number;
+        held?: HeldStart;
+      };
       if (sandbox) {
         sandbox.prepareWorkDir(workDir, [codeFile]);
+        const { held, ...sandboxed } = sandbox.wrap(command, {
+          workDir,
+          codeFiles: [codeFile],
+          env,
+          readOnlyPaths: runtime.readOnlyPaths,
+          held: group !== undefined,
+          ...(addressSpaceBytes === undefined ? {} : { addressSpaceBytes }),
+        });
         // bwrap gets no environment of its own: the program's is set inside with --setenv.
-        spawnAs = {
-          ...sandbox.wrap(command, { workDir, env, readOnlyPaths: runtime.readOnlyPaths }),
-          env: {},
-        };
+        spawnAs = { ...sandboxed, env: {} };
+        if (held && group) spawnAs.held = { ...held, place: (pids) => placeRun(group, pids) };
       } else {
         warn(`UNCONFINED: running a ${runtime.name} program without a sandbox`);
-        spawnAs = { command, env };
+        const limited =
+          addressSpaceBytes === undefined ? command : underAddressSpaceLimit(addressSpaceBytes, command);
+        spawnAs = { command: limited, env };
       }
       run = startProcessRun({
         ...spawnAs,
@@ -320,8 +385,12 @@ export function createExecService(options: ExecServiceOptions = {}): ExecService
             timestamp: timestampFromMs(Date.now()),
           };
         } else {
+          const message =
+            event.outcome === "failed" && group && (await (await group).reachedMemoryLimit())
+              ? `Stopped at the memory limit of ${memoryLimitMb} MiB: the kernel killed the program (${event.message})`
+              : event.message;
           yield {
-            content: event.message === "" ? [] : [event.message],
+            content: message === "" ? [] : [message],
             outputType: OutputType.COMPLETION,
             status: FINAL_STATUS[event.outcome],
             exitCode: event.exitCode,
@@ -335,14 +404,37 @@ export function createExecService(options: ExecServiceOptions = {}): ExecService
         run.cancel();
         await run.done;
       }
+      if (group) await removeRunGroup(group);
       running--;
       if (workDir) await rm(workDir, { recursive: true, force: true });
+    }
+  }
+
+  /** Moves a held sandbox into its run's cgroup; the caller learns only the error code, the log the rest. */
+  async function placeRun(group: Promise<RunCgroup>, pids: readonly number[]): Promise<void> {
+    try {
+      await (await group).place(pids);
+    } catch (error) {
+      warn(
+        `a run could not be placed in its cgroup: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      throw new Error((error as NodeJS.ErrnoException).code ?? "cgroup error");
+    }
+  }
+
+  async function removeRunGroup(group: Promise<RunCgroup>): Promise<void> {
+    try {
+      await (await group).remove();
+    } catch (error) {
+      // Never made (the run failed to be placed), or left behind empty: worth the operator's eye, not the caller's.
+      warn(`a run's cgroup: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
   return {
     engineName,
     languages: [...runtimes.keys()],
+    memoryBound,
     codeExecutor(request, context) {
       return execute(request, context.signal);
     },

@@ -11,10 +11,61 @@ export interface RunCommand {
   args: string[];
 }
 
-/** Limits that a runtime turns into interpreter flags or shell limits. */
+/**
+ * What bounds a run's memory as a whole: a cgroup of its own (everything the run holds counts), or only
+ * per-process address-space limits (RLIMIT_AS) and the sandbox's sized tmpfs mounts.
+ */
+export type MemoryBoundMode = "cgroup" | "address-space";
+
+/** Limits that a runtime turns into interpreter flags or process limits. */
 export interface RuntimeLimits {
   /** Memory cap in MiB. */
   memoryLimitMb: number;
+  /** What bounds the run's memory besides the interpreter's own limits. */
+  memoryBound: MemoryBoundMode;
+}
+
+/**
+ * Address space Node reserves beyond what a program uses, in MiB, when it cannot be measured (see
+ * {@link measureNodeReservedAddressSpaceMb}): the most measured, on Node 24, plus a margin.
+ */
+export const NODE_RESERVED_ADDRESS_SPACE_MB = 1536;
+
+/**
+ * Run by {@link measureNodeReservedAddressSpaceMb}: churns the heap (so V8's collector threads and their malloc
+ * arenas exist), holds 64 MiB of Buffers, then prints the peak address space less those 64 MiB.
+ */
+const MEASURE_RESERVED = `
+let keep = [];
+for (let i = 0; i < 200; i++) { keep.push(new Array(1e4).fill(i)); if (keep.length > 20) keep = []; }
+const held = [];
+for (let i = 0; i < 4; i++) held.push(Buffer.alloc(16 << 20, 1));
+setTimeout(() => {
+  const peak = /VmPeak:\\s+(\\d+) kB/.exec(require("node:fs").readFileSync("/proc/self/status", "utf8"));
+  process.stdout.write(String(Math.round(Number(peak[1]) / 1024) - 64));
+}, 20);
+`;
+
+/**
+ * The address space a Node process holds beyond what its program allocates, in MiB, measured by running
+ * `nodePath` once: V8's reservations at start (about 710 MiB on Node 20 and 22, 1.3 GiB on Node 24), thread
+ * stacks and malloc arenas. Measured this way: 987 MiB on Node 20.20, 1,007–1,071 on 22.23, 1,376 on 24.22;
+ * Buffers under RLIMIT_AS = limit + that stopped within about 64 MiB of the limit. `undefined` when it cannot
+ * be measured (no /proc).
+ */
+export function measureNodeReservedAddressSpaceMb(nodePath: string): number | undefined {
+  const flags = ["--max-old-space-size=48"];
+  if (process.allowedNodeEnvironmentFlags.has("--disable-wasm-trap-handler")) {
+    flags.push("--disable-wasm-trap-handler");
+  }
+  const result = spawnSync(nodePath, [...flags, "-e", MEASURE_RESERVED], {
+    encoding: "utf8",
+    env: {},
+    timeout: 15_000,
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  const mb = Number(result.stdout);
+  return result.status === 0 && Number.isInteger(mb) && mb > 0 ? mb : undefined;
 }
 
 /** How to run a program in one language. */
@@ -26,6 +77,8 @@ export interface LanguageRuntime {
   command(workDir: string, codeFile: string, args: readonly string[], limits: RuntimeLimits): RunCommand;
   /** A command that succeeds when the interpreter can start: run once in the sandbox at start. */
   probeCommand: RunCommand;
+  /** RLIMIT_AS for the program under `limits`, in bytes; `undefined` for none. */
+  addressSpaceBytes(limits: RuntimeLimits): number | undefined;
   /**
    * Directories outside /usr the interpreter needs, which the sandbox binds read-only (a Node or Python
    * installed under /opt or a home directory).
@@ -42,16 +95,28 @@ function installPrefix(executable: string): string[] {
   }
 }
 
+const MIB = 1024 * 1024;
+
 /**
- * A shell that sets the address-space limit, then replaces itself with the interpreter. It drops the PWD the
- * shell exports, so the program's environment stays exactly the one the engine gives.
+ * A shell that sets the address-space limit, then replaces itself with the program: for runs without the
+ * sandbox (whose own prlimit sets it otherwise). It drops the PWD the shell exports, so the program's
+ * environment stays exactly the one the engine gives.
  */
-function underMemoryLimit(limits: RuntimeLimits, command: RunCommand): RunCommand {
-  const kib = limits.memoryLimitMb * 1024;
+export function underAddressSpaceLimit(bytes: number, command: RunCommand): RunCommand {
+  const kib = Math.floor(bytes / 1024);
   return {
     file: "/bin/sh",
     args: ["-c", `ulimit -v ${kib} && unset PWD && exec "$@"`, "trestle-exec", command.file, ...command.args],
   };
+}
+
+/**
+ * V8's old-space limit under a run's memory limit: the limit less a headroom of an eighth (at least 16 MiB) for
+ * what Node holds outside its heap, so a program that outgrows its heap gets V8's "heap out of memory" rather
+ * than the kernel's kill. Measured in a cgroup: a heap of 48 MiB peaked at 56 MiB in all, 64 MiB at 79.
+ */
+export function javascriptHeapLimitMb(memoryLimitMb: number): number {
+  return Math.max(8, memoryLimitMb - Math.max(16, Math.floor(memoryLimitMb / 8)));
 }
 
 /**
@@ -73,23 +138,38 @@ function permissionFlag(): string {
 
 /**
  * JavaScript on Node with the permission model: file reads and writes only inside the work directory, no
- * child processes, no worker threads, no native addons; the V8 heap capped with `--max-old-space-size`
- * (an address-space limit would break V8, which reserves large virtual ranges).
+ * child processes, no worker threads, no native addons; the V8 heap capped with `--max-old-space-size` (see
+ * {@link javascriptHeapLimitMb}). Under a cgroup, that cgroup bounds the rest (Buffers, wasm memory). Without
+ * one, RLIMIT_AS is the memory limit plus what this Node reserves without using it (measured once, see
+ * {@link measureNodeReservedAddressSpaceMb}), and WebAssembly uses inline bounds checks
+ * (`--disable-wasm-trap-handler`): its guard regions would reserve 10 GiB per memory.
  */
 export function javascriptRuntime(nodePath: string = process.execPath): LanguageRuntime {
+  let reservedMb: number | undefined;
   return {
     name: "javascript",
     fileName: "main.js",
     probeCommand: { file: nodePath, args: ["-e", "0"] },
     readOnlyPaths: installPrefix(nodePath),
+    addressSpaceBytes(limits) {
+      if (limits.memoryBound === "cgroup") return undefined;
+      reservedMb ??= measureNodeReservedAddressSpaceMb(nodePath) ?? NODE_RESERVED_ADDRESS_SPACE_MB;
+      return (limits.memoryLimitMb + reservedMb) * MIB;
+    },
     command(workDir, codeFile, args, limits) {
       const flags = [
         permissionFlag(),
         `--allow-fs-read=${workDir}`,
         `--allow-fs-write=${workDir}`,
-        `--max-old-space-size=${limits.memoryLimitMb}`,
+        `--max-old-space-size=${javascriptHeapLimitMb(limits.memoryLimitMb)}`,
         BLOCKING_OUTPUT,
       ];
+      if (
+        limits.memoryBound === "address-space" &&
+        process.allowedNodeEnvironmentFlags.has("--disable-wasm-trap-handler")
+      ) {
+        flags.push("--disable-wasm-trap-handler");
+      }
       if (process.allowedNodeEnvironmentFlags.has("--disable-warning")) {
         flags.push("--disable-warning=ExperimentalWarning");
       }
@@ -98,28 +178,38 @@ export function javascriptRuntime(nodePath: string = process.execPath): Language
   };
 }
 
-/** Python 3 in isolated mode (`-I`: no user site, no PYTHON* variables, no script directory on the path), unbuffered (`-u`) so output streams as printed, under `ulimit -v`. */
+/** RLIMIT_AS of the memory limit itself: Python raises MemoryError at it, whatever else bounds the run. */
+function wholeLimit(limits: RuntimeLimits): number {
+  return limits.memoryLimitMb * MIB;
+}
+
+/**
+ * Python 3 in isolated mode (`-I`: no user site, no PYTHON* variables, no script directory on the path),
+ * unbuffered (`-u`) so output streams as printed, with RLIMIT_AS at the memory limit.
+ */
 export function pythonRuntime(pythonPath: string): LanguageRuntime {
   return {
     name: "python",
     fileName: "main.py",
     probeCommand: { file: pythonPath, args: ["-I", "-c", "import encodings"] },
     readOnlyPaths: pythonPrefixes(pythonPath),
-    command(_workDir, codeFile, args, limits) {
-      return underMemoryLimit(limits, { file: pythonPath, args: ["-I", "-u", codeFile, ...args] });
+    addressSpaceBytes: wholeLimit,
+    command(_workDir, codeFile, args) {
+      return { file: pythonPath, args: ["-I", "-u", codeFile, ...args] };
     },
   };
 }
 
-/** Bash without profile or rc files, under `ulimit -v`. It can run any program on PATH: off by default. */
+/** Bash without profile or rc files, RLIMIT_AS at the memory limit. It can run any program on PATH: off by default. */
 export function bashRuntime(bashPath = "bash"): LanguageRuntime {
   return {
     name: "bash",
     fileName: "main.sh",
     probeCommand: { file: bashPath, args: ["--noprofile", "--norc", "-c", "true"] },
     readOnlyPaths: [],
-    command(_workDir, codeFile, args, limits) {
-      return underMemoryLimit(limits, { file: bashPath, args: ["--noprofile", "--norc", codeFile, ...args] });
+    addressSpaceBytes: wholeLimit,
+    command(_workDir, codeFile, args) {
+      return { file: bashPath, args: ["--noprofile", "--norc", codeFile, ...args] };
     },
   };
 }

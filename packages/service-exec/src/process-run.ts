@@ -1,6 +1,7 @@
-import { spawn } from "node:child_process";
+import { type StdioOptions, spawn } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { constants } from "node:os";
+import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { createAsyncQueue } from "./async-queue.js";
 import type { RunCommand } from "./language-runtimes.js";
@@ -29,6 +30,21 @@ export interface ProcessRunOptions {
   maxOutputBytes: number;
   /** Aborting it stops the group; the outcome is `cancelled`. */
   signal: AbortSignal;
+  /**
+   * Hold the program until `place` has run: the started process reports the pid of the process that will run
+   * the program (JSON with `"child-pid"`, as bubblewrap's `--info-fd` writes it) on descriptor `infoFd`, and
+   * waits for a byte on descriptor `blockFd` before it starts the program. `place` gets the started process's
+   * pid at once, and that reported pid when it arrives; the byte is sent when both are placed. When `place`
+   * fails, the run is stopped before the program starts (outcome `failed`).
+   */
+  held?: HeldStart;
+}
+
+/** See {@link ProcessRunOptions.held}. */
+export interface HeldStart {
+  infoFd: number;
+  blockFd: number;
+  place(pids: readonly number[]): Promise<void>;
 }
 
 /** A started program. */
@@ -45,6 +61,29 @@ export interface ProcessRun {
 
 /** How long the streams of an exited program may stay open (a descendant that left the group holds them). */
 const STREAM_CLOSE_WAIT_MS = 2_000;
+/** The child's descriptors: stdin closed, stdout and stderr piped, and the held start's two when given. */
+function stdioFor(held: HeldStart | undefined): StdioOptions {
+  const stdio: ("ignore" | "pipe")[] = ["ignore", "pipe", "pipe"];
+  if (held) {
+    for (let fd = 3; fd <= Math.max(held.infoFd, held.blockFd); fd++) {
+      stdio.push(fd === held.infoFd || fd === held.blockFd ? "pipe" : "ignore");
+    }
+  }
+  return stdio;
+}
+
+function readToEnd(stream: NodeJS.ReadableStream): Promise<string> {
+  return new Promise((resolve) => {
+    let text = "";
+    stream.on("data", (chunk: Buffer) => {
+      text += chunk.toString("utf8");
+    });
+    stream.once("end", () => resolve(text));
+    stream.once("close", () => resolve(text));
+    stream.once("error", () => resolve(text));
+  });
+}
+
 /** How long to wait for the killed group's last members to be reaped. */
 const GROUP_GONE_WAIT_MS = 2_000;
 
@@ -120,10 +159,11 @@ export function startProcessRun(options: ProcessRunOptions): ProcessRun {
     ...(options.uid === undefined ? {} : { uid: options.uid }),
     ...(options.gid === undefined ? {} : { gid: options.gid }),
     detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: stdioFor(options.held),
   });
   const pgid = child.pid;
-  let stopReason: "timeout" | "cancelled" | "output-limit" | undefined;
+  let stopReason: "timeout" | "cancelled" | "output-limit" | "unplaced" | undefined;
+  let placementError: unknown;
   let exited = false;
   let capped = false;
   let outputBytes = 0;
@@ -138,7 +178,7 @@ export function startProcessRun(options: ProcessRunOptions): ProcessRun {
     }
   }
 
-  function stop(reason: "timeout" | "cancelled" | "output-limit") {
+  function stop(reason: "timeout" | "cancelled" | "output-limit" | "unplaced") {
     if (stopReason || exited) return;
     stopReason = reason;
     signalGroup("SIGTERM");
@@ -163,8 +203,38 @@ export function startProcessRun(options: ProcessRunOptions): ProcessRun {
       stop("output-limit");
     }
   }
-  child.stdout.on("data", (chunk: Buffer) => onData("stdout", chunk));
-  child.stderr.on("data", (chunk: Buffer) => onData("stderr", chunk));
+  // Always piped (see stdioFor).
+  const stdout = child.stdout as Readable;
+  const stderr = child.stderr as Readable;
+  stdout.on("data", (chunk: Buffer) => onData("stdout", chunk));
+  stderr.on("data", (chunk: Buffer) => onData("stderr", chunk));
+
+  const heldStreams = options.held
+    ? {
+        info: child.stdio[options.held.infoFd] as NodeJS.ReadableStream & { destroy(): void },
+        block: child.stdio[options.held.blockFd] as NodeJS.WritableStream & { destroy(): void },
+      }
+    : undefined;
+  async function release(held: HeldStart, streams: NonNullable<typeof heldStreams>, leader: number) {
+    // A sandbox that died early closes these; the exit then says why.
+    streams.block.on("error", () => {});
+    // At once, while bwrap sets its sandbox up: the kernel's first move into a cgroup waits for an RCU grace
+    // period (about 6 ms here), which then overlaps bwrap's own start instead of following it.
+    const leaderPlaced = held.place([leader]);
+    leaderPlaced.catch(() => undefined);
+    const info = await readToEnd(streams.info);
+    const sandboxPid = Number(/"child-pid":\s*(\d+)/.exec(info)?.[1] ?? 0);
+    if (sandboxPid <= 0) return;
+    try {
+      await Promise.all([leaderPlaced, held.place([sandboxPid])]);
+    } catch (error) {
+      placementError = error;
+      stop("unplaced");
+      return;
+    }
+    streams.block.end("1");
+  }
+  if (options.held && heldStreams && pgid !== undefined) void release(options.held, heldStreams, pgid);
 
   const timeoutTimer = setTimeout(() => stop("timeout"), options.timeoutMs);
   const onAbort = () => stop("cancelled");
@@ -178,7 +248,9 @@ export function startProcessRun(options: ProcessRunOptions): ProcessRun {
     // The leader is gone: nothing it started may outlive the run.
     signalGroup("SIGKILL");
     clearTimeout(killTimer);
-    await Promise.all([closed(child.stdout), closed(child.stderr)]);
+    heldStreams?.info.destroy();
+    heldStreams?.block.destroy();
+    await Promise.all([closed(stdout), closed(stderr)]);
     for (const stream of ["stdout", "stderr"] as const) {
       const rest = decoders[stream].end();
       if (rest !== "" && !capped) queue.push({ type: "output", stream, text: rest });
@@ -197,6 +269,10 @@ export function startProcessRun(options: ProcessRunOptions): ProcessRun {
     } else if (stopReason === "cancelled") {
       outcome = "cancelled";
       message = "Cancelled; the program was killed";
+    } else if (stopReason === "unplaced") {
+      outcome = "failed";
+      const reason = placementError instanceof Error ? placementError.message : String(placementError);
+      message = `The run could not be placed under its memory limit (${reason}); it was stopped before the program started`;
     } else if (stopReason === "output-limit") {
       outcome = "output-limit";
       message = `Output exceeded ${options.maxOutputBytes} bytes; the program was killed`;

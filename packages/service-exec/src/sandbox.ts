@@ -10,6 +10,14 @@ export const DEFAULT_BWRAP_PATH = "/usr/bin/bwrap";
 export const SANDBOX_USER_ID = 65534;
 /** Processes and threads one run may have at once (RLIMIT_NPROC inside its own user namespace). */
 export const DEFAULT_MAX_PROCESSES = 256;
+/** The memory limit of a run when none is given, in MiB: it sizes the sandbox's writable tmpfs mounts. */
+export const DEFAULT_MEMORY_LIMIT_MB = 512;
+/**
+ * Descriptors bwrap reports the sandbox's pid on (`--info-fd`) and waits on before it starts the program
+ * (`--block-fd`), when a run is held until the engine has placed it in its cgroup.
+ */
+export const SANDBOX_INFO_FD = 3;
+export const SANDBOX_BLOCK_FD = 4;
 /** The PATH a sandboxed program gets unless the engine is given another. */
 export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
@@ -51,16 +59,50 @@ export interface SandboxOptions {
   maxProcesses?: number;
   /** Where the self-test makes its work directory, as runs will. Default: the system's temporary directory. */
   workRoot?: string;
+  /**
+   * A run's memory limit in MiB, which sizes its writable tmpfs mounts (see {@link sandboxTmpfsSizes}).
+   * Default {@link DEFAULT_MEMORY_LIMIT_MB}.
+   */
+  memoryLimitMb?: number;
+}
+
+/** The sizes of a sandbox's writable tmpfs mounts, in bytes: together at most three quarters of its limit. */
+export interface SandboxTmpfsSizes {
+  /** The work directory (also HOME and TMPDIR): half the memory limit. */
+  workDirBytes: number;
+  /** /dev/shm (POSIX shared memory and semaphores): a quarter of the memory limit. */
+  shmBytes: number;
+}
+
+/**
+ * The tmpfs sizes for a run limited to `memoryLimitMb`. Their sum stays within the limit, so even where no
+ * cgroup counts a run's memory, what its files can hold is bounded by it.
+ */
+export function sandboxTmpfsSizes(memoryLimitMb: number): SandboxTmpfsSizes {
+  const bytes = memoryLimitMb * 1024 * 1024;
+  return { workDirBytes: Math.floor(bytes / 2), shmBytes: Math.floor(bytes / 4) };
 }
 
 /** What one run needs from the sandbox. */
 export interface SandboxRun {
-  /** The run's work directory: the only writable path, bound at the same path, and the program's cwd. */
+  /**
+   * The run's work directory and the program's cwd: inside the sandbox, a fresh tmpfs of its own at this path
+   * (the host directory itself is not writable to the program).
+   */
   workDir: string;
+  /** Files of the host work directory (the program's code) bound read-only at the same path in the sandbox. */
+  codeFiles: readonly string[];
   /** The program's whole environment. */
   env: Readonly<Record<string, string>>;
   /** Directories outside the system ones the interpreter needs, bound read-only (e.g. a Python prefix). */
   readOnlyPaths: readonly string[];
+  /** RLIMIT_AS of the program (and whatever it starts), in bytes; none when not given. */
+  addressSpaceBytes?: number;
+  /**
+   * Hold the sandbox before the program starts: bwrap reports its sandbox's pid on {@link SANDBOX_INFO_FD} and
+   * waits for a byte on {@link SANDBOX_BLOCK_FD} (so the engine can move it into the run's cgroup first).
+   */
+  held?: boolean;
 }
 
 /** A started sandbox's command and the host identity to start it as. */
@@ -69,6 +111,14 @@ export interface SandboxedCommand {
   /** Host uid/gid for bwrap itself: set when the engine runs as root, so the process limit applies. */
   uid?: number;
   gid?: number;
+  /** Set for a held run: where bwrap reports and waits. */
+  held?: { infoFd: number; blockFd: number };
+}
+
+/** What {@link Sandbox.probe} runs its command with, besides the system. */
+export interface SandboxProbeOptions {
+  readOnlyPaths?: readonly string[];
+  addressSpaceBytes?: number;
 }
 
 /** Runs programs inside a bubblewrap sandbox. */
@@ -86,7 +136,7 @@ export interface Sandbox {
    * Runs `command` once in the sandbox, synchronously; `undefined` when it exited 0, else why it did not.
    * Used at start to refuse an engine whose isolation does not work.
    */
-  probe(command: RunCommand, readOnlyPaths?: readonly string[]): string | undefined;
+  probe(command: RunCommand, options?: SandboxProbeOptions): string | undefined;
 }
 
 function engineIsRoot(): boolean {
@@ -118,9 +168,11 @@ function isUnder(path: string, directory: string): boolean {
  * (`--unshare-all`): uid and gid 65534 and no capabilities inside; its own /proc, so no other process's
  * environ, cmdline or fds; only its own loopback, so no network at all; a tmpfs root, read-only, holding
  * read-only binds of /usr, the /lib and /bin links, a few /etc files and the interpreter's own directory,
- * a minimal /dev, and the work directory as the only writable path. `--clearenv` plus the given variables
- * is its whole environment; `--new-session` keeps it off the engine's terminal; `--die-with-parent` kills it
- * when the engine dies. RLIMIT_NPROC is set inside, where it counts this sandbox's processes only.
+ * a read-only minimal /dev. Its only writable places are two tmpfs mounts of its own, sized so that together
+ * they stay within the run's memory limit: the work directory (the program's code bound read-only into it) and
+ * /dev/shm. `--clearenv` plus the given variables is its whole environment; `--new-session` keeps it off the
+ * engine's terminal; `--die-with-parent` kills it when the engine dies. RLIMIT_NPROC (and RLIMIT_AS when
+ * given) is set inside, where RLIMIT_NPROC counts this sandbox's processes only.
  *
  * When the engine runs as root, bwrap itself runs as host uid/gid 65534: a root-owned user namespace is
  * exempt from RLIMIT_NPROC, and a program that escaped would be nobody rather than root.
@@ -128,6 +180,7 @@ function isUnder(path: string, directory: string): boolean {
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const bwrapPath = options.bwrapPath ?? DEFAULT_BWRAP_PATH;
   const maxProcesses = options.maxProcesses ?? DEFAULT_MAX_PROCESSES;
+  const tmpfs = sandboxTmpfsSizes(options.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB);
   const asRoot = engineIsRoot();
   const identity = asRoot ? { uid: SANDBOX_USER_ID, gid: SANDBOX_USER_ID } : {};
   const systemArgs = systemBinds();
@@ -157,15 +210,31 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       "/proc",
       "--dev",
       "/dev",
-      "--bind",
-      run.workDir,
-      run.workDir,
+      // bwrap's /dev is a tmpfs as large as the host allows: a sized tmpfs of its own for /dev/shm, the rest
+      // read-only (the device nodes stay usable: they are binds of their own).
+      "--size",
+      String(tmpfs.shmBytes),
+      "--tmpfs",
+      "/dev/shm",
       "--remount-ro",
-      "/",
-      "--chdir",
+      "/dev",
+      "--size",
+      String(tmpfs.workDirBytes),
+      "--perms",
+      "0700",
+      "--tmpfs",
       run.workDir,
     );
+    for (const file of run.codeFiles) args.push("--ro-bind", file, file);
+    args.push("--remount-ro", "/", "--chdir", run.workDir);
     for (const [name, value] of Object.entries(run.env)) args.push("--setenv", name, value);
+    if (run.held) {
+      args.push("--info-fd", String(SANDBOX_INFO_FD), "--block-fd", String(SANDBOX_BLOCK_FD));
+    }
+    const limits = [`--nproc=${maxProcesses}:${maxProcesses}`];
+    if (run.addressSpaceBytes !== undefined) {
+      limits.push(`--as=${run.addressSpaceBytes}:${run.addressSpaceBytes}`);
+    }
     args.push(
       "--",
       BASH,
@@ -183,12 +252,16 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       "-u",
       "_",
       PRLIMIT,
-      `--nproc=${maxProcesses}:${maxProcesses}`,
+      ...limits,
       "--",
       command.file,
       ...command.args,
     );
-    return { command: { file: bwrapPath, args }, ...identity };
+    return {
+      command: { file: bwrapPath, args },
+      ...identity,
+      ...(run.held ? { held: { infoFd: SANDBOX_INFO_FD, blockFd: SANDBOX_BLOCK_FD } } : {}),
+    };
   }
 
   function prepareWorkDir(workDir: string, files: readonly string[]): void {
@@ -196,12 +269,20 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     for (const path of [workDir, ...files]) chownSync(path, SANDBOX_USER_ID, SANDBOX_USER_ID);
   }
 
-  function probe(command: RunCommand, readOnlyPaths: readonly string[] = []): string | undefined {
+  function probe(command: RunCommand, probeOptions: SandboxProbeOptions = {}): string | undefined {
     if (!existsSync(bwrapPath)) return `${bwrapPath} does not exist (Debian package "bubblewrap")`;
     const workDir = realpathSync(mkdtempSync(join(options.workRoot ?? tmpdir(), "trestle-exec-probe-")));
     try {
       prepareWorkDir(workDir, []);
-      const sandboxed = wrap(command, { workDir, env: { PATH: SANDBOX_PATH }, readOnlyPaths });
+      const sandboxed = wrap(command, {
+        workDir,
+        codeFiles: [],
+        env: { PATH: SANDBOX_PATH },
+        readOnlyPaths: probeOptions.readOnlyPaths ?? [],
+        ...(probeOptions.addressSpaceBytes === undefined
+          ? {}
+          : { addressSpaceBytes: probeOptions.addressSpaceBytes }),
+      });
       const result = spawnSync(sandboxed.command.file, sandboxed.command.args, {
         env: {},
         stdio: ["ignore", "ignore", "pipe"],

@@ -13,7 +13,7 @@ import { createConnectWanakuTransport } from "@trestle/transport-connect";
 /** A transport that speaks the Wanaku messages as they are: these tests check the service's own wire. */
 type WanakuTransport = ReturnType<typeof createConnectWanakuTransport>;
 
-import { createExecService, type ExecServiceOptions } from "../src/index.js";
+import { createExecService, type ExecService, type ExecServiceOptions } from "../src/index.js";
 
 /** A reply and when it reached the client. */
 export interface ArrivedReply {
@@ -32,6 +32,8 @@ export interface RunResult {
 /** A code execution engine served by a real capability server, called through the Connect transport. */
 export interface ServedEngine {
   languages: readonly string[];
+  /** Which bound holds each run's memory on this host. */
+  memoryBound: ExecService["memoryBound"];
   run(
     language: string,
     code: string,
@@ -49,7 +51,7 @@ export interface ServedEngine {
 /** Starts an engine on a free port. */
 export async function serveEngine(options: ExecServiceOptions): Promise<ServedEngine> {
   const engine = createExecService(options);
-  const { languages, engineName: _name, ...handlers } = engine;
+  const { languages, memoryBound, engineName: _name, ...handlers } = engine;
   const server = createCapabilityServer(handlers);
   const address = await server.listen();
   const target: ServiceTarget = {
@@ -62,6 +64,7 @@ export async function serveEngine(options: ExecServiceOptions): Promise<ServedEn
   const transport: WanakuTransport = createConnectWanakuTransport({ streamTimeoutMs: 30_000 });
   return {
     languages,
+    memoryBound,
     async run(language, code, extra = {}) {
       const request = create(CodeExecutionRequestSchema, {
         uri: `code-execution-engine://trestle/${language}`,

@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RouterProcess, startRouter, stopAll } from "../support/processes.js";
+import { type MemoryPeaks, sampleMemory } from "./support/memory-sampler.js";
 
 /**
  * Red team, code execution: an MCP client holding only an `mcp` token sends programs to the built-in engine
@@ -12,6 +13,12 @@ import { type RouterProcess, startRouter, stopAll } from "../support/processes.j
  * router's admin token and both languages connected to the router (the program was a child process of the
  * same user, in the same PID and network namespaces). The JavaScript /proc walk was already stopped by
  * Node's permission model; it stays as a check that the sandbox holds behind it.
+ *
+ * Then programs that try to take the host's memory (security issue 47, finding 3): Python writing 1 GiB to
+ * /dev/shm and JavaScript allocating 1 GiB of Buffers, twice the engine's default limit of 512 MiB. Before the
+ * engine bounded a run's memory as a whole, both got their 1 GiB: /dev was a tmpfs as large as half the
+ * host's memory and Node's only limit was its heap, so the host's shared memory, and the sandbox's resident
+ * memory, grew by 1 GiB.
  */
 
 const ADMIN_CANARY = "canary-exec-admin-5f1c9a27d3e84b06";
@@ -57,6 +64,43 @@ for (const pid of pids) {
   }
 }
 console.log("readable", readable);
+`;
+
+/** The engine's default memory limit per run, in MiB, which the router's built-in engine runs with. */
+const LIMIT_MB = 512;
+const TARGET_MB = 2 * LIMIT_MB;
+
+const PYTHON_SHM_FILL = `
+chunk = b"x" * (1 << 20)
+written = 0
+print("started", flush=True)
+try:
+    with open("/dev/shm/hoard", "wb") as f:
+        while written < ${TARGET_MB}:
+            f.write(chunk)
+            f.flush()
+            written += 1
+            if written % 16 == 0:
+                print("at", written, flush=True)
+    print("REACHED", written, flush=True)
+except (OSError, MemoryError) as e:
+    print("stopped", written, type(e).__name__, flush=True)
+`;
+
+const JAVASCRIPT_BUFFERS = `
+const hoard = [];
+let allocated = 0;
+console.log("started");
+try {
+  while (allocated < ${TARGET_MB}) {
+    hoard.push(Buffer.alloc(16 << 20, 1));
+    allocated += 16;
+    console.log("at", allocated);
+  }
+  console.log("REACHED", allocated);
+} catch (error) {
+  console.log("stopped", allocated, error.message);
+}
 `;
 
 function pythonLoopback(port: number): string {
@@ -129,6 +173,53 @@ describe("red team: code execution reads nothing of the router and reaches nothi
   function expectNoCanary(output: string) {
     for (const canary of CANARIES) expect(output).not.toContain(canary);
   }
+
+  /** Runs a program that may be stopped (so any final status), sampling memory below the router meanwhile. */
+  async function attack(
+    language: "python" | "javascript",
+    code: string,
+  ): Promise<{ stdout: string; reachedMb: number; peaks: MemoryPeaks; result: string }> {
+    const sampler = sampleMemory(router.child.pid ?? 0);
+    let result: Awaited<ReturnType<typeof client.callTool>>;
+    let peaks: MemoryPeaks;
+    try {
+      result = await client.callTool(
+        { name: "execute_code", arguments: { language, code, timeoutMs: 30_000 } },
+        CallToolResultSchema,
+        { timeout: 60_000 },
+      );
+    } finally {
+      peaks = sampler.stop();
+    }
+    const stdout = (result.structuredContent as { stdout?: string } | undefined)?.stdout ?? "";
+    // The attack must have run: a refusal before the program started would prove nothing.
+    expect(stdout, JSON.stringify(result)).toContain("started");
+    const reached = [...stdout.matchAll(/^(?:at|stopped|REACHED) (\d+)/gm)].map((m) => Number(m[1]));
+    return { stdout, reachedMb: Math.max(0, ...reached), peaks, result: JSON.stringify(result) };
+  }
+
+  it("the engine said at start which memory bound holds its runs", () => {
+    const notice = router.lines.find((line) => line.includes('"memory-bound"'));
+    expect(notice, router.lines.slice(-20).join("\n")).toBeDefined();
+    expect(notice).toMatch(/"mode":"(cgroup|address-space)"/);
+    expect(notice).toContain(`"limitMb":${LIMIT_MB}`);
+  });
+
+  it("Python writing 1 GiB to /dev/shm stops within the limit; the host's shared memory does not grow past it", async () => {
+    const { stdout, reachedMb, peaks } = await attack("python", PYTHON_SHM_FILL);
+    expect(stdout).not.toContain("REACHED");
+    expect(reachedMb).toBeLessThan(LIMIT_MB);
+    expect(peaks.hostShmemGrowthMb).toBeLessThan(LIMIT_MB);
+  });
+
+  it("JavaScript allocating 1 GiB of Buffers stops at about the limit; the sandbox's memory stays within it", async () => {
+    const { stdout, reachedMb, peaks, result } = await attack("javascript", JAVASCRIPT_BUFFERS);
+    expect(stdout).not.toContain("REACHED");
+    expect(reachedMb).toBeLessThan(LIMIT_MB + 64);
+    // Node's own resident memory (its code, about 40 MiB) comes on top of what the program allocated.
+    expect(peaks.descendantsRssMb, result).toBeLessThan(LIMIT_MB + 128);
+    expectNoCanary(result);
+  });
 
   it("Python walking /proc/*/environ and /proc/*/cmdline finds no token", async () => {
     const output = await run("python", PYTHON_PROC_WALK);
