@@ -332,6 +332,12 @@ describe("compile errors", () => {
     ).toThrow('Policy rule "twice" is named twice');
   });
 
+  it("refuses a default that is neither allow nor deny", () => {
+    expect(() => compilePolicies([], { default: "maybe" as never })).toThrow(
+      'The policy default is "maybe"; it must be "allow" or "deny"',
+    );
+  });
+
   it("lists every problem for a management API, and counts the rest in the message", () => {
     const rules = [
       { name: "a", effect: "deny", when: "x ==" },
