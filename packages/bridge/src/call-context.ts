@@ -20,6 +20,8 @@ export interface CallContext {
   connectionId?: string;
   /** The namespace the call was made in, recorded in events. */
   namespace?: string;
+  /** The principal whose call it is (as the front admitted it), recorded in events. */
+  principal?: string;
   /** MCP cancellation: aborting it cancels the call on the capability service. */
   signal?: AbortSignal;
   /**

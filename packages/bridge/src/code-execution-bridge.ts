@@ -106,6 +106,7 @@ export function createCodeExecutionBridge(
       namespace: context?.namespace,
       connectionId: context?.connectionId,
       requestId: context?.requestId,
+      principal: context?.principal,
       started: {
         arguments: {},
         headers: {},

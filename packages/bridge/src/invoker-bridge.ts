@@ -108,6 +108,7 @@ class ToolCallRecord implements CallRecord {
   readonly toolType: string;
   readonly namespace: string | undefined;
   readonly connectionId: string | undefined;
+  readonly principal: string | undefined;
   readonly requestId: string | undefined;
   readonly startedAt: number;
   readonly estimatedBytes: number | undefined;
@@ -129,6 +130,7 @@ class ToolCallRecord implements CallRecord {
     this.toolType = tool.type;
     this.namespace = context?.namespace ?? tool.namespace;
     this.connectionId = context?.connectionId;
+    this.principal = context?.principal;
     this.requestId = context?.requestId;
     this.startedAt = startedAt;
     this.estimatedBytes = parts ? partsBytes(parts) : undefined;

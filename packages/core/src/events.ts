@@ -55,6 +55,8 @@ interface ToolCallEventBase {
   namespace?: string;
   /** The MCP request id. */
   requestId?: string;
+  /** The principal whose call it is (a token's name, `anonymous` on a router without tokens, `stdio`). */
+  principal?: string;
 }
 
 /** A routed call started. Every field is already redacted. */

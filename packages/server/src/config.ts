@@ -328,6 +328,14 @@ export const routerConfigSchema = z.object({
     .min(10_000)
     .default(60 * 60_000)
     .describe("A subscriptions/listen stream is closed this long after it opened; its client opens another"),
+  maxConcurrentRunsPerPrincipal: z
+    .number()
+    .int()
+    .positive()
+    .default(4)
+    .describe(
+      "Code runs one principal may have going at once, through every front (the engines bound each run's time and memory)",
+    ),
   maxTasksPerPrincipal: z
     .number()
     .int()
@@ -429,6 +437,7 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   maxListenStreamsPerPrincipal: { env: "TRESTLE_MAX_LISTEN_STREAMS_PER_PRINCIPAL" },
   listenMaxAgeMs: { env: "TRESTLE_LISTEN_MAX_AGE_MS" },
   maxTasksPerPrincipal: { env: "TRESTLE_MAX_TASKS_PER_PRINCIPAL" },
+  maxConcurrentRunsPerPrincipal: { env: "TRESTLE_MAX_CONCURRENT_RUNS_PER_PRINCIPAL" },
   sseMaxBufferedBytes: { env: "TRESTLE_SSE_MAX_BUFFERED_BYTES" },
   maxResourceUriLength: { env: "TRESTLE_MAX_RESOURCE_URI_LENGTH" },
   a2aTaskRetentionMs: { env: "TRESTLE_A2A_TASK_RETENTION_MS" },

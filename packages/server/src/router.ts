@@ -19,6 +19,7 @@ import {
   type BridgeTransport,
   Code,
   createTransportSelector,
+  type PromptResult,
   redactToolCallEvent,
   type ServiceTarget,
   type TransportSelector,
@@ -32,6 +33,8 @@ import type { McpUpstream } from "@trestle/transport-mcp";
 import { mcpToolUri } from "@trestle/transport-mcp/tool-uri";
 import { type Logger, pino } from "pino";
 import { lazyA2aEndpoint } from "./a2a/lazy-a2a-endpoint.js";
+import { createCallService } from "./calls/call-service.js";
+import type { EngineLanguage } from "./calls/catalog-view.js";
 import { capabilitySecretResolver, withCapabilitySecrets } from "./capability-secrets.js";
 import {
   BUILTIN_PRINCIPAL,
@@ -63,7 +66,6 @@ import { registerDiscoveryRoutes } from "./management/discovery-routes.js";
 import { MANAGEMENT_API_INFO, registerDocumentRoute } from "./management/document-route.js";
 import { registerEventRoutes } from "./management/event-routes.js";
 import { registerForwardRoutes } from "./management/forward-routes.js";
-import type { EngineLanguage } from "./mcp/catalog-view.js";
 import { followEndedSessions, storeLedger } from "./mcp/ended-sessions.js";
 import { createMcpEndpoint, type ListKind, type McpEndpoint } from "./mcp/mcp-endpoint.js";
 import type { McpBackend, McpSettings } from "./mcp/namespace-server.js";
@@ -362,13 +364,23 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   };
   refreshServices();
 
-  const backend: McpBackend = {
+  // The one service every front's calls pass through, with their principal.
+  const calls = createCallService({
     catalog: registry.catalog,
     invoker,
     resources,
     codeExecution,
     engines: () => engines,
-    canServeResources: () => canServeResources,
+    codeExecutionToolName: config.codeExecutionToolName,
+    // A forward's prompt comes back in the MCP SDK's wire types: MCP's content model, which core's is.
+    forwardedPrompts: (prompt, args, options) =>
+      forwardDirectory.getPrompt(prompt, args, options) as Promise<PromptResult>,
+    maxConcurrentRunsPerPrincipal: config.maxConcurrentRunsPerPrincipal,
+  });
+  const backend: McpBackend = {
+    calls,
+    canServeResources: (namespace) =>
+      canServeResources || registry.catalog.listResources(namespace).length > 0,
     forwards: forwardDirectory,
     // MCP tasks live in the store: any replica answers tasks/get, and the one running a call takes updates.
     tasks: createTaskRunner({ store, maxTasksPerPrincipal: config.maxTasksPerPrincipal }),
@@ -384,7 +396,6 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   const mcpSettings: Omit<McpSettings, "listChangedDelivered"> = {
     maxResourceUriLength: config.maxResourceUriLength,
     serverInfo: { name: "trestle", version: SERVER_VERSION },
-    codeExecutionToolName: config.codeExecutionToolName,
     pageSize: config.pageSize,
     forwardHeaders: config.forwardHeaders,
     acceptedRevisions: parseAcceptedRevisions(config.mcpRevisions),
@@ -437,13 +448,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
 
   // The A2A front: each namespace's tools as an A2A agent, its tasks in the store (any replica answers for them).
   const a2a = lazyA2aEndpoint({
-    backend: {
-      catalog: registry.catalog,
-      invoker,
-      codeExecution,
-      engines: () => engines,
-      codeExecutionToolName: config.codeExecutionToolName,
-    },
+    backend: { calls },
     store,
     maxBodyBytes: config.maxBodyBytes,
     version: SERVER_VERSION,
@@ -493,7 +498,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     onSubscriberDropped: (stream, bytes) => onStreamDropped(stream)(bytes),
   });
   registerForwardRoutes(api, { forwards });
-  const codeExecutionRoutes = registerCodeExecutionRoutes(api, { bridge: codeExecution });
+  const codeExecutionRoutes = registerCodeExecutionRoutes(api, { calls });
   registerDocumentRoute(api);
 
   let ready = true;

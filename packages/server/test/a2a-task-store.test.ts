@@ -3,9 +3,11 @@ import { ServerCallContext } from "@a2a-js/sdk/server";
 import { openStore, type Store } from "@trestle/registry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStoreTaskStore, PrincipalUser } from "../src/a2a/task-store.js";
+import { callerPrincipal } from "../src/calls/caller.js";
 
 const MINUTE = 60_000;
-const callerAs = (principal: string) => new ServerCallContext({ user: new PrincipalUser(principal) });
+const callerAs = (principal: string) =>
+  new ServerCallContext({ user: new PrincipalUser(callerPrincipal({ id: principal })) });
 const context = callerAs("alice");
 let store: Store;
 

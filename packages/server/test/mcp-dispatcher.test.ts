@@ -1,6 +1,7 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Cancellation } from "@trestle/core";
 import { describe, expect, it } from "vitest";
+import { callerPrincipal } from "../src/calls/caller.js";
 import type { ClassifiedMessage } from "../src/mcp/json-rpc.js";
 import { type Exchange, McpDispatcher } from "../src/mcp/mcp-dispatcher.js";
 import type { McpRequestHandler } from "../src/mcp/namespace-server.js";
@@ -27,7 +28,7 @@ const call = (id: number | string, name = "echo"): ClassifiedMessage => ({
 });
 
 const session = { id: "s1" } as McpSession;
-const context = { namespace: "", session, headers: {}, principal: "alice" };
+const context = { namespace: "", session, headers: {}, principal: callerPrincipal({ id: "alice" }) };
 const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
 
 /** A handler that runs until its request is aborted, then tells `onAbort` and answers with no content. */

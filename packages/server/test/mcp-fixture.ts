@@ -21,7 +21,9 @@ import {
   type ServiceTarget,
   type ToolReference,
 } from "@trestle/core";
-import type { CatalogView, EngineLanguage } from "../src/mcp/catalog-view.js";
+import { createCallService } from "../src/calls/call-service.js";
+import { ANONYMOUS_PRINCIPAL, callerPrincipal } from "../src/calls/caller.js";
+import type { CatalogView, EngineLanguage } from "../src/calls/catalog-view.js";
 import { createMcpEndpoint, type McpEndpoint, type McpEndpointOptions } from "../src/mcp/mcp-endpoint.js";
 import { MCP_REVISIONS } from "../src/mcp/protocol-era.js";
 import type { EndedSessionLedger } from "../src/mcp/session-registry.js";
@@ -88,12 +90,16 @@ export async function startMcpFixture(
   const engines: EngineLanguage[] = [];
   const endpoint = createMcpEndpoint(
     {
-      catalog,
-      invoker: createInvokerBridge(deps),
-      resources: createResourceBridge(deps),
-      codeExecution: createCodeExecutionBridge(deps),
-      engines: () => engines,
-      canServeResources: () => false,
+      calls: createCallService({
+        catalog,
+        invoker: createInvokerBridge(deps),
+        resources: createResourceBridge(deps),
+        codeExecution: createCodeExecutionBridge(deps),
+        engines: () => engines,
+        codeExecutionToolName: "execute_code",
+        maxConcurrentRunsPerPrincipal: 4,
+      }),
+      canServeResources: (namespace) => catalog.listResources(namespace).length > 0,
     },
     {
       stateless: options.stateless ?? false,
@@ -103,7 +109,6 @@ export async function startMcpFixture(
       ...options.endpoint,
       settings: {
         serverInfo: { name: "trestle", version: "0.0.0-test" },
-        codeExecutionToolName: "execute_code",
         pageSize: 2,
         forwardHeaders: ["authorization"],
         acceptedRevisions: MCP_REVISIONS,
@@ -123,7 +128,12 @@ export async function startMcpFixture(
     const ns = path === "/mcp" ? "" : (path.split("/")[1] ?? "");
     // The principal the front door would have admitted: a test names it in a header of its own.
     const principal = req.headers["x-test-principal"];
-    void endpoint.handle(req, res, ns, typeof principal === "string" ? principal : "anonymous");
+    void endpoint.handle(
+      req,
+      res,
+      ns,
+      typeof principal === "string" ? callerPrincipal({ id: principal }) : ANONYMOUS_PRINCIPAL,
+    );
   });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   const { port } = http.address() as AddressInfo;

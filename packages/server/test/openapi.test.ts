@@ -33,7 +33,7 @@ function routerApi(): JsonApi {
   registerCatalogRoutes(api, { registry, invoker: none, resources: none });
   registerEventRoutes(api, { events: none, registry });
   registerForwardRoutes(api, { forwards: none });
-  registerCodeExecutionRoutes(api, { bridge: none }).close();
+  registerCodeExecutionRoutes(api, { calls: none }).close();
   registerDocumentRoute(api);
   return api;
 }

@@ -16,7 +16,9 @@ import {
 } from "@trestle/core";
 import { openStore, type Store } from "@trestle/registry";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { EngineLanguage } from "../src/mcp/catalog-view.js";
+import { createCallService } from "../src/calls/call-service.js";
+import { ANONYMOUS_PRINCIPAL, callerPrincipal } from "../src/calls/caller.js";
+import type { EngineLanguage } from "../src/calls/catalog-view.js";
 import { createMcpEndpoint } from "../src/mcp/mcp-endpoint.js";
 import { MCP_REVISIONS, META } from "../src/mcp/protocol-era.js";
 import { createTaskRunner, TASKS_EXTENSION, type TaskRunner } from "../src/mcp/tasks.js";
@@ -101,11 +103,15 @@ async function startEndpoint(): Promise<Endpoint> {
   const tasks = createTaskRunner({ store, watchIntervalMs: 20, startWindowMs: 50, pollIntervalMs: 100 });
   const endpoint = createMcpEndpoint(
     {
-      catalog: catalog(),
-      invoker: createInvokerBridge(deps),
-      resources: createResourceBridge(deps),
-      codeExecution: createCodeExecutionBridge(deps),
-      engines: () => engines,
+      calls: createCallService({
+        catalog: catalog(),
+        invoker: createInvokerBridge(deps),
+        resources: createResourceBridge(deps),
+        codeExecution: createCodeExecutionBridge(deps),
+        engines: () => engines,
+        codeExecutionToolName: "execute_code",
+        maxConcurrentRunsPerPrincipal: 4,
+      }),
       canServeResources: () => false,
       tasks,
     },
@@ -116,7 +122,6 @@ async function startEndpoint(): Promise<Endpoint> {
       listenMaxAgeMs: 60 * 60_000,
       settings: {
         serverInfo: { name: "trestle", version: "0.0.0-test" },
-        codeExecutionToolName: "execute_code",
         pageSize: 50,
         forwardHeaders: [],
         acceptedRevisions: MCP_REVISIONS,
@@ -132,7 +137,7 @@ async function startEndpoint(): Promise<Endpoint> {
       req,
       res,
       path === "/mcp" ? "" : (path.split("/")[1] ?? ""),
-      typeof principal === "string" ? principal : "anonymous",
+      typeof principal === "string" ? callerPrincipal({ id: principal }) : ANONYMOUS_PRINCIPAL,
     );
   });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));

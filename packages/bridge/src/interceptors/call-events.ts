@@ -42,6 +42,8 @@ export interface CallRecord {
   namespace?: string | undefined;
   connectionId?: string | undefined;
   requestId?: string | undefined;
+  /** The principal whose call it is, recorded in every event of the call. */
+  principal?: string | undefined;
   /** The redacted request, recorded in STARTED. */
   started: StartedDetails;
   /** What the call asks for and of which part of the contract, for the failure message (see `describeFailure`). */
@@ -193,7 +195,7 @@ class CallRecording implements DeferredToolCallEvents {
     const record = this.#record;
     this.#eventId ??= this.#options.newId?.() ?? crypto.randomUUID();
     const event: Pick<ToolCallEvent, "eventId" | "timestamp" | "toolName" | "toolType" | "kind"> &
-      Partial<Pick<ToolCallEvent, "namespace" | "requestId" | "type">> = {
+      Partial<Pick<ToolCallEvent, "namespace" | "requestId" | "principal" | "type">> = {
       eventId: this.#eventId,
       timestamp,
       toolName: record.toolName,
@@ -202,6 +204,7 @@ class CallRecording implements DeferredToolCallEvents {
     };
     if (record.namespace !== undefined) event.namespace = record.namespace;
     if (record.requestId) event.requestId = record.requestId;
+    if (record.principal !== undefined) event.principal = record.principal;
     // After the optional fields, where the events' JSON has always had it.
     event.type = type;
     // Completed by the caller: the fields of its type.

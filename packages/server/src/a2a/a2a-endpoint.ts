@@ -26,7 +26,8 @@ import {
   type TaskStore,
 } from "@a2a-js/sdk/server";
 import type { Store } from "@trestle/registry";
-import { readBody, writeJson } from "../http/body.js";
+import type { Caller, CallerPrincipal } from "../calls/caller.js";
+import { isJsonContentType, readBody, writeJson } from "../http/body.js";
 import { createSealedBox } from "../sealed-box.js";
 import { createStoreTaskStore, PrincipalUser } from "./task-store.js";
 import {
@@ -92,7 +93,7 @@ export interface A2aEndpoint {
     res: ServerResponse,
     namespace: string,
     kind: "card" | "rpc",
-    principal: string,
+    principal: CallerPrincipal,
   ): Promise<void>;
   /** Cancels the calls still running and stops removing old tasks. */
   close(): void;
@@ -166,12 +167,6 @@ const STARTS_TASK = new Set(["SendMessage", "SendStreamingMessage", "message/sen
 function continuesTask(request: { params?: unknown }): boolean {
   const message = (request.params as { message?: { taskId?: unknown } } | undefined)?.message;
   return typeof message?.taskId === "string" && message.taskId !== "";
-}
-
-/** True for `application/json` and `application/<something>+json`, with or without parameters. */
-function isJsonContentType(header: string | undefined): boolean {
-  const type = header?.split(";")[0]?.trim().toLowerCase() ?? "";
-  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
 }
 
 function jsonRpcError(res: ServerResponse, id: unknown, code: number, message: string, status = 200): void {
@@ -259,27 +254,32 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
     return agent;
   }
 
-  function skills(namespace: string): AgentSkill[] {
-    const list: AgentSkill[] = backend.catalog.listTools(namespace).map((tool) => ({
-      id: tool.name,
-      name: tool.title ?? tool.name,
-      description: clip(
-        `${tool.description ?? tool.name}\nCall it with a data part {"tool": "${tool.name}", "arguments": {...}}; arguments: ${JSON.stringify(tool.inputSchema ?? { type: "object" })}`,
-        4_000,
-      ),
-      tags: ["tool"],
-      examples: [],
-      inputModes: ["application/json"],
-      outputModes: ["application/json", "text/plain"],
-      securityRequirements: [],
-    }));
-    const engines = backend.engines();
-    if (engines.length > 0 && !list.some((s) => s.id === backend.codeExecutionToolName)) {
-      const languages = [...new Set(engines.map((e) => e.language))].sort().join(", ");
+  /** The skills of `caller`'s agent: the tools it may see, the code execution tool as a skill of its own. */
+  function skills(caller: Caller): AgentSkill[] {
+    const calls = backend.calls;
+    const tools = calls.listTools(caller);
+    const list: AgentSkill[] = tools
+      .filter((tool) => !calls.isCodeExecution(tool))
+      .map((tool) => ({
+        id: tool.name,
+        name: tool.title ?? tool.name,
+        description: clip(
+          `${tool.description ?? tool.name}\nCall it with a data part {"tool": "${tool.name}", "arguments": {...}}; arguments: ${JSON.stringify(tool.inputSchema ?? { type: "object" })}`,
+          4_000,
+        ),
+        tags: ["tool"],
+        examples: [],
+        inputModes: ["application/json"],
+        outputModes: ["application/json", "text/plain"],
+        securityRequirements: [],
+      }));
+    const codeTool = tools.find((tool) => calls.isCodeExecution(tool));
+    if (codeTool) {
+      const languages = [...new Set(calls.engines().map((e) => e.language))].sort().join(", ");
       list.push({
-        id: backend.codeExecutionToolName,
+        id: codeTool.name,
         name: "Code execution",
-        description: `Runs code and streams its output (SendStreamingMessage). Languages: ${languages}. Call it with a data part {"tool": "${backend.codeExecutionToolName}", "arguments": {"language": ..., "code": ...}}`,
+        description: `Runs code and streams its output (SendStreamingMessage). Languages: ${languages}. Call it with a data part {"tool": "${codeTool.name}", "arguments": {"language": ..., "code": ...}}`,
         tags: ["code-execution"],
         examples: [],
         inputModes: ["application/json"],
@@ -290,7 +290,8 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
     return list;
   }
 
-  function cardFor(req: IncomingMessage, namespace: string): AgentCard {
+  function cardFor(req: IncomingMessage, caller: Caller): AgentCard {
+    const namespace = caller.namespace;
     const origin =
       options.publicUrl?.replace(/\/+$/, "") ??
       `${(req.socket as { encrypted?: boolean }).encrypted ? "https" : "http"}://${req.headers.host ?? "localhost"}`;
@@ -316,7 +317,7 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
       };
       card.securityRequirements = [{ schemes: { bearer: { list: [] } } }];
     }
-    card.skills = skills(namespace);
+    card.skills = skills(caller);
     return card;
   }
 
@@ -324,14 +325,14 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
     req: IncomingMessage,
     res: ServerResponse,
     namespace: string,
-    principal: string,
+    principal: CallerPrincipal,
   ): Promise<void> {
     if (req.method !== "POST") {
       res.writeHead(405, { allow: "GET, POST" }).end();
       return;
     }
     // JSON only: a form or text/plain body is what a web page may post without a preflight.
-    if (!isJsonContentType(req.headers["content-type"])) {
+    if (!isJsonContentType(req)) {
       req.resume();
       jsonRpcError(
         res,
@@ -394,13 +395,13 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
       return;
     }
     if (STARTS_TASK.has(method) && !continuesTask(request)) {
-      const held = await store.countA2aTasks(principal, Date.now() - retentionMs);
+      const held = await store.countA2aTasks(principal.id, Date.now() - retentionMs);
       if (held >= options.maxTasksPerPrincipal) {
         jsonRpcError(
           res,
           request.id,
           A2A_ERROR_CODE.INTERNAL_ERROR,
-          `Too many tasks: '${principal}' holds ${held} tasks, the most a principal may (each is kept ${Math.round(retentionMs / 3_600_000)} h after its last change)`,
+          `Too many tasks: '${principal.name}' holds ${held} tasks, the most a principal may (each is kept ${Math.round(retentionMs / 3_600_000)} h after its last change)`,
         );
         return;
       }
@@ -520,7 +521,7 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
         }
         const header = req.headers["a2a-version"];
         const requested = (Array.isArray(header) ? header[0] : header) || A2A_LEGACY_VERSION;
-        const card = cardFor(req, namespace);
+        const card = cardFor(req, { principal, namespace });
         res.setHeader("vary", "A2A-Version");
         sendJson(res, requested === A2A_LEGACY_VERSION ? legacyCard(card) : AgentCard.toJSON(card));
         return;

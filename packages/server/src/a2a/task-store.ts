@@ -1,6 +1,7 @@
 import { type ListTasksRequest, type ListTasksResponse, Task, TaskState, taskStateToJSON } from "@a2a-js/sdk";
 import type { ServerCallContext, TaskStore, User } from "@a2a-js/sdk/server";
 import type { Store, StoredA2aTask } from "@trestle/registry";
+import type { CallerPrincipal } from "../calls/caller.js";
 import { storedTaskDocument } from "./stored-task-document.js";
 
 /** How long tasks stay readable after their last change. */
@@ -18,7 +19,12 @@ const MAX_PAGE = 100;
  * its in-memory event buses by `userName`, and the task store reads the owner from it.
  */
 export class PrincipalUser implements User {
-  constructor(readonly userName: string) {}
+  constructor(readonly principal: CallerPrincipal) {}
+
+  /** The principal's id: what the SDK scopes its event buses by, and what owns the tasks. */
+  get userName(): string {
+    return this.principal.id;
+  }
 
   get isAuthenticated(): boolean {
     return true;
@@ -26,9 +32,9 @@ export class PrincipalUser implements User {
 }
 
 /** The principal behind a call context, or `undefined` for a context without one (which owns nothing). */
-export function principalOf(context: ServerCallContext | undefined): string | undefined {
+export function principalOf(context: ServerCallContext | undefined): CallerPrincipal | undefined {
   const user = context?.user;
-  return user instanceof PrincipalUser ? user.userName : undefined;
+  return user instanceof PrincipalUser ? user.principal : undefined;
 }
 
 /**
@@ -59,7 +65,7 @@ export function createStoreTaskStore(
     (stored.updatedAt === undefined || stored.updatedAt >= now() - retention.retentionMs);
   return {
     async save(task: Task, context: ServerCallContext) {
-      const principal = principalOf(context);
+      const principal = principalOf(context)?.id;
       if (principal === undefined) throw new Error("An A2A task is saved only for a known principal");
       const state = task.status?.state ?? TaskState.TASK_STATE_SUBMITTED;
       if (state !== TaskState.TASK_STATE_CANCELED) {
@@ -84,10 +90,10 @@ export function createStoreTaskStore(
     },
     async load(taskId: string, context: ServerCallContext) {
       const stored = await store.loadA2aTask(taskId);
-      return visible(stored, principalOf(context)) ? Task.fromJSON(stored.document) : undefined;
+      return visible(stored, principalOf(context)?.id) ? Task.fromJSON(stored.document) : undefined;
     },
     async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
-      const principal = principalOf(context);
+      const principal = principalOf(context)?.id;
       const pageSize = Math.min(Math.max(params.pageSize ?? 50, 1), MAX_PAGE);
       const stored =
         principal === undefined

@@ -5,33 +5,26 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from "@a2a-js/sdk/server";
+import { type CallContext, createClientLegs } from "@trestle/bridge";
 import {
-  type CallContext,
-  type CodeExecutionBridge,
-  createClientLegs,
-  type InvokerBridge,
-} from "@trestle/bridge";
-import type {
-  ContentBlock,
-  InputAnswers,
-  JsonObject,
-  ToolReference,
-  ToolResult,
-  TranslationNote,
+  Code,
+  type ContentBlock,
+  type InputAnswers,
+  type JsonObject,
+  type ToolReference,
+  type ToolResult,
+  type TranslationNote,
+  TrestleError,
 } from "@trestle/core";
 import type { Store } from "@trestle/registry";
-import type { CatalogView, EngineLanguage } from "../mcp/catalog-view.js";
-import { runCodeExecutionTool } from "../mcp/code-execution-tool.js";
+import type { CallService } from "../calls/call-service.js";
+import type { Caller } from "../calls/caller.js";
 import type { SealedBox } from "../sealed-box.js";
+import { principalOf } from "./task-store.js";
 
-/** What the A2A front calls tools through: the same catalog and bridges as the MCP front. */
+/** What the A2A front calls tools through: the call service every front shares. */
 export interface A2aFrontBackend {
-  catalog: CatalogView;
-  invoker: InvokerBridge;
-  codeExecution: CodeExecutionBridge;
-  engines(): readonly EngineLanguage[];
-  /** The name the code execution tool has (when engines are registered). */
-  codeExecutionToolName: string;
+  calls: CallService;
 }
 
 /** The server call context's state key holding the JSON-RPC method (the client leg of the report). */
@@ -74,7 +67,7 @@ const CANCEL_POLL_MS = 1_000;
 /** The most tool names a refusal lists. */
 const LISTED_TOOLS = 20;
 
-/** A call to make: a tool of the catalog or the code execution tool, its arguments, and how they were read. */
+/** A call to make (a tool of the catalog, or the code execution tool), its arguments, and how they were read. */
 type PlannedCall =
   | {
       kind: "tool";
@@ -83,7 +76,6 @@ type PlannedCall =
       input?: InputAnswers;
       notes: TranslationNote[];
     }
-  | { kind: "code"; arguments: JsonObject; notes: TranslationNote[] }
   | { kind: "refused"; reason: string };
 
 function part(content: Part["content"], extra: Partial<Part> = {}): Part {
@@ -187,21 +179,14 @@ export function createToolExecutor(
   const cancelled = new Set<string>();
   const contexts = new Map<string, string>();
   const clientLegs = createClientLegs();
+  const calls = backend.calls;
 
-  function toolsOffered(): string[] {
-    const names = backend.catalog.listTools(namespace).map((t) => t.name);
-    if (backend.engines().length > 0 && !names.includes(backend.codeExecutionToolName)) {
-      names.push(backend.codeExecutionToolName);
-    }
-    return names;
-  }
-
-  function plan(context: RequestContext): PlannedCall {
+  function plan(context: RequestContext, caller: Caller): PlannedCall {
     const message = context.userMessage;
     const sealed = context.task?.metadata?.[PENDING_KEY];
     const pending = typeof sealed === "string" ? pendingCall(pendingBox.open(sealed)) : undefined;
     if (pending && context.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
-      const tool = backend.catalog.getTool(namespace, pending.tool);
+      const tool = calls.findTool(caller, pending.tool);
       if (!tool) return { kind: "refused", reason: `The tool '${pending.tool}' is no longer offered` };
       const text = textOf(message);
       const data = message.parts.find((p) => p.content?.$case === "data")?.content?.value;
@@ -243,16 +228,13 @@ export function createToolExecutor(
           detail: "only the data part naming the tool is read; MCP tool calls have no place for the rest",
         });
       }
-      if (data.tool === backend.codeExecutionToolName && backend.engines().length > 0) {
-        return { kind: "code", arguments: args, notes };
-      }
-      const tool = backend.catalog.getTool(namespace, data.tool);
+      const tool = calls.findTool(caller, data.tool);
       if (!tool) return { kind: "refused", reason: `No tool named '${data.tool}' here` };
       return { kind: "tool", tool, arguments: args, notes };
     }
-    const offered = toolsOffered();
+    const offered = calls.listTools(caller).map((t) => t.name);
     // Code execution needs a language and code: a text-only message goes to the one catalog tool, if one.
-    const catalogTools = backend.catalog.listTools(namespace);
+    const catalogTools = calls.listTools(caller).filter((t) => !calls.isCodeExecution(t));
     const text = textOf(message);
     if (catalogTools.length !== 1 || !text) {
       const listed = offered.slice(0, LISTED_TOOLS).join(", ") || "none";
@@ -316,7 +298,10 @@ export function createToolExecutor(
             metadata: undefined,
           };
       bus.publish(AgentEvent.task(task));
-      const planned = plan(context);
+      const principal = principalOf(context.context);
+      if (!principal) throw new TrestleError("An A2A call needs its principal", Code.Internal);
+      const caller: Caller = { principal, namespace };
+      const planned = plan(context, caller);
       if (planned.kind === "refused") {
         status(TaskState.TASK_STATE_REJECTED, planned.reason);
         bus.finished();
@@ -379,19 +364,15 @@ export function createToolExecutor(
         );
       try {
         let result: ToolResult;
-        if (planned.kind === "code") {
+        if (calls.isCodeExecution(planned.tool)) {
           const streamed = new Set<string>();
-          const result_ = await runCodeExecutionTool(
-            planned.arguments,
-            backend.engines(),
-            backend.codeExecution,
-            { ...callContext, toolName: backend.codeExecutionToolName },
-            async (chunk) => {
+          result = await calls.callTool(caller, planned.tool, planned.arguments, {
+            ...callContext,
+            onOutput: async (chunk) => {
               artifact(chunk.stream, [textPart(chunk.text)], streamed.has(chunk.stream), false);
               streamed.add(chunk.stream);
             },
-          );
-          result = result_ as ToolResult;
+          });
           // The streamed artifacts are complete; the summary (exit code, status) is the result's own artifact.
           for (const stream of streamed) artifact(stream, [], true, true);
           const structured = result.structuredContent;
@@ -404,7 +385,7 @@ export function createToolExecutor(
             );
         } else {
           const call = planned.input ? { ...callContext, input: planned.input } : callContext;
-          result = await backend.invoker.execute(planned.arguments, planned.tool, call);
+          result = await calls.callTool(caller, planned.tool, planned.arguments, call);
           if (!result.isError && !result.inputRequired) {
             const parts = contentToParts(result.content);
             if (result.structuredContent) {
@@ -417,7 +398,7 @@ export function createToolExecutor(
         }
         if (cancelled.has(taskId) || controller.signal.aborted) return;
         const texts = result.content.flatMap((c) => (c.type === "text" ? [c.text] : [])).join("\n");
-        if (result.inputRequired && planned.kind === "tool") {
+        if (result.inputRequired) {
           const [key, first] = Object.entries(result.inputRequired.requests)[0] ?? ["reply", undefined];
           const question = typeof first?.params.message === "string" ? first.params.message : texts;
           // What the repeated call needs is sealed: the stored task and its readers see no arguments in it.
@@ -436,7 +417,17 @@ export function createToolExecutor(
         }
       } catch (error) {
         if (!cancelled.has(taskId) && !controller.signal.aborted) {
-          status(TaskState.TASK_STATE_FAILED, (error as { rawMessage?: string }).rawMessage ?? String(error));
+          // What the router refuses to do (its policy, the principal's bounds, arguments of the wrong shape) is
+          // a rejected task; what failed while being done, a failed one.
+          const refused =
+            error instanceof TrestleError &&
+            (error.code === Code.PermissionDenied ||
+              error.code === Code.ResourceExhausted ||
+              error.code === Code.InvalidArgument);
+          status(
+            refused ? TaskState.TASK_STATE_REJECTED : TaskState.TASK_STATE_FAILED,
+            (error as { rawMessage?: string }).rawMessage ?? String(error),
+          );
         }
       } finally {
         clearInterval(poll);

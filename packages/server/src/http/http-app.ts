@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { ANONYMOUS_PRINCIPAL, type CallerPrincipal } from "../calls/caller.js";
 import { writeJson } from "./body.js";
 import type { JsonApi } from "./json-api.js";
 import { sendData, sendError } from "./json-api.js";
 import type { PrincipalBudget } from "./principal-budget.js";
 import type { RateLimiter } from "./rate-limit.js";
-import { type OriginGuard, principalName, type TokenAuthenticator } from "./security.js";
+import type { OriginGuard, TokenAuthenticator } from "./security.js";
 
 /** A namespace name as it may appear in a path: a DNS label. Anything else is not a namespace. */
 /** A request target the URL parser would leave as it is: non-empty segments of plain characters, no query. */
@@ -44,7 +45,12 @@ export interface HttpAppDependencies {
    * Serves an MCP request for a namespace ("" = default), made by `principal` (the token's name, or `anonymous`):
    * its sessions, tasks and request states are bound to it.
    */
-  mcp(req: IncomingMessage, res: ServerResponse, namespace: string, principal: string): Promise<void>;
+  mcp(
+    req: IncomingMessage,
+    res: ServerResponse,
+    namespace: string,
+    principal: CallerPrincipal,
+  ): Promise<void>;
   /**
    * Serves the A2A agent of a namespace ("" = default): its card (`/a2a/.well-known/agent-card.json`, also a GET
    * of `/a2a`) or a JSON-RPC request (a POST to `/a2a`), made by `principal`, who owns the tasks it starts.
@@ -55,7 +61,7 @@ export interface HttpAppDependencies {
     res: ServerResponse,
     namespace: string,
     kind: "card" | "rpc",
-    principal: string,
+    principal: CallerPrincipal,
   ): Promise<void>;
   /** True when the namespace exists. */
   hasNamespace(name: string): boolean;
@@ -118,15 +124,15 @@ export function createHttpApp(deps: HttpAppDependencies) {
    */
   const holdOpenSlot = (
     res: ServerResponse,
-    principal: string,
+    principal: CallerPrincipal,
     refuse: (status: number, message: string, headers: Record<string, string>) => void,
   ): boolean => {
     if (!deps.openRequests) return true;
-    const release = deps.openRequests.take(principal);
+    const release = deps.openRequests.take(principal.id);
     if (!release) {
       refuse(
         429,
-        `Too many open requests: '${principal}' has ${deps.openRequests.limit} requests and streams open at once, the most a principal may; close some or retry later`,
+        `Too many open requests: '${principal.name}' has ${deps.openRequests.limit} requests and streams open at once, the most a principal may; close some or retry later`,
         { "retry-after": "1" },
       );
       return false;
@@ -241,7 +247,7 @@ export function createHttpApp(deps: HttpAppDependencies) {
           mcpError(res, 503, "The router is shutting down", { "retry-after": "1" });
           return;
         }
-        const principal = principalName(outcome.principal);
+        const principal = outcome.principal ?? ANONYMOUS_PRINCIPAL;
         if (
           !holdOpenSlot(res, principal, (status, message, headers) => mcpError(res, status, message, headers))
         )
@@ -279,7 +285,7 @@ export function createHttpApp(deps: HttpAppDependencies) {
         mcpError(res, 503, "The router is shutting down", { "retry-after": "1" });
         return;
       }
-      const principal = principalName(outcome.principal);
+      const principal = outcome.principal ?? ANONYMOUS_PRINCIPAL;
       if (
         !holdOpenSlot(res, principal, (status, message, headers) => mcpError(res, status, message, headers))
       )

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { ANONYMOUS_PRINCIPAL, type CallerPrincipal } from "../calls/caller.js";
 import type { RateLimit } from "./rate-limit.js";
 
 /** What a token allows. */
@@ -17,16 +18,15 @@ export interface AccessToken {
   rateLimit?: RateLimit | undefined;
 }
 
-/** Who made a request, after token checks: one object per configured token, the same for each of its requests. */
-export interface Principal {
-  name: string;
-  scopes: readonly TokenScope[];
-  namespaces?: readonly string[];
-  rateLimit?: RateLimit;
+/**
+ * Who made a request, after token checks: one frozen object per configured token, the same for each of its requests
+ * (per-principal caches key on it). It is the call service's principal as it is: a static token's id is its name.
+ */
+export interface Principal extends CallerPrincipal {
+  readonly scopes: readonly TokenScope[];
+  readonly namespaces?: readonly string[];
+  readonly rateLimit?: RateLimit;
 }
-
-/** The principal name of a request made without a token, on a router with no tokens configured. */
-export const ANONYMOUS_PRINCIPAL = "anonymous";
 
 /** The outcome of checking a request's bearer token. */
 export type AuthOutcome =
@@ -64,8 +64,11 @@ export function createTokenAuthenticator(
 ) {
   const entries = [...tokens, ...(options.internalTokens ?? [])].map((t) => {
     const principal: Principal = Object.freeze({
+      id: t.name,
       name: t.name,
       scopes: t.scopes,
+      groups: Object.freeze([]),
+      claims: Object.freeze({}),
       ...(t.namespaces ? { namespaces: t.namespaces } : {}),
       ...(t.rateLimit ? { rateLimit: t.rateLimit } : {}),
     });
@@ -126,9 +129,9 @@ export function mayUseNamespace(principal: Principal, namespace: string): boolea
   return principal.namespaces.includes(namespace);
 }
 
-/** The principal name a registration or a session is bound to: the token's name, or {@link ANONYMOUS_PRINCIPAL}. */
+/** What a registration is bound to: the token's principal id (its name), or the anonymous principal's. */
 export function principalName(principal: Principal | undefined): string {
-  return principal?.name ?? ANONYMOUS_PRINCIPAL;
+  return principal?.id ?? ANONYMOUS_PRINCIPAL.id;
 }
 
 /** True when `host` names only this machine: a loopback address or `localhost`. */

@@ -1,13 +1,15 @@
 import { randomUUID } from "node:crypto";
-import type { CodeExecutionBridge } from "@trestle/bridge";
 import { Code, type CodeOutput, TrestleError } from "@trestle/core";
+import type { CallService } from "../calls/call-service.js";
+import { ANONYMOUS_PRINCIPAL } from "../calls/caller.js";
 import type { JsonApi } from "../http/json-api.js";
 import { openSseStream } from "../http/sse.js";
 import { managementApi as op } from "./operations.js";
 
 /** Options of the code execution API. */
 export interface CodeExecutionRoutesOptions {
-  bridge: CodeExecutionBridge;
+  /** Runs go through the call service, as the request's principal, in the default namespace. */
+  calls: CallService;
   /** A task whose stream nobody reads is cancelled after this long. */
   unreadTaskTtlMs?: number;
   /** Most replies buffered per task before anyone reads them. */
@@ -73,7 +75,8 @@ export function registerCodeExecutionRoutes(
     }
   }
 
-  api.route(op.startCodeExecution, async ({ params, body }) => {
+  api.route(op.startCodeExecution, async ({ params, body, principal }) => {
+    const caller = { principal: principal ?? ANONYMOUS_PRINCIPAL, namespace: "" };
     const argv = body.arguments;
     const timeout = body.timeout ?? body.timeoutMs;
     const id = randomUUID();
@@ -96,7 +99,8 @@ export function registerCodeExecutionRoutes(
     tasks.set(id, task);
     void (async () => {
       try {
-        const stream = options.bridge.execute(
+        const stream = options.calls.executeCode(
+          caller,
           task.engine,
           task.language,
           {

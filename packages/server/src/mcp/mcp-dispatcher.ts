@@ -1,7 +1,8 @@
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { type Cancellation, CancellationController, type InFlightEntry, InFlightSet } from "@trestle/core";
+import type { CallerPrincipal } from "../calls/caller.js";
 import { type ClassifiedMessage, JsonRpcErrorCode } from "./json-rpc.js";
-import type { McpMethodTable, McpRequestExtra, RequestOrigin } from "./namespace-server.js";
+import type { McpMethodTable, McpRequestExtra, RequestOrigin } from "./method-table.js";
 import { META, MODERN_ONLY, type ModernClient, REMOVED_IN_MODERN } from "./protocol-era.js";
 import { encodeNotificationFor, encodeResultFor } from "./result-encoding.js";
 import { ReusableResult } from "./reusable-result.js";
@@ -28,10 +29,10 @@ export interface InboundContext {
   /** Set for a stateless (2026-07-28) request: what its `_meta` declared. Absent: a legacy session's request. */
   readonly modern?: ModernClient | undefined;
   /**
-   * The principal the request was admitted as (token name, `anonymous` on a router without tokens, `stdio` for the
+   * The principal the request was admitted as (a token's, `anonymous` on a router without tokens, `stdio` for the
    * stdio front). Required: everything a request leaves behind (tasks, request states, held calls) is bound to it.
    */
-  readonly principal: string;
+  readonly principal: CallerPrincipal;
 }
 
 /** Options for {@link McpDispatcher}. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { CallerPrincipal } from "../calls/caller.js";
 import { McpDispatcher } from "./mcp-dispatcher.js";
 import {
   createNamespaceMethods,
@@ -46,7 +47,12 @@ export interface McpEndpoint {
    * Handles an HTTP request to a namespace's MCP path, made by `principal` (the token's name, or `anonymous` on a
    * router without tokens): its sessions, tasks, request states and held calls are bound to it.
    */
-  handle(req: IncomingMessage, res: ServerResponse, namespace: string, principal: string): Promise<void>;
+  handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    namespace: string,
+    principal: CallerPrincipal,
+  ): Promise<void>;
   /** Tells every session of `namespace` (or every namespace, for `undefined`) that a list changed. */
   listChanged(namespace: string | undefined, kind: ListKind): number;
   /** Tells the sessions and listeners subscribed to `uri` in `namespace` that the resource was updated. */
@@ -88,7 +94,7 @@ export function createMcpEndpoint(backend: McpBackend, options: McpEndpointOptio
     deliverable: (namespace) => ({
       tools: true,
       prompts: true,
-      resources: backend.catalog.listResources(namespace).length > 0 || backend.canServeResources(),
+      resources: backend.canServeResources(namespace),
     }),
   });
 

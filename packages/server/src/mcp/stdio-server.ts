@@ -1,6 +1,7 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Registry } from "@trestle/registry";
+import { STDIO_PRINCIPAL } from "../calls/caller.js";
 import { type ClassifiedMessage, classifyMessage, JsonRpcErrorCode, jsonRpcError } from "./json-rpc.js";
 import { type Exchange, McpDispatcher } from "./mcp-dispatcher.js";
 import {
@@ -12,12 +13,6 @@ import {
 import { META, metaProtocolVersion, readModernClient } from "./protocol-era.js";
 import type { SessionState } from "./session-registry.js";
 import { createListenRegistry, type ListKind } from "./subscriptions.js";
-
-/**
- * The principal of the stdio front's one client: whoever started the router with `--stdio` (it holds the
- * process, so it is trusted as the process is). Its tasks and request states are bound to it like any principal's.
- */
-export const STDIO_PRINCIPAL = "stdio";
 
 const LIST_KIND: Partial<Record<string, ListKind>> = {
   tool: "tools",
@@ -50,7 +45,7 @@ export async function serveStdio(
     deliverable: () => ({
       tools: true,
       prompts: true,
-      resources: backend.catalog.listResources(namespace).length > 0 || backend.canServeResources(),
+      resources: backend.canServeResources(namespace),
     }),
   });
   const subscriptions = new Map<string | number, () => void>();
@@ -114,7 +109,7 @@ export async function serveStdio(
       return;
     }
     if (classified.message.method === "subscriptions/listen") {
-      const accepted = listeners.accept(namespace, params, STDIO_PRINCIPAL);
+      const accepted = listeners.accept(namespace, params, STDIO_PRINCIPAL.id);
       if ("status" in accepted) {
         send({
           jsonrpc: "2.0",
@@ -143,7 +138,7 @@ export async function serveStdio(
             } as JSONRPCMessage);
             return true;
           },
-          STDIO_PRINCIPAL,
+          STDIO_PRINCIPAL.id,
           () => undefined,
         ),
       );

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { TrestleError } from "@trestle/core";
+import type { CallerPrincipal } from "../calls/caller.js";
 import { isJsonContentType, readBody, writeJson } from "../http/body.js";
 import type { RateLimiter } from "../http/rate-limit.js";
 import { openSseStream, type SseStream, type SseStreamOptions } from "../http/sse.js";
@@ -224,7 +225,7 @@ export function createStreamableHttpHandler(
     req: IncomingMessage,
     res: ServerResponse,
     namespace: string,
-    principal: string,
+    principal: CallerPrincipal,
   ): McpSession | null | Promise<McpSession | null> {
     const id = req.headers[SESSION_HEADER];
     if (typeof id !== "string" || id.length === 0) {
@@ -232,7 +233,7 @@ export function createStreamableHttpHandler(
       return null;
     }
     // A session is bound to the principal that created it: with another token it is unknown here.
-    const found = deps.sessions.get(id, namespace, principal);
+    const found = deps.sessions.get(id, namespace, principal.id);
     return found instanceof Promise
       ? found.then((session) => sessionOrRefusal(session, res))
       : sessionOrRefusal(found, res);
@@ -268,7 +269,7 @@ export function createStreamableHttpHandler(
     req: IncomingMessage,
     res: ServerResponse,
     namespace: string,
-    principal: string,
+    principal: CallerPrincipal,
     message: ClassifiedMessage,
   ): void {
     if (message.kind === "notification") {
@@ -347,11 +348,11 @@ export function createStreamableHttpHandler(
   function listen(
     res: ServerResponse,
     namespace: string,
-    principal: string,
+    principal: CallerPrincipal,
     id: RequestId,
     params: unknown,
   ): void {
-    const accepted = deps.listeners.accept(namespace, params, principal);
+    const accepted = deps.listeners.accept(namespace, params, principal.id);
     if ("status" in accepted) {
       refuseModern(res, accepted, id);
       return;
@@ -378,7 +379,7 @@ export function createStreamableHttpHandler(
           }),
           { event: "message" },
         ),
-      principal,
+      principal.id,
       // Past its age the stream ends; the client opens another (and lists again, as after any reconnection).
       () => stream.close(),
     );
@@ -389,7 +390,7 @@ export function createStreamableHttpHandler(
     req: IncomingMessage,
     res: ServerResponse,
     namespace: string,
-    principal: string,
+    principal: CallerPrincipal,
   ): Promise<void> {
     if (!(accepts(req, "application/json") && accepts(req, "text/event-stream"))) {
       refuse(
@@ -508,7 +509,7 @@ export function createStreamableHttpHandler(
         session = deps.sessions.create(
           namespace,
           negotiateLegacyRevision(params.protocolVersion, options.acceptedRevisions),
-          principal,
+          principal.id,
           params.capabilities,
         );
         headers[SESSION_HEADER] = session.id;
@@ -558,7 +559,7 @@ export function createStreamableHttpHandler(
     req: IncomingMessage,
     res: ServerResponse,
     namespace: string,
-    principal: string,
+    principal: CallerPrincipal,
   ): Promise<void> {
     if (options.stateless || sessionless(req)) {
       refuse(res, 405, JsonRpcErrorCode.ServerError, "Method Not Allowed: this endpoint is stateless", {
@@ -588,7 +589,7 @@ export function createStreamableHttpHandler(
     req: IncomingMessage,
     res: ServerResponse,
     namespace: string,
-    principal: string,
+    principal: CallerPrincipal,
   ): Promise<void> {
     if (options.stateless || sessionless(req)) {
       refuse(res, 405, JsonRpcErrorCode.ServerError, "Method Not Allowed: this endpoint is stateless", {
@@ -619,7 +620,7 @@ export function createStreamableHttpHandler(
     req: IncomingMessage,
     res: ServerResponse,
     namespace: string,
-    principal: string,
+    principal: CallerPrincipal,
   ): Promise<void> {
     switch (req.method) {
       case "POST":

@@ -1,8 +1,9 @@
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext, CodeExecutionBridge } from "@trestle/bridge";
+import { Code, type ToolReference, type ToolResult, TrestleError } from "@trestle/core";
 import type { EngineLanguage } from "./catalog-view.js";
-import { JsonRpcErrorCode } from "./json-rpc.js";
-import { ProtocolError } from "./protocol-error.js";
+
+/** The `type` of the code execution tool: it is served by the registered engines, not by one service. */
+export const CODE_EXECUTION_TOOL_TYPE = "trestle.code-execution";
 
 /** Streams one piece of output to the client while the execution runs. */
 export type OutputListener = (chunk: {
@@ -11,12 +12,17 @@ export type OutputListener = (chunk: {
   sequence: number;
 }) => Promise<void>;
 
-/** The MCP tool that runs code on the registered engines, with the languages they offer in its schema. */
-export function codeExecutionTool(name: string, engines: readonly EngineLanguage[]): Tool {
+/**
+ * The tool that runs code on the registered engines, with the languages they offer in its schema: a tool of every
+ * namespace while an engine is registered (each front lists it in its own protocol).
+ */
+export function codeExecutionTool(name: string, engines: readonly EngineLanguage[]): ToolReference {
   const languages = [...new Set(engines.map((e) => e.language))].sort();
   const engineTypes = [...new Set(engines.map((e) => e.engineType))].sort();
   return {
     name,
+    type: CODE_EXECUTION_TOOL_TYPE,
+    uri: "",
     description:
       `Runs code on a code execution engine and streams its output as it is produced. Languages: ${languages.join(", ")}.` +
       " Returns stdout, stderr and the exit code.",
@@ -56,7 +62,7 @@ export function codeExecutionTool(name: string, engines: readonly EngineLanguage
 function stringRecord(value: unknown, field: string): Record<string, string> | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `'${field}' must be an object of strings`);
+    throw new TrestleError(`'${field}' must be an object of strings`, Code.InvalidArgument);
   }
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)]));
 }
@@ -65,17 +71,19 @@ function stringRecord(value: unknown, field: string): Record<string, string> | u
  * Runs a call of the code execution tool: validates the arguments, picks the engine, streams each output chunk to
  * `onOutput` as it arrives, and returns the whole result. Failures of the engine are a tool result with
  * `isError: true`.
+ *
+ * @throws TrestleError `InvalidArgument` for arguments of the wrong shape (the front answers in its protocol).
  */
 export async function runCodeExecutionTool(
   args: Record<string, unknown>,
   engines: readonly EngineLanguage[],
-  bridge: CodeExecutionBridge,
+  bridge: Pick<CodeExecutionBridge, "execute">,
   context: CallContext,
   onOutput: OutputListener,
-): Promise<CallToolResult> {
+): Promise<ToolResult> {
   const { language, code, engine } = args;
   if (typeof language !== "string" || typeof code !== "string") {
-    throw new ProtocolError(JsonRpcErrorCode.InvalidParams, "'language' and 'code' are required strings");
+    throw new TrestleError("'language' and 'code' are required strings", Code.InvalidArgument);
   }
   const candidates = engines.filter(
     (e) => e.language === language && (engine === undefined || e.engineType === engine),
@@ -95,14 +103,14 @@ export async function runCodeExecutionTool(
   }
   const argv = args.arguments;
   if (argv !== undefined && (!Array.isArray(argv) || argv.some((a) => typeof a !== "string"))) {
-    throw new ProtocolError(JsonRpcErrorCode.InvalidParams, "'arguments' must be an array of strings");
+    throw new TrestleError("'arguments' must be an array of strings", Code.InvalidArgument);
   }
   const timeoutMs = args.timeoutMs;
   if (
     timeoutMs !== undefined &&
     (typeof timeoutMs !== "number" || !Number.isInteger(timeoutMs) || timeoutMs < 1)
   ) {
-    throw new ProtocolError(JsonRpcErrorCode.InvalidParams, "'timeoutMs' must be a positive integer");
+    throw new TrestleError("'timeoutMs' must be a positive integer", Code.InvalidArgument);
   }
   const environment = stringRecord(args.environment, "environment");
 
