@@ -159,6 +159,16 @@ export interface ForwardStdioUpstream {
   cwd?: string;
   /** `pooled` (default): one process kept running and shared by concurrent calls; `per-call`: one per call. */
   mode?: "pooled" | "per-call";
+  /**
+   * `true` or absent (the default): the server runs in a sandbox of its own (bubblewrap), which shows it the
+   * system, its program's installation, its `cwd` and the absolute paths among its `args` (read-only), the
+   * network, and a private writable home kept across restarts; not the router's environment, processes or files.
+   * `false`: it runs unconfined, as the router's user, and can read whatever the router can; a router logs a
+   * warning each time such a server starts.
+   */
+  sandbox?: boolean;
+  /** Host paths the sandboxed server may write (bound at the same path), e.g. the directory a file server edits. */
+  writablePaths?: string[];
 }
 
 /** An MCP server the router reaches over Streamable HTTP. */

@@ -46,7 +46,7 @@ describe("forwards on two replicas sharing PostgreSQL", () => {
       name: "replicated",
       namespace: "shared",
       prefix: "rep_",
-      upstream: { kind: "stdio", command: process.execPath, args: [FIXTURE_SERVER] },
+      upstream: { kind: "stdio", command: process.execPath, args: [FIXTURE_SERVER], cwd: repoRoot },
     });
     expect(added.status.state).toBe("ready");
 

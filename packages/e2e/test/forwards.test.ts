@@ -84,6 +84,8 @@ function fixtureForward(name: string, extra: Record<string, unknown> = {}, args:
       command: process.execPath,
       args: [FIXTURE_SERVER, ...args, `--token=${ARGV_CANARY}`],
       env: { FIXTURE_SECRET: ENV_CANARY },
+      // The fixture imports the MCP SDK from the workspace: its sandbox shows it the cwd.
+      cwd: repoRoot,
     },
     ...extra,
   };
@@ -231,21 +233,22 @@ describe("MCP forwards: existing MCP servers behind the router", () => {
   });
 
   it("restarts a stdio server that crashed on the next call", async () => {
-    const before = await client.callTool({ name: "fx_pid", arguments: {} });
-    const pid = Number(texts(before)[0]);
-    expect(pid).toBeGreaterThan(0);
+    // Which process answers: its pid is the same in every sandbox (each has a PID namespace of its own).
+    const before = await client.callTool({ name: "fx_instance", arguments: {} });
+    const instance = texts(before)[0];
+    expect(instance).toMatch(/^[0-9a-f-]{36}$/);
     const crashed = await client.callTool({ name: "fx_crash", arguments: {} });
     expect(crashed.isError).toBe(true);
     expect(texts(crashed).join(" ")).toContain("'node'");
     const after = await eventually(
       async () => {
-        const r = await client.callTool({ name: "fx_pid", arguments: {} });
-        return r.isError ? undefined : Number(texts(r)[0]);
+        const r = await client.callTool({ name: "fx_instance", arguments: {} });
+        return r.isError ? undefined : texts(r)[0];
       },
       15_000,
       "a restarted server",
     );
-    expect(after).not.toBe(pid);
+    expect(after).not.toBe(instance);
   });
 
   it("serves 100 concurrent calls to one stdio forward at once, not one after the other", async () => {
@@ -290,8 +293,13 @@ describe("MCP forwards: existing MCP servers behind the router", () => {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       notified = true;
     });
-    // Every fixture process of this forward adds a tool and sends tools/list_changed.
-    await run("pkill", ["-USR2", "-f", `${FIXTURE_SERVER} --token=${ARGV_CANARY}`]).catch(() => undefined);
+    // Every fixture process of this forward adds a tool and sends tools/list_changed (the servers, not the
+    // bubblewrap processes of their sandboxes, whose command lines hold theirs).
+    await run("pkill", [
+      "-USR2",
+      "-f",
+      `^${process.execPath} ${FIXTURE_SERVER} --token=${ARGV_CANARY}`,
+    ]).catch(() => undefined);
     await eventually(
       async () => {
         const { tools } = await client.listTools();
@@ -380,7 +388,12 @@ describe("MCP forwards: existing MCP servers behind the router", () => {
     const added = await post(router.url, "/api/v1/forwards", {
       name: "files",
       namespace: "files",
-      upstream: { kind: "stdio", command: process.execPath, args: [npmServer("server-filesystem"), root] },
+      upstream: {
+        kind: "stdio",
+        command: process.execPath,
+        args: [npmServer("server-filesystem"), root],
+        cwd: repoRoot,
+      },
     });
     expect(added.status).toBe(201);
     const files = await mcpClient(router.url, "files");
@@ -408,7 +421,12 @@ describe("MCP forwards: existing MCP servers behind the router", () => {
       name: "stdio",
       namespace: "everything",
       prefix: "s_",
-      upstream: { kind: "stdio", command: process.execPath, args: [npmServer("server-everything"), "stdio"] },
+      upstream: {
+        kind: "stdio",
+        command: process.execPath,
+        args: [npmServer("server-everything"), "stdio"],
+        cwd: repoRoot,
+      },
     });
     expect(stdio.status).toBe(201);
 
@@ -489,6 +507,8 @@ describe("MCP forwards: existing MCP servers behind the router", () => {
       "c_",
       "--env",
       `FIXTURE_SECRET=${ENV_CANARY}`,
+      "--cwd",
+      repoRoot,
       "--",
       process.execPath,
       FIXTURE_SERVER,
@@ -511,6 +531,8 @@ describe("MCP forwards: existing MCP servers behind the router", () => {
       "c_",
       "--mode",
       "per-call",
+      "--cwd",
+      repoRoot,
       "--",
       process.execPath,
       FIXTURE_SERVER,
@@ -544,14 +566,14 @@ describe("MCP forwards: existing MCP servers behind the router", () => {
       messages.push(n.params);
     });
     await client.setLoggingLevel("debug");
-    const pids = new Set<string>();
+    const instances = new Set<string>();
     for (let i = 0; i < 2; i++) {
       const logged = await client.callTool({ name: "pc_log", arguments: {} });
       expect(texts(logged)).toEqual(["logged"]);
-      pids.add(texts(await client.callTool({ name: "pc_pid", arguments: {} }))[0] as string);
+      instances.add(texts(await client.callTool({ name: "pc_instance", arguments: {} }))[0] as string);
     }
     // A process per call.
-    expect(pids.size).toBe(2);
+    expect(instances.size).toBe(2);
     expect(messages.length).toBeGreaterThanOrEqual(2);
     expect(JSON.stringify(messages)).toContain("argv=");
     seen.push(JSON.stringify(messages));

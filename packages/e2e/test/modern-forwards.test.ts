@@ -44,12 +44,16 @@ describe("forwards to MCP 2026-07-28 upstreams (the transport speaks the upstrea
     const legacy = await startHttpFixture(["--legacy-only"]);
     for (const [name, prefix, upstream] of [
       ["modern-http", "mh_", { kind: "http", url: modern.url }],
-      ["modern-stdio", "ms_", { kind: "stdio", command: process.execPath, args: [MODERN_FIXTURE] }],
+      [
+        "modern-stdio",
+        "ms_",
+        { kind: "stdio", command: process.execPath, args: [MODERN_FIXTURE], cwd: repoRoot },
+      ],
       ["legacy-http", "lh_", { kind: "http", url: legacy.url }],
       [
         "legacy-stdio",
         "ls_",
-        { kind: "stdio", command: process.execPath, args: [MODERN_FIXTURE, "--legacy-only"] },
+        { kind: "stdio", command: process.execPath, args: [MODERN_FIXTURE, "--legacy-only"], cwd: repoRoot },
       ],
     ] as const) {
       const view = await api<ForwardView>(router.url, "POST", "/api/v1/forwards", { name, prefix, upstream });

@@ -76,11 +76,12 @@ describe("trestle serve --workers 2 on PostgreSQL", () => {
 
   beforeAll(async () => {
     cluster = await startPostgresCluster();
-    router = startNode(
-      trestleCli,
-      ["serve", "--port", "0", "--workers", "2", "--database-url", cluster.url, "--log-level", "info"],
-      { TRESTLE_PROBE_INTERVAL_MS: "1000" },
-    );
+    // The database URL through the environment: the primary takes it out of its own before anything starts,
+    // and hands it to each worker it forks.
+    router = startNode(trestleCli, ["serve", "--port", "0", "--workers", "2", "--log-level", "info"], {
+      TRESTLE_PROBE_INTERVAL_MS: "1000",
+      TRESTLE_DATABASE_URL: cluster.url,
+    });
     const banner = await router.waitForLine((l) => l.includes("with 2 workers"), 120_000);
     url = (/serving MCP at (http:\/\/\S+?)\/mcp/.exec(banner) as RegExpExecArray)[1] as string;
     await startFixtureCapability(url, ["--service-name", "shared"]);

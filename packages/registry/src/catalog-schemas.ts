@@ -275,6 +275,16 @@ const forwardUpstreamSchema = z.discriminatedUnion(
       env: stringMapSchema("environment variables").optional(),
       cwd: z.string().min(1).max(CATALOG_LIMITS.uriLength).optional(),
       mode: z.enum(["pooled", "per-call"]).optional(),
+      sandbox: z.boolean().optional(),
+      writablePaths: z
+        .array(
+          z
+            .string()
+            .max(CATALOG_LIMITS.uriLength)
+            .refine((s) => s.startsWith("/"), { message: "must be an absolute path" }),
+        )
+        .max(CATALOG_LIMITS.listLength)
+        .optional(),
     }),
     z.object({
       kind: z.literal("http"),

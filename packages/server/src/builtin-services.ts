@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import type { Logger } from "pino";
+import { type BuiltinLauncher, createBuiltinLauncher } from "./builtin-confinement.js";
 import { builtinEntry } from "./builtin-entry.js";
 
 /** A built-in capability service the router can start beside itself. */
@@ -140,29 +141,46 @@ export interface BuiltinProcesses {
 /**
  * Starts the built-in services as child processes that register with the router at `routerUrl`. Each runs as
  * its own process, as a capability service on another machine would, with only the environment
- * {@link builtinEnvironment} gives it. `token` should be a register-only credential made for them (never an
- * operator's token: whatever a built-in holds, the programs it runs may reach).
+ * {@link builtinEnvironment} gives it, and (through `launcher`, by default {@link createBuiltinLauncher}'s) in a
+ * PID namespace of its own, where the router's process and its /proc entries are not visible. `token` should be a
+ * register-only credential made for them (never an operator's token: whatever a built-in holds, the programs it
+ * runs may reach).
  */
 export function startBuiltinServices(
   services: readonly BuiltinService[],
-  options: { routerUrl: string; token?: string; logger: Logger },
+  options: { routerUrl: string; token?: string; logger: Logger; launcher?: BuiltinLauncher },
 ): BuiltinProcesses {
   const children: ChildProcess[] = [];
   const readies: Promise<void>[] = [];
   const flags = builtinNodeFlags();
   const digests = new Map<string, string | undefined>();
+  const launcher = options.launcher ?? createBuiltinLauncher();
+  if (launcher.confined) {
+    options.logger.info("built-in services start in a PID namespace of their own");
+  } else {
+    options.logger.warn(
+      { reason: launcher.reason },
+      "built-in services start without a PID namespace of their own: they can read the router's /proc entries, its environment among them",
+    );
+  }
   for (const service of services) {
     const log = options.logger.child({ builtin: service.name });
     const entry = builtinEntry(service.packageName, { digests });
     if (!entry.bundled) log.warn(`starting from ${entry.path}, not from its bundle: ${entry.reason}`);
-    const child = spawn(
-      process.execPath,
-      [...flags, ...(service.nodeFlags ?? []), entry.path, "--router", options.routerUrl, ...service.args],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-        env: builtinEnvironment(service, process.env, options.token),
-      },
-    );
+    const started = launcher.command(process.execPath, [
+      ...flags,
+      ...(service.nodeFlags ?? []),
+      entry.path,
+      "--router",
+      options.routerUrl,
+      ...service.args,
+    ]);
+    const child = spawn(started.file, started.args, {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: builtinEnvironment(service, process.env, options.token),
+      // unshare ignores SIGTERM: a group of their own lets stop() reach the service inside.
+      detached: launcher.confined,
+    });
     children.push(child);
     readies.push(
       new Promise<void>((resolve, reject) => {
@@ -200,12 +218,20 @@ export function startBuiltinServices(
           (child) =>
             new Promise<void>((resolve) => {
               if (child.exitCode !== null || child.signalCode !== null) return resolve();
-              const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+              const signal = (name: NodeJS.Signals) => {
+                try {
+                  if (launcher.confined && child.pid !== undefined) process.kill(-child.pid, name);
+                  else child.kill(name);
+                } catch {
+                  // Already gone.
+                }
+              };
+              const timer = setTimeout(() => signal("SIGKILL"), 5_000);
               child.once("exit", () => {
                 clearTimeout(timer);
                 resolve();
               });
-              child.kill("SIGTERM");
+              signal("SIGTERM");
             }),
         ),
       );

@@ -260,6 +260,21 @@ export const routerConfigSchema = z.object({
     .describe(
       "How long a forward's MCP server may take to answer 'initialize' on every later connection (a process started again, per-call processes, reconnections); a forward's own handshakeTimeoutMs wins",
     ),
+  forwardHomesDir: z
+    .string()
+    .optional()
+    .describe(
+      "Directory of the sandboxed stdio forwards' private homes (their npm and uv caches), one per forward, kept across restarts (default: .trestle/forwards; a temporary directory with memoryStore)",
+    ),
+  forwardMaxPerCallProcesses: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_024)
+    .default(8)
+    .describe(
+      "Processes one per-call stdio forward may run at once; four calls per process may wait for one, more fail at once",
+    ),
   services: z
     .record(z.string(), serviceSchema)
     .default({})
@@ -423,6 +438,8 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   streamTimeoutMs: { env: "TRESTLE_STREAM_TIMEOUT_MS" },
   forwardStartTimeoutMs: { env: "TRESTLE_FORWARD_START_TIMEOUT_MS" },
   forwardHandshakeTimeoutMs: { env: "TRESTLE_FORWARD_HANDSHAKE_TIMEOUT_MS" },
+  forwardHomesDir: { env: "TRESTLE_FORWARD_HOMES_DIR" },
+  forwardMaxPerCallProcesses: { env: "TRESTLE_FORWARD_MAX_PER_CALL_PROCESSES" },
   services: { env: "TRESTLE_SERVICES" },
   tlsCaFile: { env: "TRESTLE_TLS_CA_FILE", flag: "--tls-ca" },
   tlsCertFile: { env: "TRESTLE_TLS_CERT_FILE", flag: "--tls-cert" },
@@ -444,6 +461,24 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   drainTimeoutMs: { env: "TRESTLE_DRAIN_TIMEOUT_MS" },
   logLevel: { env: "TRESTLE_LOG_LEVEL", flag: "--log-level" },
 };
+
+/**
+ * Settings that hold secrets. Each may also come from a file named by its variable with `_FILE` added
+ * (`TRESTLE_TOKENS_FILE=/run/secrets/tokens`), so that the secret need not be in the router's environment at all.
+ */
+export const SECRET_SETTINGS = ["tokens", "sessionSecret", "databaseUrl", "services"] as const;
+
+/** Reads a secret setting's file: its whole text, less a final line break. */
+function readSecretFile(variable: string, path: string): string {
+  try {
+    return readFileSync(path, "utf8").replace(/\r?\n$/, "");
+  } catch (error) {
+    throw new TrestleError(
+      `environment variable ${variable}_FILE: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+      Code.InvalidArgument,
+    );
+  }
+}
 
 /** The zod type under optional/default wrappers, to know how to parse a text value. */
 function baseKind(schema: z.ZodType): string {
@@ -543,6 +578,15 @@ export function resolveConfig(sources: ConfigSources): RouterConfig {
     const text = sources.env?.[source.env];
     if (text !== undefined && text !== "")
       merged[key] = fromText(key, text, `environment variable ${source.env}`);
+  }
+  for (const key of SECRET_SETTINGS) {
+    const variable = configSources[key]?.env as string;
+    const path = sources.env?.[`${variable}_FILE`];
+    if (path === undefined || path === "") continue;
+    if (sources.env?.[variable]) {
+      throw new TrestleError(`Set ${variable} or ${variable}_FILE, not both`, Code.InvalidArgument);
+    }
+    merged[key] = fromText(key, readSecretFile(variable, path), `the file of ${variable}_FILE`);
   }
   for (const [key, value] of Object.entries(sources.flags ?? {})) {
     if (value !== undefined)

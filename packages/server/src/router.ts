@@ -43,6 +43,7 @@ import {
   effectiveRateLimit,
   type RouterConfig,
 } from "./config.js";
+import { forwardSandboxOptions, lazyForwardSandbox } from "./forward-sandbox.js";
 import { combinedUpstreamConnector } from "./forwards/a2a-connector.js";
 import { createForwardDirectory } from "./forwards/forward-directory.js";
 import { A2A_PROTOCOL, MCP_PROTOCOL } from "./forwards/forward-identity.js";
@@ -125,6 +126,8 @@ export interface RouterOverrides {
    * a `trestle-worker` header (which worker answered, for operators and tests).
    */
   workerId?: number;
+  /** Files of the router's own no forward may see (its configuration file, the files its secrets come from). */
+  privatePaths?: readonly string[];
 }
 
 const LIST_KIND: Partial<Record<string, ListKind>> = {
@@ -177,6 +180,11 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     configured: configuredSecrets,
     builtin: overrides.builtinSecrets ?? {},
   });
+  const forwardSandbox = lazyForwardSandbox(async () =>
+    (await import("@trestle/transport-mcp")).createStdioSandbox(
+      forwardSandboxOptions(config, overrides.privatePaths ?? [], logger.child({ component: "forwards" })),
+    ),
+  );
   const forwardDirectory = createForwardDirectory({
     startTimeoutMs: config.forwardStartTimeoutMs,
     handshakeTimeoutMs: config.forwardHandshakeTimeoutMs,
@@ -218,6 +226,8 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
         },
         unaryTimeoutMs: config.unaryTimeoutMs,
         timeouts,
+        sandbox: await forwardSandbox.get(),
+        perCallLimit: { maxProcesses: config.forwardMaxPerCallProcesses },
         clientInfo: { name: "trestle", version: SERVER_VERSION },
         // A 2026-07-28 upstream is told what the router's client can answer, no more.
         clientCapabilities: (callOptions) => callOptions?.inputCapabilities,
@@ -295,7 +305,11 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       {
         // Only MCP upstreams come here: the combined connector hands A2A agents to their reader.
         watch: async (upstream, options) =>
-          (await import("@trestle/transport-mcp")).watchUpstreamCatalog(upstream as McpUpstream, options),
+          (await import("@trestle/transport-mcp")).watchUpstreamCatalog(upstream as McpUpstream, {
+            ...options,
+            sandbox: await forwardSandbox.get(),
+            sandboxKey: options.service,
+          }),
         toolUri: mcpToolUri,
       },
       {
@@ -600,6 +614,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
         http?.closeAllConnections();
         await forwardSupervisor.close();
         await transports.close();
+        forwardSandbox.dispose();
         await registry.close();
         // The registry leaves the store open (see createRegistry); a throw-away store removes its directory here.
         await store.close();

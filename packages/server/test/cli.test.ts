@@ -198,6 +198,40 @@ describe("the trestle CLI", () => {
     const badEnv = await cli(["forwards", "add", "gh", "--env", "NOVALUE", "--", "node"]);
     expect(badEnv.code).toBe(2);
     expect(badEnv.stderr).toContain("--env takes NAME=VALUE");
+    const unconfined = await cli(
+      [
+        "forwards",
+        "add",
+        "fs",
+        "--no-sandbox",
+        "--cwd",
+        "/srv",
+        "--writable",
+        "/data/a",
+        "--writable",
+        "/data/b",
+        "--",
+        "node",
+      ],
+      { "forwards.add": view },
+    );
+    expect(unconfined.code).toBe(0);
+    expect(unconfined.calls[0]?.args[0]).toMatchObject({
+      upstream: {
+        kind: "stdio",
+        command: "node",
+        cwd: "/srv",
+        sandbox: false,
+        writablePaths: ["/data/a", "/data/b"],
+      },
+    });
+    const sandboxed = await cli(["forwards", "add", "fs", "--", "node"], { "forwards.add": view });
+    expect(JSON.stringify(sandboxed.calls[0]?.args[0])).not.toContain("sandbox");
+    const notStdio = await cli(["forwards", "add", "gh", "--no-sandbox", "--http", "https://x/mcp"]);
+    expect(notStdio.code).toBe(2);
+    expect(notStdio.stderr).toContain(
+      "--cwd, --no-sandbox and --writable are for a server run with -- COMMAND",
+    );
     const agent = await cli(
       [
         "forwards",

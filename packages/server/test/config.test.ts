@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Code, TrestleError } from "@trestle/core";
 import { describe, expect, it } from "vitest";
@@ -87,6 +88,39 @@ describe("configuration", () => {
         }),
       ),
     ).toEqual({ requestsPerSecond: 25, burst: 3 });
+  });
+
+  it("reads secret settings from the files their _FILE variables name", () => {
+    const dir = mkdtempSync(join(tmpdir(), "trestle-config-"));
+    try {
+      const tokens = join(dir, "tokens.json");
+      const secret = join(dir, "session");
+      writeFileSync(
+        tokens,
+        JSON.stringify([{ name: "ops", token: "a-token-of-sixteen+", scopes: ["admin"] }]),
+      );
+      writeFileSync(secret, `${"s".repeat(40)}\n`);
+      const config = resolveConfig({
+        env: { TRESTLE_TOKENS_FILE: tokens, TRESTLE_SESSION_SECRET_FILE: secret },
+      });
+      expect(config.tokens.map((t) => t.name)).toEqual(["ops"]);
+      expect(config.sessionSecret).toBe("s".repeat(40));
+      expect(() => resolveConfig({ env: { TRESTLE_TOKENS_FILE: tokens, TRESTLE_TOKENS: "[]" } })).toThrow(
+        "Set TRESTLE_TOKENS or TRESTLE_TOKENS_FILE, not both",
+      );
+      expect(() => resolveConfig({ env: { TRESTLE_DATABASE_URL_FILE: join(dir, "missing") } })).toThrow(
+        /TRESTLE_DATABASE_URL_FILE: cannot read .*missing \(ENOENT\)/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("caps per-call forward processes at 8 unless told otherwise", () => {
+    expect(resolveConfig({}).forwardMaxPerCallProcesses).toBe(8);
+    expect(
+      resolveConfig({ env: { TRESTLE_FORWARD_MAX_PER_CALL_PROCESSES: "2" } }).forwardMaxPerCallProcesses,
+    ).toBe(2);
   });
 
   it("never echoes a token in a validation error", () => {

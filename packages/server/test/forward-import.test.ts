@@ -198,7 +198,7 @@ describe("what the API shows of an upstream", () => {
   it("shows the program and the names of the environment, never arguments or values", () => {
     const shown = JSON.stringify(publicUpstream(forward.upstream));
     expect(shown).toBe(
-      '{"kind":"stdio","program":"node","argumentCount":2,"environment":["KEY"],"mode":"pooled"}',
+      '{"kind":"stdio","program":"node","argumentCount":2,"environment":["KEY"],"mode":"pooled","sandbox":true,"writablePaths":[]}',
     );
     const http = publicUpstream({
       kind: "http",

@@ -45,6 +45,22 @@ describe("a forward written the short way, in a management API request", () => {
     });
     const full = { name: "e", upstream: { kind: "http" as const, url: "https://x.example/mcp" } };
     expect(parseRequest(full)).toEqual(full);
+    expect(
+      parseRequest({ name: "f", command: "npx -y server", sandbox: false, writablePaths: ["/srv/docs"] })
+        .upstream,
+    ).toEqual({
+      kind: "stdio",
+      command: "npx",
+      args: ["-y", "server"],
+      sandbox: false,
+      writablePaths: ["/srv/docs"],
+    });
+  });
+
+  it("refuses a writable path that is not absolute", () => {
+    expect(() => parseRequest({ name: "g", command: "node", writablePaths: ["docs"] })).toThrow(
+      /writablePaths.*must be an absolute path/s,
+    );
   });
 
   it("still names what is wrong", () => {

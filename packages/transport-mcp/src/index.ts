@@ -7,6 +7,8 @@
  *
  * @packageDocumentation
  */
+
+export { SANDBOX_HOME } from "./bwrap-arguments.js";
 export {
   codeForJsonRpcError,
   MCP_ERROR_CODE_METADATA_KEY,
@@ -31,6 +33,15 @@ export {
   type McpEra,
   MODERN_PROTOCOL_VERSION,
 } from "./modern-era.js";
+export { DEFAULT_MAX_PER_CALL_PROCESSES, type PerCallLimit } from "./spawn-limit.js";
+export {
+  createStdioSandbox,
+  DEFAULT_BWRAP_PATH,
+  type StdioLaunch,
+  type StdioSandbox,
+  type StdioSandboxOptions,
+  type UnconfinedStartEvent,
+} from "./stdio-sandbox.js";
 export { DEFAULT_HANDSHAKE_TIMEOUT_MS, DEFAULT_START_TIMEOUT_MS } from "./timeouts.js";
 export { MCP_TOOL_URI_SCHEME, type McpToolAddress, mcpToolUri, parseMcpToolUri } from "./tool-uri.js";
 export {

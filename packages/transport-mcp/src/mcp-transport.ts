@@ -38,6 +38,8 @@ import {
   inputResponseParams,
   SERVER_INFO_META_KEY,
 } from "./modern-era.js";
+import { createSpawnLimit, type PerCallLimit } from "./spawn-limit.js";
+import { createStdioSandbox, type StdioSandbox } from "./stdio-sandbox.js";
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from "./timeouts.js";
 import { parseMcpToolUri } from "./tool-uri.js";
 import {
@@ -135,6 +137,14 @@ export interface McpTransportOptions {
    * (from the call's context values). Legacy sessions fix their capabilities at `initialize` instead.
    */
   clientCapabilities?: (callOptions: CallOptions | undefined) => ClientCapabilities | undefined;
+  /**
+   * The sandbox stdio servers start in, each under its target's service name (see {@link createStdioSandbox}; an
+   * upstream's `sandbox: false` opts out). Default: one of this transport's own, with temporary homes removed at
+   * `close()`.
+   */
+  sandbox?: StdioSandbox;
+  /** Per-call processes one target may run at once, and calls that may wait for one (`mode: "per-call"`). */
+  perCallLimit?: PerCallLimit;
 }
 
 const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
@@ -283,6 +293,8 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
   const handshakeTimeoutFor = (target: ServiceTarget) =>
     directory?.handshakeTimeoutFor?.(target) ?? defaultHandshakeTimeoutMs;
   const clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
+  const sandbox = options.sandbox ?? createStdioSandbox();
+  const spawnLimit = createSpawnLimit(options.perCallLimit);
   /** Per-call connections in use, so that close() and release() can end them too. */
   const perCall = new Set<{ targetId: string; connection: UpstreamConnection }>();
   const teardowns = new Set<Promise<void>>();
@@ -320,7 +332,7 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     interactive: boolean,
   ): Pick<
     OpenConnectionOptions,
-    "subject" | "clientInfo" | "handshakeTimeoutMs" | "interactive" | "prior" | "onVerdict"
+    "subject" | "clientInfo" | "handshakeTimeoutMs" | "interactive" | "prior" | "onVerdict" | "launch"
   > {
     const key = upstreamKey(upstream);
     const prior = verdicts.get(key);
@@ -331,6 +343,7 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
       interactive,
       ...(prior ? { prior } : {}),
       onVerdict: (verdict) => verdicts.set(key, verdict),
+      launch: (stdio) => sandbox.launch(stdio, target.serviceName),
     };
   }
 
@@ -465,11 +478,19 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     callOptions: CallOptions | undefined,
     run: (connection: UpstreamConnection) => Promise<T>,
   ): Promise<T> {
-    const connection = await openUpstreamConnection(upstream, {
-      ...connectionOptions(upstream, subject, target, callOptions?.onInputRequest !== undefined),
-      signal,
-      hooks: hooksFor(target, subject, callOptions, false),
-    });
+    // A slot per process, held until the process has exited: calls beyond the limit wait, bounded, or fail.
+    const release = await spawnLimit.acquire(target.id, subject.label, signal);
+    let connection: UpstreamConnection;
+    try {
+      connection = await openUpstreamConnection(upstream, {
+        ...connectionOptions(upstream, subject, target, callOptions?.onInputRequest !== undefined),
+        signal,
+        hooks: hooksFor(target, subject, callOptions, false),
+      });
+    } catch (error) {
+      release();
+      throw error;
+    }
     const entry = { targetId: target.id, connection };
     perCall.add(entry);
     try {
@@ -478,7 +499,7 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     } finally {
       perCall.delete(entry);
       // The reply does not wait for the process to exit; close() does.
-      const teardown = connection.close();
+      const teardown = connection.close().finally(release);
       teardowns.add(teardown);
       void teardown.finally(() => teardowns.delete(teardown));
     }
@@ -568,6 +589,7 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
       const ending = [...perCall].map((entry) => entry.connection.close());
       await Promise.all([pool.close(), ...ending, ...teardowns]);
       while (teardowns.size > 0) await Promise.all([...teardowns]);
+      if (!options.sandbox) sandbox.dispose();
     },
   };
 }

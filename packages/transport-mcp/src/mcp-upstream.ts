@@ -11,8 +11,9 @@ import {
  *
  * `args` and `env` are where credentials live (`--token=…`, `API_KEY=…`): no message, log line or event
  * this package produces quotes them. Only the program's name (the last path segment of `command`) is ever
- * shown. The server gets only `HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER` from the router's environment,
- * plus its own `env`. `mode` `"pooled"` (default) keeps one process per upstream, shared by concurrent calls,
+ * shown. It runs in a sandbox of its own (see `createStdioSandbox`) with an environment of its own plus its `env`,
+ * unless `sandbox` is `false`: then it gets `HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER` from the router's
+ * environment, plus its own `env`. `mode` `"pooled"` (default) keeps one process per upstream, shared by concurrent calls,
  * ended after an idle timeout and started again by the next call after it dies; `"per-call"` spawns a process
  * for each call.
  */

@@ -22,10 +22,12 @@ import {
   type PromptResult,
   TrestleError,
 } from "@trestle/core";
+import { allPages } from "./list-pages.js";
 import { type FailureSubject, failureSubject, isSessionGone, requestFailure } from "./mcp-failure.js";
 import { invalidMcpHeaderReason } from "./mcp-param-headers.js";
 import type { McpUpstream } from "./mcp-upstream.js";
 import { inputRequiredOf, inputResponseParams, type McpEra, SERVER_INFO_META_KEY } from "./modern-era.js";
+import { createStdioSandbox, type StdioSandbox } from "./stdio-sandbox.js";
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS, DEFAULT_START_TIMEOUT_MS } from "./timeouts.js";
 import {
   type McpListKind,
@@ -95,40 +97,17 @@ export interface UpstreamCatalogOptions {
   clientInfo?: Implementation;
   /** Each stderr line of a stdio server, scrubbed of its arguments' and environment's values. */
   onStderr?: (line: string) => void;
+  /**
+   * The sandbox a stdio server is started in (see {@link createStdioSandbox}; the server's own `sandbox: false`
+   * opts out). Default: a sandbox of this listing or watch alone, whose temporary home is removed when it ends.
+   */
+  sandbox?: StdioSandbox;
+  /** The key the server's home is kept under in `sandbox` (a router: the forward's service name). Default `catalog`. */
+  sandboxKey?: string;
 }
 
 const DEFAULT_CATALOG_TIMEOUT_MS = 30_000;
 const DEFAULT_CLIENT_INFO: Implementation = { name: "trestle", version: "0.1.0" };
-/** More pages than this is a server that never stops paging, not a catalog. */
-const MAX_PAGES = 1_000;
-
-async function allPages<T>(
-  subject: FailureSubject,
-  method: string,
-  list: (cursor: string | undefined) => Promise<{ nextCursor?: string | undefined; items: T[] }>,
-): Promise<T[]> {
-  const items: T[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const result = await list(cursor);
-    items.push(...result.items);
-    if (!result.nextCursor) return items;
-    if (seen.has(result.nextCursor)) {
-      throw new TrestleError(
-        `The MCP server ${subject.label} repeated a page cursor while answering ${method}`,
-        Code.Internal,
-      );
-    }
-    seen.add(result.nextCursor);
-    cursor = result.nextCursor;
-  }
-  throw new TrestleError(
-    `The MCP server ${subject.label} answered ${method} with more than ${MAX_PAGES} pages`,
-    Code.Internal,
-  );
-}
-
 /** Lists every page of every list the connected server advertises. */
 async function fetchCatalog(
   connection: UpstreamConnection,
@@ -214,15 +193,24 @@ async function fetchCatalog(
   }
 }
 
+/** The sandbox a listing or watch starts its server in: the given one, or one of its own to dispose of at its end. */
+function sandboxFor(options: UpstreamCatalogOptions): { sandbox: StdioSandbox; dispose(): void } {
+  if (options.sandbox) return { sandbox: options.sandbox, dispose: () => undefined };
+  const own = createStdioSandbox();
+  return { sandbox: own, dispose: () => own.dispose() };
+}
+
 async function openForCatalog(
   upstream: McpUpstream,
   subject: FailureSubject,
   options: UpstreamCatalogOptions,
+  sandbox: StdioSandbox,
   handshakeTimeoutMs: number,
   signal: AbortSignal,
   deadlineMs: number,
   hooks: Parameters<typeof openUpstreamConnection>[1]["hooks"] = {},
 ): Promise<UpstreamConnection> {
+  const key = options.sandboxKey ?? "catalog";
   try {
     return await openUpstreamConnection(upstream, {
       subject,
@@ -230,6 +218,7 @@ async function openForCatalog(
       handshakeTimeoutMs,
       signal,
       hooks: { ...hooks, ...(options.onStderr ? { onStderr: options.onStderr } : {}) },
+      launch: (stdio) => sandbox.launch(stdio, key),
     });
   } catch (error) {
     if (signal.aborted) throw requestFailure(error, subject, "initialize", signal, deadlineMs);
@@ -259,11 +248,13 @@ export async function listUpstreamCatalog(
   const handshakeTimeoutMs = options.startTimeoutMs ?? options.handshakeTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   const deadlineMs = options.timeoutMs ?? handshakeTimeoutMs + DEFAULT_CATALOG_TIMEOUT_MS;
   const scope = createCallScope(options.signal, deadlineMs);
+  const sandbox = sandboxFor(options);
   try {
     const connection = await openForCatalog(
       upstream,
       subject,
       options,
+      sandbox.sandbox,
       handshakeTimeoutMs,
       scope.signal,
       deadlineMs,
@@ -275,6 +266,7 @@ export async function listUpstreamCatalog(
     }
   } finally {
     scope.dispose();
+    sandbox.dispose();
   }
 }
 
@@ -346,6 +338,7 @@ export async function watchUpstreamCatalog(
 ): Promise<UpstreamCatalogWatch> {
   const subject = failureSubject(upstream);
   const deadlineMs = options.timeoutMs ?? DEFAULT_CATALOG_TIMEOUT_MS;
+  const sandbox = sandboxFor(options);
   const stop = new AbortController();
   let stopped = false;
   let connection: UpstreamConnection | undefined;
@@ -405,6 +398,7 @@ export async function watchUpstreamCatalog(
         upstream,
         subject,
         options,
+        sandbox.sandbox,
         handshakeTimeoutMs,
         scope.signal,
         handshakeTimeoutMs + 1_000,
@@ -507,13 +501,19 @@ export async function watchUpstreamCatalog(
     reconnectTimer.unref();
   }
 
-  connection = await connect(true);
+  try {
+    connection = await connect(true);
+  } catch (error) {
+    sandbox.dispose();
+    throw error;
+  }
   listen(connection);
   try {
     await list(connection);
   } catch (error) {
     stopped = true;
     await connection.close();
+    sandbox.dispose();
     throw error;
   }
 
@@ -582,6 +582,7 @@ export async function watchUpstreamCatalog(
       connection = undefined;
       await queue;
       await last?.close();
+      sandbox.dispose();
     },
   };
 }

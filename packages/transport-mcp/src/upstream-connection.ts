@@ -41,7 +41,7 @@ import {
 } from "@trestle/core";
 import { type FailureSubject, handshakeFailure, scrubUpstreamValue } from "./mcp-failure.js";
 import { mcpParamHeaders } from "./mcp-param-headers.js";
-import type { McpUpstream } from "./mcp-upstream.js";
+import type { McpStdioUpstream, McpUpstream } from "./mcp-upstream.js";
 import {
   createHttpModernChannel,
   createStdioModernChannel,
@@ -56,6 +56,7 @@ import {
   SERVER_INFO_META_KEY,
 } from "./modern-era.js";
 import { descendantPids, isProcessAlive, killAll } from "./process-tree.js";
+import type { StdioLaunch } from "./stdio-sandbox.js";
 
 /** Which of an upstream's lists changed (`notifications/<kind>/list_changed`). */
 export type McpListKind = "tools" | "resources" | "prompts";
@@ -120,6 +121,13 @@ export interface OpenConnectionOptions {
   prior?: EraVerdict;
   /** Called with the era this connection found (to keep as the next connection's `prior`). */
   onVerdict?(verdict: EraVerdict): void;
+  /**
+   * How a stdio upstream's process is started: a sandbox's `launch` (see `createStdioSandbox`). Called for each
+   * process (a probe that falls back to `initialize` starts two); its failure is the connection's.
+   */
+  launch(upstream: McpStdioUpstream): StdioLaunch;
+  /** How long a stdio server may stay silent on `server/discover` before it is taken for a legacy one. Default 10 s. */
+  probeTimeoutMs?: number;
 }
 
 /** How one request is sent on a connection. */
@@ -207,9 +215,22 @@ const LEGACY_RESULT_SCHEMAS = {
 /** The SDK's stdio transport, remembering the pid it spawned (the SDK forgets it as soon as it closes). */
 class PidTrackingStdioTransport extends StdioClientTransport {
   spawnedPid: number | undefined;
+  /** Its process runs already and passes to the next client that connects: that client's start() starts nothing. */
+  private handedOver = false;
   override async start(): Promise<void> {
+    if (this.handedOver) {
+      this.handedOver = false;
+      return;
+    }
     await super.start();
     this.spawnedPid = this.pid ?? undefined;
+  }
+  /** Detaches the client that started the process, so that another may connect to the same process. */
+  handOver(): void {
+    this.onmessage = undefined;
+    this.onclose = undefined;
+    this.onerror = undefined;
+    this.handedOver = true;
   }
 }
 
@@ -247,15 +268,15 @@ function refused(method: string, response: InputResponse): McpError {
 }
 
 function stdioTransport(
-  upstream: Extract<McpUpstream, { kind: "stdio" }>,
+  launch: StdioLaunch,
   subject: FailureSubject,
   hooks: ConnectionHooks,
 ): PidTrackingStdioTransport {
   const transport = new PidTrackingStdioTransport({
-    command: upstream.command,
-    args: upstream.args ?? [],
-    ...(upstream.env ? { env: upstream.env } : {}),
-    ...(upstream.cwd ? { cwd: upstream.cwd } : {}),
+    command: launch.command,
+    args: launch.args,
+    env: launch.env,
+    ...(launch.cwd ? { cwd: launch.cwd } : {}),
     // Never "inherit": a server's stderr may echo its argv. Piped stderr is always read, or a chatty server
     // would block once the pipe fills.
     stderr: hooks.onStderr ? "pipe" : "ignore",
@@ -333,7 +354,8 @@ function logMessageOf(params: JsonObject | undefined, subject: FailureSubject): 
  * Starts (stdio) or reaches (HTTP) an upstream and finds its era: it probes with `server/discover` (a 2026-07-28
  * request) and keeps a modern upstream stateless; any answer that is not a modern one (an unknown method, an
  * HTTP 4xx without a modern JSON-RPC error, a stdio server silent for 10 s) makes it a legacy upstream, which
- * gets the `initialize` handshake (on a new process, for stdio). A `prior` verdict skips the probe.
+ * gets the `initialize` handshake (for stdio on a new process, or on the silent one, which may still be starting).
+ * A `prior` verdict skips the probe.
  *
  * @throws TrestleError `Unavailable` with one sentence naming the server by its program name or origin: it
  * could not be started, exited, stayed silent, refused the handshake or could not be reached. The signal's
@@ -346,10 +368,12 @@ export async function openUpstreamConnection(
   const started = Date.now();
   if (options.prior?.era !== "legacy") {
     const modern = await openModern(upstream, options);
-    if (modern) return modern;
+    if (!("running" in modern)) return modern;
+    // The probe spent part of the handshake's time.
+    const remainingMs = Math.max(1, options.handshakeTimeoutMs - (Date.now() - started));
+    return openLegacy(upstream, options, remainingMs, modern.running);
   }
-  // The probe spent part of the handshake's time.
-  return openLegacy(upstream, options, Math.max(1, options.handshakeTimeoutMs - (Date.now() - started)));
+  return openLegacy(upstream, options, options.handshakeTimeoutMs);
 }
 
 /** What a probe's failure says about the era: `legacy`, or a failure to report as it is. */
@@ -376,11 +400,11 @@ function probeVerdict(error: unknown): "legacy" | "fail" {
 async function openModern(
   upstream: McpUpstream,
   options: OpenConnectionOptions,
-): Promise<UpstreamConnection | undefined> {
+): Promise<UpstreamConnection | { running: PidTrackingStdioTransport | undefined }> {
   const { subject, hooks = {} } = options;
   const probeTimeoutMs =
     upstream.kind === "stdio"
-      ? Math.min(options.handshakeTimeoutMs, STDIO_PROBE_TIMEOUT_MS)
+      ? Math.min(options.handshakeTimeoutMs, options.probeTimeoutMs ?? STDIO_PROBE_TIMEOUT_MS)
       : options.handshakeTimeoutMs;
   let channel: ModernChannel;
   let stdio: PidTrackingStdioTransport | undefined;
@@ -405,7 +429,7 @@ async function openModern(
     }
   };
   if (upstream.kind === "stdio") {
-    stdio = stdioTransport(upstream, subject, hooks);
+    stdio = stdioTransport(options.launch(upstream), subject, hooks);
     const transport = stdio;
     channel = createStdioModernChannel(transport, {
       pid: () => transport.spawnedPid,
@@ -427,10 +451,14 @@ async function openModern(
   if (options.prior?.era === "modern" && upstream.kind === "http") {
     discovered = options.prior.discover;
   } else {
-    const probe = AbortSignal.any([
-      AbortSignal.timeout(probeTimeoutMs),
-      ...(options.signal ? [options.signal] : []),
-    ]);
+    // A timer of its own, not AbortSignal.timeout: Node 20 may collect a timeout signal that only an
+    // AbortSignal.any holds, and then the probe never ends (nodejs/node#57736).
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new DOMException("The probe timed out", "TimeoutError")),
+      probeTimeoutMs,
+    );
+    const probe = AbortSignal.any([deadline.signal, ...(options.signal ? [options.signal] : [])]);
     try {
       const result = await channel.request(
         "server/discover",
@@ -440,7 +468,7 @@ async function openModern(
       const parsed = DiscoverResultSchema.safeParse(result);
       if (!parsed.success || !parsed.data.supportedVersions.includes(MODERN_PROTOCOL_VERSION)) {
         if (stdio) await endProcess(stdio, true);
-        return undefined;
+        return { running: undefined };
       }
       const meta = (result._meta ?? {}) as JsonObject;
       const serverInfo = (meta[SERVER_INFO_META_KEY] ?? { name: "", version: "" }) as Implementation;
@@ -458,12 +486,19 @@ async function openModern(
       const fallsBack =
         (timedOut && upstream.kind === "stdio" && probeTimeoutMs < options.handshakeTimeoutMs) ||
         (!timedOut && probeVerdict(error) === "legacy");
+      if (stdio && timedOut && fallsBack) {
+        // Silent: a legacy server that ignores requests before `initialize`, or one still starting (a first
+        // `npx -y` or `uvx` downloading its package, which a kill would leave half written). It gets `initialize`
+        // on the process it runs already.
+        stdio.handOver();
+        return { running: stdio };
+      }
       if (stdio) {
         // A silent server is killed at once; the failure need not wait to see it gone (the signal is sent).
         const ending = endProcess(stdio, true, timedOut);
         if (fallsBack || !timedOut) await ending;
       }
-      if (fallsBack) return undefined;
+      if (fallsBack) return { running: undefined };
       if (timedOut) {
         throw new TrestleError(
           `The MCP server ${subject.label} did not complete the MCP handshake within ${options.handshakeTimeoutMs} ms`,
@@ -477,6 +512,8 @@ async function openModern(
         );
       }
       throw handshakeFailure(error, subject, options.handshakeTimeoutMs);
+    } finally {
+      clearTimeout(timer);
     }
   }
   options.onVerdict?.({ era: "modern", discover: discovered });
@@ -685,6 +722,7 @@ async function openLegacy(
   upstream: McpUpstream,
   options: OpenConnectionOptions,
   remainingMs: number,
+  running?: PidTrackingStdioTransport,
 ): Promise<UpstreamConnection> {
   const { subject, hooks = {} } = options;
   const interactive = options.interactive === true;
@@ -746,7 +784,7 @@ async function openLegacy(
   let stdio: PidTrackingStdioTransport | undefined;
   let http: StreamableHTTPClientTransport | undefined;
   if (upstream.kind === "stdio") {
-    stdio = stdioTransport(upstream, subject, hooks);
+    stdio = running ?? stdioTransport(options.launch(upstream), subject, hooks);
   } else {
     http = new StreamableHTTPClientTransport(parseUrl(upstream, subject), {
       requestInit: { headers: { ...(upstream.headers ?? {}) } },

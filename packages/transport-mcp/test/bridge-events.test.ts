@@ -7,7 +7,7 @@ import {
 } from "@trestle/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { createMcpTransport, type McpUpstream, mcpToolUri } from "../src/index.js";
-import { FIXTURE, mcpTarget, texts } from "./support/upstreams.js";
+import { FIXTURE, mcpTarget, REPO_ROOT, texts } from "./support/upstreams.js";
 
 const CANARY = "canary-bridge-94e1d0b7";
 
@@ -17,7 +17,12 @@ const CANARY = "canary-bridge-94e1d0b7";
  */
 describe("forwarded calls through the stock InvokerBridge", () => {
   const upstreams: Record<string, McpUpstream> = {
-    fixture: { kind: "stdio", command: process.execPath, args: [FIXTURE, `--secret=${CANARY}`] },
+    fixture: {
+      kind: "stdio",
+      command: process.execPath,
+      args: [FIXTURE, `--secret=${CANARY}`],
+      cwd: REPO_ROOT,
+    },
     broken: { kind: "stdio", command: "/nonexistent/broken-server", args: [`--secret=${CANARY}`] },
   };
   const targets: Record<string, ServiceTarget> = {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { type BridgeTransport, Code, type Progress, TrestleError } from "@trestle/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMcpTransport, listUpstreamCatalog, type McpUpstream } from "../src/index.js";
-import { mcpTarget, npmServerEntry, resourceRead, texts, toolCall } from "./support/upstreams.js";
+import { mcpTarget, npmServerEntry, REPO_ROOT, resourceRead, texts, toolCall } from "./support/upstreams.js";
 
 /** How a call the upstream refuses ends: an `isError` result, or the code of the error it rejects with. */
 async function refusal(call: Promise<{ isError?: boolean }>): Promise<"isError" | Code> {
@@ -22,6 +22,7 @@ const everything: McpUpstream = {
   kind: "stdio",
   command: process.execPath,
   args: [npmServerEntry("server-everything"), "stdio"],
+  cwd: REPO_ROOT,
 };
 
 describe("@modelcontextprotocol/server-everything over stdio", () => {
@@ -114,6 +115,7 @@ describe("@modelcontextprotocol/server-filesystem over stdio", () => {
       kind: "stdio",
       command: process.execPath,
       args: [npmServerEntry("server-filesystem"), root],
+      cwd: REPO_ROOT,
     };
     transport = createMcpTransport({ upstreamFor: () => upstream });
   });

@@ -2,7 +2,15 @@ import { inspect } from "node:util";
 import { Code, TrestleError } from "@trestle/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { createMcpTransport, listUpstreamCatalog, type McpUpstream } from "../src/index.js";
-import { eventually, FIXTURE, freePort, mcpTarget, rejection, toolCall } from "./support/upstreams.js";
+import {
+  eventually,
+  FIXTURE,
+  freePort,
+  mcpTarget,
+  REPO_ROOT,
+  rejection,
+  toolCall,
+} from "./support/upstreams.js";
 
 const ARG_CANARY = "canary-arg-7f3a91c2";
 const ENV_CANARY = "canary-env-5d2e8b40";
@@ -35,6 +43,7 @@ function stdio(args: string[], extra: Partial<Extract<McpUpstream, { kind: "stdi
     command: process.execPath,
     args: [FIXTURE, ...args, `--token=${ARG_CANARY}`, ARG_CANARY],
     env: { FIXTURE_SECRET: ENV_CANARY },
+    cwd: REPO_ROOT,
     ...extra,
   };
 }

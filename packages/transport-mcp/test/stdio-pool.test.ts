@@ -17,6 +17,16 @@ import {
   toolCall,
 } from "./support/upstreams.js";
 
+/**
+ * The lifecycle tests tell processes apart by the pid the server reports and check the host's processes by it: a
+ * sandbox gives each server a PID namespace of its own (where every server has the same pid), so their servers run
+ * unconfined (`sandbox: false`); test/stdio-sandbox.test.ts checks the lifecycle of sandboxed servers. The tests
+ * of cancellation, deadlines, progress and logs run sandboxed, as servers do by default.
+ */
+function unconfined(args: string[] = [], extra: Parameters<typeof fixtureUpstream>[1] = {}): McpUpstream {
+  return fixtureUpstream(args, { sandbox: false, ...extra });
+}
+
 describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellation", () => {
   let transport: BridgeTransport | undefined;
   const target = mcpTarget();
@@ -39,7 +49,7 @@ describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellati
   });
 
   it("serves 100 concurrent calls to one process at once, not one after another", async () => {
-    const t = open(fixtureUpstream());
+    const t = open(unconfined());
     const first = await pidOf(t);
     const started = Date.now();
     const replies = await Promise.all(
@@ -53,7 +63,7 @@ describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellati
   });
 
   it("restarts a server that crashed on the next call, and fails the call it died in", async () => {
-    const t = open(fixtureUpstream());
+    const t = open(unconfined());
     const before = await pidOf(t);
     const error = await rejection(t.callTool(toolCall("crash"), target));
     expect(error.code).toBe(Code.Unavailable);
@@ -64,7 +74,7 @@ describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellati
   });
 
   it("ends an idle server after the idle timeout and starts it again on the next call", async () => {
-    const t = open(fixtureUpstream(), { idleTimeoutMs: 150 });
+    const t = open(unconfined(), { idleTimeoutMs: 150 });
     const before = await pidOf(t);
     await eventually(() => !alive(before));
     const after = await pidOf(t);
@@ -72,7 +82,7 @@ describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellati
   });
 
   it("keeps a server busy with a call alive past the idle timeout", async () => {
-    const t = open(fixtureUpstream(), { idleTimeoutMs: 100 });
+    const t = open(unconfined(), { idleTimeoutMs: 100 });
     const before = await pidOf(t);
     await t.callTool(toolCall("sleep", { ms: 400 }), target);
     // The idle timer starts again only when the last call ends.
@@ -80,14 +90,14 @@ describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellati
   });
 
   it("spawns, calls once and ends a process per call in per-call mode", async () => {
-    const t = open(fixtureUpstream([], { mode: "per-call" }));
+    const t = open(unconfined([], { mode: "per-call" }));
     const [a, b] = await Promise.all([pidOf(t), pidOf(t)]);
     expect(a).not.toBe(b);
     await eventually(() => !alive(a) && !alive(b));
   });
 
   it("ends the process and any process it started on close()", async () => {
-    const t = open(fixtureUpstream());
+    const t = open(unconfined());
     const server = await pidOf(t);
     const child = Number(texts(await t.callTool(toolCall("spawn_child"), target))[0]);
     expect(alive(child)).toBe(true);
@@ -97,7 +107,7 @@ describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellati
   });
 
   it("ends a target's process on release(target), leaving other targets' processes running", async () => {
-    const t = open(fixtureUpstream());
+    const t = open(unconfined());
     const other = mcpTarget("forward-2");
     const released = await pidOf(t);
     const kept = await pidOf(t, other);
@@ -108,10 +118,10 @@ describe("MCP transport over stdio: pooling, restarts, per-call mode, cancellati
   });
 
   it("starts a new process when the forward's command line changes, and ends the old one", async () => {
-    let upstream = fixtureUpstream(["--one"]);
+    let upstream = unconfined(["--one"]);
     transport = createMcpTransport({ upstreamFor: () => upstream });
     const before = await pidOf(transport);
-    upstream = fixtureUpstream(["--two"]);
+    upstream = unconfined(["--two"]);
     const after = await pidOf(transport);
     expect(after).not.toBe(before);
     await eventually(() => !alive(before));

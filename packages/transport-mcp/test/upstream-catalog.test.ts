@@ -26,7 +26,7 @@ describe("listUpstreamCatalog", () => {
     const catalog = await listUpstreamCatalog(fixtureUpstream(["--page-size=2"]));
     expect(catalog.serverInfo).toEqual({ name: "trestle-fixture", version: "1.0.0" });
     expect(catalog.tools.map((t) => t.name)).toContain("add_tool");
-    expect(catalog.tools).toHaveLength(17);
+    expect(catalog.tools).toHaveLength(18);
     expect(catalog.resources).toHaveLength(7);
     expect(catalog.resourceTemplates).toEqual([{ uriTemplate: "fixture://item/{id}", name: "item" }]);
     expect(catalog.prompts).toEqual([{ name: "greet", arguments: [{ name: "who", required: true }] }]);

@@ -35,7 +35,12 @@ describe("the official MCP conformance suite against the router", () => {
     // whose names the catalog already has are skipped by the import: those are served by the capability.
     await api(router.url, "POST", "/api/v1/forwards", {
       name: "dual-era",
-      upstream: { kind: "stdio", command: process.execPath, args: [join(fixtures, "modern-mcp-server.mjs")] },
+      upstream: {
+        kind: "stdio",
+        command: process.execPath,
+        args: [join(fixtures, "modern-mcp-server.mjs")],
+        cwd: repoRoot,
+      },
     });
     await serviceHealthy(router.url, "conformance");
   }, 120_000);

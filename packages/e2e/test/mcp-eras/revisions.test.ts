@@ -56,7 +56,7 @@ describe("every MCP revision served correctly through one router", () => {
     // spawned per call, whose questions come as server-to-client requests while the call runs.
     await api(router.url, "POST", "/api/v1/forwards", {
       name: "modern",
-      upstream: { kind: "stdio", command: process.execPath, args: [MODERN_FIXTURE] },
+      upstream: { kind: "stdio", command: process.execPath, args: [MODERN_FIXTURE], cwd: repoRoot },
     });
     await api(router.url, "POST", "/api/v1/forwards", {
       name: "legacy",
@@ -65,6 +65,7 @@ describe("every MCP revision served correctly through one router", () => {
         kind: "stdio",
         command: process.execPath,
         args: [MODERN_FIXTURE, "--legacy-only"],
+        cwd: repoRoot,
         mode: "per-call",
       },
     });

@@ -13,6 +13,10 @@ interface ForwardOptions {
   prefix?: string;
   mode?: string;
   env?: string[];
+  cwd?: string;
+  /** commander's `--no-sandbox`: false when given. */
+  sandbox?: boolean;
+  writable?: string[];
   header?: string[];
   http?: string;
   a2a?: string;
@@ -59,6 +63,9 @@ function forwardOf(
   if (options.mode !== undefined && options.mode !== "pooled" && options.mode !== "per-call") {
     throw new CliError("--mode is pooled or per-call", 2);
   }
+  if ((options.sandbox === false || options.writable?.length || options.cwd) && command.length === 0) {
+    throw new CliError("--cwd, --no-sandbox and --writable are for a server run with -- COMMAND [ARG...]", 2);
+  }
   const env = pairs(options.env, "env");
   const headers = pairs(options.header, "header");
   const upstream: ForwardReference["upstream"] = options.a2a
@@ -70,7 +77,10 @@ function forwardOf(
           command: command[0] as string,
           args: command.slice(1),
           ...(env ? { env } : {}),
+          ...(options.cwd ? { cwd: options.cwd } : {}),
           ...(options.mode ? { mode: options.mode as "pooled" | "per-call" } : {}),
+          ...(options.sandbox === false ? { sandbox: false } : {}),
+          ...(options.writable?.length ? { writablePaths: options.writable } : {}),
         };
   return {
     name,
@@ -152,6 +162,16 @@ export function addForwardsCommands(program: Command, io: CliIo): void {
       .option("--prefix <p>", "put before each imported tool's and prompt's name")
       .option("--mode <mode>", "stdio: pooled (one process, shared) or per-call")
       .option("--env <name=value>", "stdio: an environment variable of the server (repeatable)", collect)
+      .option("--cwd <dir>", "stdio: the server's working directory (its sandbox shows it, read-only)")
+      .option(
+        "--writable <path>",
+        "stdio: a host path the sandboxed server may write (repeatable; absolute)",
+        collect,
+      )
+      .option(
+        "--no-sandbox",
+        "stdio: run the server unconfined, able to read the router's environment, files and processes (logged)",
+      )
       .option("--http <url>", "the server's Streamable HTTP endpoint (instead of -- COMMAND)")
       .option(
         "--a2a <base-url>",

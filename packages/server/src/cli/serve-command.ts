@@ -157,11 +157,18 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
       tlsKeyFile: values.tlsKey,
     },
   });
+  // Read: the secrets leave the environment before any child starts (the router's workers get theirs back).
+  const { takeSecretVariables, ROUTER_SECRET_VARIABLES } = await import("../router-secrets.js");
+  const secretFiles = ROUTER_SECRET_VARIABLES.filter((name) => name.endsWith("_FILE"))
+    .map((name) => io.env[name])
+    .filter((path): path is string => path !== undefined && path !== "");
+  const secretVariables = takeSecretVariables(process.env);
   const workers = await import("./workers.js");
   workers.checkWorkers({ config, builtins: values.builtins === true, stdio: values.stdio === true });
   if (config.workers > 1 && !workers.isWorker()) {
     const code = await workers.runWorkers({
       count: config.workers,
+      env: secretVariables,
       ...(config.sessionSecret ? { sessionSecret: config.sessionSecret } : {}),
       write: (line) => io.stderr.write(`${line}\n`),
       onListening: (port) => {
@@ -193,6 +200,8 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
   const { installLeanAsyncResourceBind } = await import("../async-resource-bind.js");
   installLeanAsyncResourceBind();
   const router = await createRouter(config, {
+    // Files of the router's own that no forward may see, even inside a directory it is shown.
+    privatePaths: [...(values.config ? [values.config] : []), ...secretFiles],
     ...(builtinToken
       ? { internalTokens: [{ name: BUILTIN_PRINCIPAL, token: builtinToken, scopes: ["register"] as const }] }
       : {}),

@@ -48,6 +48,8 @@ export function workerId(): number | undefined {
 /** Options for {@link runWorkers}. */
 export interface RunWorkersOptions {
   count: number;
+  /** Variables each worker gets besides the primary's environment: the secrets the primary took out of its own. */
+  env?: Record<string, string>;
   /** When no session secret is configured: the workers get one made for this start, so they share sessions. */
   sessionSecret?: string;
   /** Where the primary writes its lines (the banner, workers that ended). */
@@ -67,7 +69,10 @@ export interface RunWorkersOptions {
 export function runWorkers(options: RunWorkersOptions): Promise<number> {
   // Round robin in the primary: the operating system's own balancing favours the busiest worker.
   cluster.schedulingPolicy = cluster.SCHED_RR;
+  // The session secret is given as a value: a file that named it would be a second source of the same setting.
+  const { TRESTLE_SESSION_SECRET_FILE: _named, ...passed } = options.env ?? {};
   const env = {
+    ...passed,
     TRESTLE_SESSION_SECRET: options.sessionSecret ?? randomBytes(32).toString("hex"),
   };
   const listening = new Set<number>();

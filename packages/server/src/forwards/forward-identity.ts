@@ -47,6 +47,10 @@ export type PublicUpstream =
       argumentCount: number;
       environment: string[];
       mode: "pooled" | "per-call";
+      /** False for a server that runs unconfined (`sandbox: false`). */
+      sandbox: boolean;
+      /** Host paths the sandboxed server may write. */
+      writablePaths: string[];
     }
   | { kind: "http"; server: string; headers: string[] }
   | { kind: "a2a"; server: string; headers: string[] };
@@ -60,6 +64,8 @@ export function publicUpstream(upstream: ForwardUpstream): PublicUpstream {
       argumentCount: upstream.args?.length ?? 0,
       environment: Object.keys(upstream.env ?? {}).sort(),
       mode: upstream.mode ?? "pooled",
+      sandbox: upstream.sandbox !== false,
+      writablePaths: [...(upstream.writablePaths ?? [])],
     };
   }
   return {

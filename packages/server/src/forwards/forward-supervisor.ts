@@ -179,6 +179,7 @@ export function createForwardSupervisor(options: ForwardSupervisorOptions): Forw
 
   async function connect(entry: LiveForward): Promise<UpstreamCatalogWatch> {
     const opened = await upstreams.watch(entry.forward.upstream, {
+      service: entry.service,
       ...directory.timeoutsOf(entry.forward),
       timeoutMs: options.catalogTimeoutMs,
       onChange(upstream) {

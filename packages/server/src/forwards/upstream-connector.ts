@@ -28,6 +28,8 @@ export type ForwardPromptResult = GetPromptResult & { inputRequired?: InputRequi
 
 /** How a forward's upstream is watched: its timeouts, and what to do when its catalog changes or it fails. */
 export interface UpstreamWatchOptions {
+  /** The forward's service name: a sandboxed stdio server's home is kept under it. */
+  service: string;
   /** The first connection's start and `initialize` deadline. */
   startTimeoutMs: number;
   /** Every later connection's `initialize` deadline. */

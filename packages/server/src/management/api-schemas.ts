@@ -173,6 +173,10 @@ export const forwardViewSchema = z
         argumentCount: z.number().int(),
         environment: z.array(z.string()).describe("The names of the variables set (never their values)"),
         mode: z.enum(["pooled", "per-call"]),
+        sandbox: z
+          .boolean()
+          .describe("Whether the server runs in the router's sandbox (false: unconfined, by request)"),
+        writablePaths: z.array(z.string()).describe("Host paths the sandboxed server may write"),
       }),
       z.object({
         kind: z.literal("http"),

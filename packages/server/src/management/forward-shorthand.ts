@@ -7,6 +7,8 @@ const UPSTREAM_SHORTHAND = [
   "env",
   "cwd",
   "mode",
+  "sandbox",
+  "writablePaths",
   "url",
   "address",
   "headers",
@@ -15,7 +17,7 @@ const UPSTREAM_SHORTHAND = [
 
 /**
  * A forward written the short way — `command` (an argv array, or one command line split at spaces) with `args`,
- * `env`, `cwd`, `mode`; or `url` (also `address`) with `headers`; or `a2a: {url, headers}` for an A2A agent — as
+ * `env`, `cwd`, `mode`, `sandbox`, `writablePaths`; or `url` (also `address`) with `headers`; or `a2a: {url, headers}` for an A2A agent — as
  * the `upstream` object it stands for. An input that has `upstream` is left as it is; the forward service only
  * ever sees the canonical shape.
  */
@@ -63,6 +65,8 @@ export function expandForwardShorthand(input: unknown): unknown {
       ...(given("env") ? { env: value.env } : {}),
       ...(given("cwd") ? { cwd: value.cwd } : {}),
       ...(given("mode") ? { mode: value.mode } : {}),
+      ...(given("sandbox") ? { sandbox: value.sandbox } : {}),
+      ...(given("writablePaths") ? { writablePaths: value.writablePaths } : {}),
     },
   };
 }
@@ -82,6 +86,14 @@ export const forwardShorthandSchema = forwardSchema
     env: labelsSchema.optional().describe("Environment variables of the program"),
     cwd: z.string().optional(),
     mode: z.enum(["pooled", "per-call"]).optional(),
+    sandbox: z
+      .boolean()
+      .optional()
+      .describe("false: run the program unconfined, outside the router's sandbox (logged at each start)"),
+    writablePaths: z
+      .array(z.string())
+      .optional()
+      .describe("Host paths the sandboxed program may write (absolute)"),
     url: z.string().optional().describe("An MCP server over Streamable HTTP (`http://` or `https://`)"),
     address: z.string().optional().describe("Another name for `url`"),
     headers: z.record(z.string(), z.string()).optional().describe("Headers sent to the URL"),

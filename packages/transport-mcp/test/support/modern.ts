@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
 import type { McpHttpUpstream, McpStdioUpstream } from "../../src/index.js";
+import { REPO_ROOT } from "./upstreams.js";
 
 /**
  * The dual-era fixture upstream the end-to-end tests put behind the router (`packages/e2e/fixtures`): MCP
@@ -16,7 +17,13 @@ export function modernStdioUpstream(
   args: string[] = [],
   extra: Partial<McpStdioUpstream> = {},
 ): McpStdioUpstream {
-  return { kind: "stdio", command: process.execPath, args: [MODERN_FIXTURE, ...args], ...extra };
+  return {
+    kind: "stdio",
+    command: process.execPath,
+    args: [MODERN_FIXTURE, ...args],
+    cwd: REPO_ROOT,
+    ...extra,
+  };
 }
 
 /** The fixture serving Streamable HTTP on a loopback port. */

@@ -13,6 +13,12 @@ const require = createRequire(import.meta.url);
 /** The in-repo fixture MCP server (a real SDK server). */
 export const FIXTURE = new URL("../fixtures/fixture-server.mjs", import.meta.url).pathname;
 
+/**
+ * The repository's root: the working directory of the fixture servers, so that their sandbox shows the workspace's
+ * `node_modules` they import the MCP SDK from (a sandbox shows a server its `cwd`, read-only).
+ */
+export const REPO_ROOT = new URL("../../../../", import.meta.url).pathname.replace(/\/$/, "");
+
 /** The entry point of an npm MCP server package installed as a devDependency. */
 export function npmServerEntry(pkg: "server-everything" | "server-filesystem"): string {
   return join(dirname(require.resolve(`@modelcontextprotocol/${pkg}/package.json`)), "dist", "index.js");
@@ -23,7 +29,7 @@ export function fixtureUpstream(
   args: string[] = [],
   extra: Partial<McpStdioUpstream> = {},
 ): McpStdioUpstream {
-  return { kind: "stdio", command: process.execPath, args: [FIXTURE, ...args], ...extra };
+  return { kind: "stdio", command: process.execPath, args: [FIXTURE, ...args], cwd: REPO_ROOT, ...extra };
 }
 
 /** A target for an MCP forward. */
@@ -80,14 +86,17 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** The pids of processes whose command line holds `marker` as one argument. */
+/**
+ * The pids of processes whose command line holds `marker` as one argument: the servers themselves, not the
+ * bubblewrap processes that start them in their sandbox (whose command lines hold the server's).
+ */
 export function pidsWithArgument(marker: string): number[] {
   const out: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").includes(marker))
-        out.push(Number(entry));
+      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      if (argv.includes(marker) && !(argv[0] ?? "").endsWith("bwrap")) out.push(Number(entry));
     } catch {
       // Gone while reading.
     }
