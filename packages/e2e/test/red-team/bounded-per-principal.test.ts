@@ -315,9 +315,8 @@ describe("red team: bounded work and storage per principal", () => {
     );
     expect(posted.status).toBe(415);
     const after = await a2a(router, CAROL, "ListTasks", { pageSize: 100 });
-    expect((after.body.result?.tasks as unknown[]).length).toBe(
-      (before.body.result?.tasks as unknown[]).length,
-    );
+    const count = (answer: typeof before) => ((answer.body.result?.tasks ?? []) as unknown[]).length;
+    expect(count(after)).toBe(count(before));
   });
 
   it("SubscribeToTask of an unknown task is a JSON-RPC error, with no stack in the router's log", async () => {
