@@ -13,3 +13,4 @@ export {
   type ToolCatalogOptions,
   toolCatalogCapacity,
 } from "./catalog-generator.js";
+export { createSeededRandom, type SeededRandom } from "./seeded-random.js";
