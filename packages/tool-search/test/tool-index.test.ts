@@ -92,6 +92,25 @@ describe("createToolIndex", () => {
     expect(index.search("create issue", { limit: 5, filter: () => false })).toEqual([]);
   });
 
+  it("never shows one principal's tools to another, even searched for by their exact name", () => {
+    const owned = new Map([
+      ["acme_payroll_export", "acme"],
+      ["acme_payroll_submit", "acme"],
+      ["globex_payroll_export", "globex"],
+    ]);
+    const index = createToolIndex({
+      tools: [...owned.keys()].map((name) => tool(name, "Exports or submits the payroll run.")),
+    });
+    const visibleTo = (principal: string) => (t: IndexableTool) => owned.get(t.name) === principal;
+    for (const query of ["acme_payroll_export", "acme payroll", "payroll export"]) {
+      expect(names(index.search(query, { filter: visibleTo("globex") }))).toEqual(["globex_payroll_export"]);
+    }
+    expect(names(index.search("globex_payroll_export", { filter: visibleTo("acme") })).sort()).toEqual([
+      "acme_payroll_export",
+      "acme_payroll_submit",
+    ]);
+  });
+
   it("lowers a limit above the maximum, and refuses a limit that is not a positive integer", () => {
     const many = Array.from({ length: 30 }, (_, i) => tool(`report_${i}`, "Builds a report"));
     const index = createToolIndex({ tools: many, maxLimit: 7 });
