@@ -9,16 +9,22 @@ import { promisify } from "node:util";
 import { gunzip, inflate, type ZlibOptions } from "node:zlib";
 import { create, type DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { HandlerContext } from "@trestle/core";
+import type { HandlerContext, TrestleError } from "@trestle/core";
+import {
+  type GrpcStatus,
+  OK_TRAILERS,
+  requestTimeoutMs,
+  statusTrailers,
+  trailersOnlyHeaders,
+} from "@trestle/grpc-wire";
 import { CodeExecutor, HealthProbe, Provisioner, ResourceAcquirer, ToolInvoker } from "@trestle/proto";
 import { compileMessageCodec, type MessageCodec } from "@trestle/protobuf-codec";
 import type { CapabilityHandlers } from "@trestle/wanaku";
 import { CallCancellation } from "./call-cancellation.js";
 import type { CallSecretCheck } from "./call-secret.js";
 import type { InFlightCalls } from "./capability-routes.js";
-import { encodeGrpcMessage, parseGrpcTimeout } from "./grpc-wire.js";
 import { handlerContextFromGrpc } from "./handler-context.js";
-import { type GrpcStatus, toGrpcStatus } from "./handler-error.js";
+import { toGrpcStatus } from "./handler-error.js";
 import { untilAborted } from "./until-aborted.js";
 
 /** Serves one gRPC-in-protobuf request (an HTTP/2 stream) of the shared port. */
@@ -96,17 +102,6 @@ class ServerStatus implements GrpcStatus {
 function status(code: Code, message: string): ServerStatus {
   return new ServerStatus(code as number, message);
 }
-
-/** The trailers (or, in a trailers-only reply, the headers' part) that carry a status. */
-function statusHeaders(answer: GrpcStatus): OutgoingHttpHeaders {
-  return {
-    "grpc-status": String(answer.code),
-    "grpc-message": encodeGrpcMessage(answer.message),
-    ...answer.trailers,
-  };
-}
-
-const OK_TRAILERS: Readonly<OutgoingHttpHeaders> = { "grpc-status": "0", "grpc-message": "OK" };
 
 /**
  * A handler's reply (a plain init object or a message) behind its 5-byte gRPC frame header (not compressed),
@@ -269,7 +264,7 @@ class GrpcCall {
     if (stream.destroyed) return;
     const answer = failure instanceof ServerStatus ? failure : toGrpcStatus(failure);
     if (this.#headersSent) {
-      this.#end(statusHeaders(answer));
+      this.#end(statusTrailers(answer));
       return;
     }
     this.#headersSent = true;
@@ -279,10 +274,7 @@ class GrpcCall {
 
 /** Trailers-only: the status rides in the only headers, as grpc-js answers a call that sent nothing yet. */
 function respondTrailersOnly(stream: ServerHttp2Stream, answer: GrpcStatus): void {
-  stream.respond(
-    { ":status": 200, "content-type": "application/grpc", ...statusHeaders(answer) },
-    { endStream: true },
-  );
+  stream.respond(trailersOnlyHeaders(answer), { endStream: true });
 }
 
 /** Answers a request that never became a call (unknown method, bad headers): trailers-only, nothing read. */
@@ -520,13 +512,11 @@ export function createGrpcServer(
       return;
     }
     let timeoutMs: number | undefined;
-    const timeout = headers["grpc-timeout"];
-    if (timeout !== undefined) {
-      timeoutMs = typeof timeout === "string" ? parseGrpcTimeout(timeout) : undefined;
-      if (timeoutMs === undefined) {
-        refuse(stream, status(Code.Internal, `Invalid grpc-timeout value "${String(timeout)}"`));
-        return;
-      }
+    try {
+      timeoutMs = requestTimeoutMs(headers);
+    } catch (error) {
+      refuse(stream, status(Code.Internal, (error as TrestleError).rawMessage));
+      return;
     }
     if (secretCheck && !secretCheck.acceptsGrpc(headers)) {
       refuse(stream, status(Code.Unauthenticated, secretCheck.refusalMessage));

@@ -1,6 +1,13 @@
 import type { OutgoingHttpHeaders } from "node:http2";
 import { ConnectError } from "@connectrpc/connect";
 import { Code, TrestleError } from "@trestle/core";
+import {
+  type GrpcStatus,
+  isBinaryMetadataKey,
+  isGrpcMetadataKey,
+  isGrpcTextMetadataValue,
+  isReservedTrailerKey,
+} from "@trestle/grpc-wire";
 
 /**
  * The code and raw message a failure that is not a `ConnectError` answers with. A `TrestleError` keeps its code
@@ -23,46 +30,14 @@ export function toConnectError(error: unknown): ConnectError {
   return new ConnectError(message, code);
 }
 
-/** A gRPC status as the lean gRPC server sends it: code, raw message, and extra trailers. */
-export interface GrpcStatus {
-  code: number;
-  /** The message before percent-encoding. */
-  message: string;
-  /** Trailers beside `grpc-status` and `grpc-message` (a thrown `ConnectError`'s metadata). */
-  trailers?: OutgoingHttpHeaders;
-}
-
-/** A metadata key gRPC allows (lower case, digits, `_.-`), as grpc-js checks it. */
-const METADATA_KEY = /^[0-9a-z_.-]+$/;
-/** A text metadata value gRPC allows: printable ASCII. */
-const METADATA_TEXT = /^[ -~]*$/;
-
-/**
- * Keys a handler's error metadata must not set: the status itself, the HTTP framing, and the connection-specific
- * headers HTTP/2 forbids (Node refuses to send them).
- */
-function isReservedTrailer(key: string): boolean {
-  return (
-    key === "grpc-status" ||
-    key === "grpc-message" ||
-    key === "content-type" ||
-    key === "te" ||
-    key === "connection" ||
-    key === "keep-alive" ||
-    key === "proxy-connection" ||
-    key === "transfer-encoding" ||
-    key === "upgrade"
-  );
-}
-
 /** The trailers a `ConnectError`'s metadata asks for; entries gRPC metadata cannot hold are left out. */
 function trailersOf(error: ConnectError): OutgoingHttpHeaders | undefined {
   let trailers: OutgoingHttpHeaders | undefined;
   error.metadata.forEach((value, key) => {
     // A header Connect would send but gRPC metadata cannot hold (a reserved name, a value out of range):
     // not ours to fail on.
-    if (!METADATA_KEY.test(key) || isReservedTrailer(key)) return;
-    if (!key.endsWith("-bin") && !METADATA_TEXT.test(value)) return;
+    if (!isGrpcMetadataKey(key) || isReservedTrailerKey(key)) return;
+    if (!isBinaryMetadataKey(key) && !isGrpcTextMetadataValue(value)) return;
     trailers ??= {};
     trailers[key] = value;
   });

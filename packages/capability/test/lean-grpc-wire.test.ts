@@ -3,7 +3,6 @@ import { deflateSync, gzipSync } from "node:zlib";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { ToolInvokeReplySchema, ToolInvokeRequestSchema } from "@trestle/proto";
 import { afterEach, describe, expect, it } from "vitest";
-import { encodeGrpcMessage, parseGrpcTimeout } from "../src/grpc-wire.js";
 import { type CapabilityServer, type CapabilityServerOptions, createCapabilityServer } from "../src/index.js";
 import { grpcFrame as frame } from "./support/grpc-frame.js";
 
@@ -395,33 +394,5 @@ describe("the lean gRPC server on the wire (node:http2 client)", () => {
     stream.close(http2.constants.NGHTTP2_CANCEL);
     await answer.catch(() => undefined);
     await until(() => finallyRan, "the generator to end");
-  });
-});
-
-describe("gRPC wire helpers", () => {
-  it.each([
-    ["plain ASCII, as is", "Deadline exceeded", "Deadline exceeded"],
-    ["%, encoded", "100%", "100%25"],
-    ["non-ASCII, as UTF-8 bytes", "é✓", "%C3%A9%E2%9C%93"],
-    ["control characters", "a\nb", "a%0Ab"],
-  ])("encodes %s", (_what, message, encoded) => {
-    expect(encodeGrpcMessage(message)).toBe(encoded);
-    expect(decodeURIComponent(encodeGrpcMessage(message))).toBe(message);
-  });
-
-  it.each([
-    ["1H", 3_600_000],
-    ["2M", 120_000],
-    ["3S", 3_000],
-    ["4m", 4],
-    ["5000u", 5],
-    ["6000000n", 6],
-    ["12345678m", 12_345_678],
-  ])("reads grpc-timeout %s as %d ms", (value, ms) => {
-    expect(parseGrpcTimeout(value)).toBeCloseTo(ms, 6);
-  });
-
-  it.each(["", "1", "S", "123456789m", "1s", "1 S", "-1S", "1.5S"])("refuses grpc-timeout %j", (value) => {
-    expect(parseGrpcTimeout(value)).toBeUndefined();
   });
 });

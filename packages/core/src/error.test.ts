@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { Code, codeFromString, codeToString, isServiceFailure, isTransient, TrestleError } from "./error.js";
+import {
+  Code,
+  codeFromNumber,
+  codeFromString,
+  codeToString,
+  isServiceFailure,
+  isTransient,
+  TrestleError,
+} from "./error.js";
 import { categorizeError } from "./events.js";
 
 describe("TrestleError", () => {
@@ -26,6 +34,14 @@ describe("TrestleError", () => {
       expect(codeFromString(codeToString(code))).toBe(code);
     }
     expect(codeFromString("nope")).toBeUndefined();
+  });
+
+  it("reads a gRPC status number as the code of the same number, and Unknown where no code has it", () => {
+    for (let status = 1; status <= 16; status++) expect(codeFromNumber(status)).toBe(status);
+    expect(codeFromNumber(Code.Unavailable)).toBe(Code.Unavailable);
+    for (const status of [0, 17, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(codeFromNumber(status)).toBe(Code.Unknown);
+    }
   });
 });
 

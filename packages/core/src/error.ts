@@ -69,6 +69,16 @@ export function codeFromString(name: string): Code | undefined {
   return undefined;
 }
 
+/**
+ * The {@link Code} of a gRPC (or Connect) status number: the code of the same number, or {@link Code.Unknown} for
+ * a number no code has (a status out of range, not an integer, or 0, which is OK and no failure).
+ */
+export function codeFromNumber(status: number): Code {
+  return Number.isInteger(status) && status >= Code.Canceled && status <= Code.Unauthenticated
+    ? (status as Code)
+    : Code.Unknown;
+}
+
 /** Options for {@link TrestleError}. */
 export interface TrestleErrorOptions {
   /** The error that caused this one. Never shown to users; kept for logs after redaction. */

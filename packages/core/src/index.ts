@@ -87,6 +87,7 @@ export {
 } from "./context-values.js";
 export {
   Code,
+  codeFromNumber,
   codeFromString,
   codeToString,
   isServiceFailure,
@@ -169,6 +170,7 @@ export {
   validateRequiredArguments,
 } from "./tool-call-parts.js";
 export { type TranslationRecorder, translationRecorderKey } from "./translation.js";
+export type { ServiceTimeouts, TimeoutOptions, TlsOptions } from "./transport-options.js";
 export {
   createTransportSelector,
   type TransportSelector,

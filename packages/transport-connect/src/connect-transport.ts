@@ -8,6 +8,7 @@ import {
   healthFromProbeError,
   REQUEST_ID_METADATA_KEY,
   type ServiceTarget,
+  type TimeoutOptions,
   TrestleError,
   targetAddress,
 } from "@trestle/core";
@@ -22,31 +23,18 @@ import {
 import { trestleErrorFrom } from "./error-mapping.js";
 import { type ConnectTlsOptions, openTargetConnection, type TargetConnection } from "./target-connection.js";
 
-/** Deadlines for the calls to one service. */
-export interface ServiceTimeouts {
-  /** Deadline of unary calls, in milliseconds. */
-  unaryMs?: number;
-  /** Deadline of a whole code execution stream, in milliseconds. */
-  streamMs?: number;
-}
-
-/** Options for {@link createConnectTransport}. Every field is optional. */
-export interface ConnectTransportOptions {
+/**
+ * Options for {@link createConnectTransport}. Every field is optional. The deadlines (`unaryTimeoutMs`, default
+ * 10,000 ms, and `streamTimeoutMs`, default 20,000 ms, as in Wanaku; per-service `timeouts`, over them; a call's
+ * own `timeoutMs` wins over all) are core's `TimeoutOptions`, as the gRPC transport takes them.
+ */
+export interface ConnectTransportOptions extends TimeoutOptions {
   /** Wire protocol: `"connect"` (default) or `"grpc-web"`. */
   protocol?: "connect" | "grpc-web";
   /** HTTP version: `"2"` (default; every call multiplexed on one connection per target) or `"1.1"`. */
   httpVersion?: "1.1" | "2";
   /** Protobuf binary (default, `true`) or JSON (`false`) messages. */
   useBinaryFormat?: boolean;
-  /** Default deadline of unary calls. Default 10,000 ms, as in Wanaku. */
-  unaryTimeoutMs?: number;
-  /** Default deadline of code execution streams. Default 20,000 ms, as in Wanaku. */
-  streamTimeoutMs?: number;
-  /**
-   * Deadlines per service, over the defaults above; a call's own `timeoutMs` wins over both.
-   * @example `timeouts: (target) => (target.serviceName === "slow" ? { unaryMs: 60_000 } : undefined)`
-   */
-  timeouts?: (target: ServiceTarget) => ServiceTimeouts | undefined;
   /**
    * Reach services over TLS: one setting for every target, or a function choosing per target (`undefined` for
    * cleartext).

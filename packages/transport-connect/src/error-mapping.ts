@@ -1,5 +1,5 @@
 import { ConnectError } from "@connectrpc/connect";
-import { Code, TrestleError } from "@trestle/core";
+import { Code, codeFromNumber, TrestleError } from "@trestle/core";
 
 /** Certificate verification failures as Node names them (`tls` docs, "X509 certificate error codes"). */
 const CERTIFICATE_ERROR_CODES = new Set([
@@ -54,7 +54,7 @@ export function trestleErrorFrom(error: unknown, callerSignal?: AbortSignal): Tr
   }
   // connect-node already turns Node's socket errors (ECONNREFUSED, …) into ConnectErrors with their code.
   const connectError = ConnectError.from(error);
-  let code = (connectError.code as number) in Code ? (connectError.code as number as Code) : Code.Unknown;
+  let code = codeFromNumber(connectError.code);
   // The caller did not cancel, so the other side or the network did (a reset stream, a refused TLS client):
   // for the router that is a service it cannot reach, not a cancellation it asked for.
   if (code === Code.Canceled) code = Code.Unavailable;

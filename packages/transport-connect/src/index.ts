@@ -4,10 +4,10 @@
  *
  * @packageDocumentation
  */
+export type { ServiceTimeouts } from "@trestle/core";
 export {
   type ConnectTransportOptions,
   createConnectTransport,
   createConnectWanakuTransport,
-  type ServiceTimeouts,
 } from "./connect-transport.js";
 export type { ConnectTlsOptions } from "./target-connection.js";

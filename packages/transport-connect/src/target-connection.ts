@@ -6,17 +6,14 @@ import {
   createGrpcWebTransport,
   Http2SessionManager,
 } from "@connectrpc/connect-node";
-import { type ServiceTarget, targetAddress } from "@trestle/core";
+import { type ServiceTarget, type TlsOptions, targetAddress } from "@trestle/core";
 import { CodeExecutor, HealthProbe, Provisioner, ResourceAcquirer, ToolInvoker } from "@trestle/proto";
 
-/** TLS settings for reaching a capability service. PEM text or buffers. */
-export interface ConnectTlsOptions {
-  /** CAs to trust instead of the system's (e.g. a private CA). */
-  ca?: string | Buffer;
-  /** Client certificate, for mutual TLS. */
-  cert?: string | Buffer;
-  /** Client private key, for mutual TLS. */
-  key?: string | Buffer;
+/**
+ * TLS settings for reaching a capability service: core's `TlsOptions` (`ca`, `cert`, `key`, PEM text or bytes)
+ * and the name to verify the server as.
+ */
+export interface ConnectTlsOptions extends TlsOptions {
   /** Name to verify the server certificate against, when it differs from the target's host. */
   servername?: string;
 }

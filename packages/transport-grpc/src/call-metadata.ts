@@ -1,5 +1,6 @@
 import type * as grpc from "@grpc/grpc-js";
 import { type CallOptions, Code, REQUEST_ID_METADATA_KEY, TrestleError } from "@trestle/core";
+import { isBinaryMetadataKey, isGrpcMetadataKey, isGrpcTextMetadataValue } from "@trestle/grpc-wire";
 import type { GrpcJsModule } from "./load-grpc-js.js";
 
 /**
@@ -9,15 +10,6 @@ import type { GrpcJsModule } from "./load-grpc-js.js";
  * turns it into a `grpc.Metadata` with {@link toGrpcMetadata}.
  */
 export type CallHeaders = Record<string, string>;
-
-// gRPC's rules, as grpc-js applies them, minus ":": grpc-js accepts a pseudo-header key and silently does not
-// send it, and a colon inside a key fails in Node's HTTP/2 layer; a caller is better told at once.
-const LEGAL_KEY = /^[0-9a-z_.-]+$/;
-const LEGAL_TEXT_VALUE = /^[ -~]*$/;
-
-function isBinaryKey(key: string): boolean {
-  return key.endsWith("-bin");
-}
 
 /**
  * The gRPC metadata of one call, as {@link CallHeaders}: every entry of `options.metadata` (keys lower-cased;
@@ -33,17 +25,17 @@ function isBinaryKey(key: string): boolean {
 export function callMetadata(options: CallOptions | undefined, fallbackRequestId: string): CallHeaders {
   const headers: CallHeaders = {};
   const set = (key: string, value: string) => {
-    if (!LEGAL_KEY.test(key)) {
+    if (!isGrpcMetadataKey(key)) {
       throw new TrestleError(
         `Metadata entry "${key}" is not legal gRPC metadata: a key has only 0-9 a-z _ . - (after lower-casing)`,
         Code.InvalidArgument,
       );
     }
-    if (isBinaryKey(key)) {
+    if (isBinaryMetadataKey(key)) {
       headers[key] = Buffer.from(value, "utf8").toString("base64");
       return;
     }
-    if (!LEGAL_TEXT_VALUE.test(value)) {
+    if (!isGrpcTextMetadataValue(value)) {
       // The value may be a credential: it stays out of the message.
       throw new TrestleError(
         `Metadata entry "${key}" is not legal gRPC metadata: a text value must be printable ASCII (a key ending in -bin carries any text)`,
@@ -64,7 +56,7 @@ export function toGrpcMetadata(grpcJs: GrpcJsModule, headers: CallHeaders): grpc
   const metadata = new grpcJs.Metadata();
   for (const key in headers) {
     const value = headers[key] as string;
-    metadata.set(key, isBinaryKey(key) ? Buffer.from(value, "base64") : value);
+    metadata.set(key, isBinaryMetadataKey(key) ? Buffer.from(value, "base64") : value);
   }
   return metadata;
 }

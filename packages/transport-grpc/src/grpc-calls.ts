@@ -1,7 +1,7 @@
 import type * as grpc from "@grpc/grpc-js";
 import { type Cancellation, Code, TrestleError } from "@trestle/core";
+import { errorFromGrpcStatus } from "@trestle/grpc-wire";
 import type { ChannelLease } from "./channel-pool.js";
-import { errorFromStatus } from "./status-error.js";
 
 /** Everything one call needs besides its message. */
 export interface CallPlan {
@@ -53,7 +53,7 @@ export function unaryCall<I, O>(method: grpc.MethodDefinition<I, O>, request: I,
         (error, reply) => {
           cancellation?.offAbort(onAbort);
           lease.done();
-          if (error) reject(ownReason ?? errorFromStatus(error));
+          if (error) reject(ownReason ?? errorFromGrpcStatus(error));
           else if (reply === undefined) reject(new TrestleError("The service sent no reply", Code.Internal));
           else resolve(reply);
         },
@@ -126,7 +126,7 @@ export async function* serverStreamCall<I, O>(
     notify();
   });
   call.on("error", (error: grpc.ServiceError) => {
-    failure = ownReason ?? errorFromStatus(error);
+    failure = ownReason ?? errorFromGrpcStatus(error);
     notify();
   });
   const abort = (reason: TrestleError) => {

@@ -1,20 +1,14 @@
 import type * as grpc from "@grpc/grpc-js";
-import type { ServiceTarget } from "@trestle/core";
+import type { ServiceTarget, TimeoutOptions, TlsOptions } from "@trestle/core";
 
 /** The wire dialect a capability service speaks: Wanaku v1 (>= 0.1.0) or the seed-era legacy packages. */
 export type GrpcDialect = "v1" | "legacy";
 
 /**
- * TLS settings for the channel to a service. PEM text or bytes. With none of `ca`, `cert`, `key` the
- * system's trusted roots verify the server; `cert` and `key` together turn on mutual TLS.
+ * TLS settings for the channel to a service: core's `TlsOptions` (`ca`, `cert`, `key`, PEM text or bytes; `cert`
+ * and `key` together turn on mutual TLS, one without the other is refused) and the name to verify the server as.
  */
-export interface GrpcTlsOptions {
-  /** Certificate(s) of the authority that signed the server's certificate. */
-  ca?: string | Buffer;
-  /** The client's certificate chain, for mutual TLS. */
-  cert?: string | Buffer;
-  /** The client's private key, for mutual TLS. */
-  key?: string | Buffer;
+export interface GrpcTlsOptions extends TlsOptions {
   /** The name to verify the server's certificate against (and send as `:authority`) instead of the host. */
   serverNameOverride?: string;
 }
@@ -29,22 +23,11 @@ export interface GrpcKeepaliveOptions {
   permitWithoutCalls?: boolean;
 }
 
-/** Deadlines for one service; either may be left out to keep the transport's default. */
-export interface ServiceTimeouts {
-  /** Deadline of a unary call. */
-  unaryMs?: number;
-  /** Deadline of a whole code execution stream. */
-  streamMs?: number;
-}
-
-/** Options for {@link createGrpcTransport}. Every field has a default. */
-export interface GrpcTransportOptions {
-  /** Deadline of a unary call when neither the call nor `timeouts` sets one. Default 10 s. */
-  unaryTimeoutMs?: number;
-  /** Deadline of a code execution stream when neither the call nor `timeouts` sets one. Default 20 s. */
-  streamTimeoutMs?: number;
-  /** Per-service deadlines; `CallOptions.timeoutMs` still wins over them. */
-  timeouts?: (target: ServiceTarget) => ServiceTimeouts | undefined;
+/**
+ * Options for {@link createGrpcTransport}. Every field has a default. The deadlines (`unaryTimeoutMs`,
+ * `streamTimeoutMs`, per-service `timeouts`) are core's `TimeoutOptions`, as the Connect transport takes them.
+ */
+export interface GrpcTransportOptions extends TimeoutOptions {
   /** A channel with no call for this long is closed (its connection too). Default 5 min. */
   idleTimeoutMs?: number;
   /** HTTP/2 keepalive. */

@@ -4,15 +4,21 @@ import {
   connect,
   constants,
   type IncomingHttpHeaders,
-  type IncomingHttpStatusHeader,
   type OutgoingHttpHeaders,
 } from "node:http2";
 import { type Cancellation, Code, TrestleError } from "@trestle/core";
+import {
+  callEnding,
+  frameMessage,
+  grpcRequestHeaders,
+  type ReplyHeaders,
+  takeReplyMessages,
+  unaryReplyMessage,
+} from "@trestle/grpc-wire";
 import type { CallHeaders } from "./call-metadata.js";
 import type { ChannelLease } from "./channel-pool.js";
 import type { ChannelSecurity } from "./channel-security.js";
 import type { FramingMethodDefinition } from "./service-definition.js";
-import { errorFromStatus } from "./status-error.js";
 
 /**
  * One HTTP/2 connection to a capability service, for unary calls: opened on the first call, opened again on
@@ -177,43 +183,11 @@ export interface Http2CallPlan {
   limits: Http2UnaryLimits;
 }
 
-/** `grpc-timeout`: at most 8 digits, in the finest unit that fits. */
-function grpcTimeout(ms: number): string {
-  const whole = Math.max(0, Math.ceil(ms));
-  if (whole < 100_000_000) return `${whole}m`;
-  const seconds = Math.ceil(whole / 1000);
-  if (seconds < 100_000_000) return `${seconds}S`;
-  return `${Math.min(Math.ceil(seconds / 3600), 99_999_999)}H`;
-}
-
-/** The gRPC code an HTTP status without a gRPC status means (gRPC's HTTP-to-gRPC status mapping). */
-function codeOfHttpStatus(status: number): Code {
-  switch (status) {
-    case 400:
-      return Code.Internal;
-    case 401:
-      return Code.Unauthenticated;
-    case 403:
-      return Code.PermissionDenied;
-    case 404:
-      return Code.Unimplemented;
-    case 429:
-    case 502:
-    case 503:
-    case 504:
-      return Code.Unavailable;
-    default:
-      return Code.Unknown;
-  }
-}
-
 function cancelledByCaller(cancellation: Cancellation): TrestleError {
   return new TrestleError("The call was cancelled by the caller", Code.Canceled, {
     cause: cancellation.reason,
   });
 }
-
-type ReplyHeaders = IncomingHttpHeaders & IncomingHttpStatusHeader;
 
 /**
  * The 5-byte-framed request message: written in place by the method's compiled codec when it has one, else
@@ -229,11 +203,7 @@ function frameOf<I>(
   if (method.requestFrame) {
     frame = method.requestFrame(request);
   } else {
-    const message = method.requestSerialize(request);
-    frame = Buffer.allocUnsafe(5 + message.length);
-    frame[0] = 0;
-    frame.writeUInt32BE(message.length, 1);
-    message.copy(frame, 5);
+    frame = frameMessage(method.requestSerialize(request));
   }
   const length = frame.length - 5;
   if (limits.maxSendMessageBytes !== undefined && length > limits.maxSendMessageBytes) {
@@ -243,43 +213,6 @@ function frameOf<I>(
     );
   }
   return frame;
-}
-
-/** The request headers of a call: its metadata, then the gRPC ones. */
-function requestHeaders(path: string, plan: Http2CallPlan): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = plan.metadata;
-  headers[":method"] = "POST";
-  headers[":path"] = path;
-  headers["content-type"] = "application/grpc";
-  headers.te = "trailers";
-  headers["grpc-timeout"] = grpcTimeout(plan.timeoutMs);
-  return headers;
-}
-
-/**
- * How a finished stream ended: undefined for status OK, else the error its status (in the trailers, or in the
- * headers of a trailers-only reply), its HTTP status or its reset means.
- */
-function endingOf(
-  stream: ClientHttp2Stream,
-  replyHeaders: ReplyHeaders | undefined,
-  trailers: IncomingHttpHeaders | undefined,
-): TrestleError | undefined {
-  const status = trailers?.["grpc-status"] ?? replyHeaders?.["grpc-status"];
-  if (status === undefined) {
-    const http = replyHeaders?.[":status"];
-    if (http !== undefined && http !== 200) {
-      return new TrestleError(`The service answered HTTP ${http}`, codeOfHttpStatus(http));
-    }
-    if (stream.rstCode === constants.NGHTTP2_REFUSED_STREAM || replyHeaders === undefined) {
-      return new TrestleError("The service closed the call without an answer", Code.Unavailable);
-    }
-    return new TrestleError("The service's reply carries no gRPC status", Code.Internal);
-  }
-  const code = Number(status);
-  if (code === 0) return undefined;
-  const message = trailers?.["grpc-message"] ?? replyHeaders?.["grpc-message"];
-  return errorFromStatus({ code, details: typeof message === "string" ? message : "" });
 }
 
 /** A stream error that is not our own cancellation: the connection's (refused, reset, TLS). */
@@ -342,7 +275,7 @@ export function http2UnaryCall<I, O>(
     let headers: OutgoingHttpHeaders;
     try {
       frame = frameOf(method, request, limits);
-      headers = requestHeaders(method.path, plan);
+      headers = grpcRequestHeaders(plan.metadata, method.path, plan.timeoutMs);
     } catch (error) {
       lease.done();
       reject(TrestleError.from(error, Code.Internal));
@@ -411,30 +344,15 @@ export function http2UnaryCall<I, O>(
       error: (error: Error) => finish(connectionError(error)),
       close: () => {
         if (settled) return;
-        const failure = endingOf(stream, replyHeaders, trailers);
+        const failure = callEnding(stream, replyHeaders, trailers);
         if (failure) {
           finish(failure);
           return;
         }
         const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-        if (body.length < 5) {
-          finish(new TrestleError("The service sent no reply", Code.Internal));
-          return;
-        }
-        if (body[0] !== 0) {
-          finish(
-            new TrestleError("The service sent a compressed reply, which was not asked for", Code.Internal),
-          );
-          return;
-        }
-        const length = body.readUInt32BE(1);
-        if (body.length < 5 + length) {
-          finish(new TrestleError("The service's reply was cut short", Code.Internal));
-          return;
-        }
         let reply: O;
         try {
-          reply = method.responseDeserialize(body.subarray(5, 5 + length));
+          reply = method.responseDeserialize(unaryReplyMessage(body));
         } catch (error) {
           finish(TrestleError.from(error, Code.Internal));
           return;
@@ -470,7 +388,7 @@ export async function* http2ServerStreamCall<I, O>(
   let stream: ClientHttp2Stream;
   try {
     const frame = frameOf(method, request, limits);
-    stream = lease.client.request(requestHeaders(method.path, plan));
+    stream = lease.client.request(grpcRequestHeaders(plan.metadata, method.path, plan.timeoutMs));
     stream.end(frame);
   } catch (error) {
     lease.done();
@@ -489,6 +407,9 @@ export async function* http2ServerStreamCall<I, O>(
   let replyHeaders: ReplyHeaders | undefined;
   let trailers: IncomingHttpHeaders | undefined;
   let pending: Buffer = Buffer.alloc(0);
+  const onMessage = (message: Buffer) => {
+    queue.push(method.responseDeserialize(message));
+  };
 
   const abort = (reason: TrestleError) => {
     if (ended || failure) return;
@@ -514,31 +435,11 @@ export async function* http2ServerStreamCall<I, O>(
   });
   stream.on("data", (chunk: Buffer) => {
     pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-    while (pending.length >= 5) {
-      if (pending[0] !== 0) {
-        abort(
-          new TrestleError("The service sent a compressed reply, which was not asked for", Code.Internal),
-        );
-        return;
-      }
-      const length = pending.readUInt32BE(1);
-      if (length > limits.maxReceiveMessageBytes) {
-        abort(
-          new TrestleError(
-            `Received message larger than max (${length} vs. ${limits.maxReceiveMessageBytes})`,
-            Code.ResourceExhausted,
-          ),
-        );
-        return;
-      }
-      if (pending.length < 5 + length) break;
-      try {
-        queue.push(method.responseDeserialize(pending.subarray(5, 5 + length)));
-      } catch (error) {
-        abort(TrestleError.from(error, Code.Internal));
-        return;
-      }
-      pending = pending.subarray(5 + length);
+    try {
+      pending = takeReplyMessages(pending, limits.maxReceiveMessageBytes, onMessage);
+    } catch (error) {
+      abort(TrestleError.from(error, Code.Internal));
+      return;
     }
     if (queue.length >= highWater) stream.pause();
     notify();
@@ -549,7 +450,7 @@ export async function* http2ServerStreamCall<I, O>(
   });
   stream.on("close", () => {
     if (!ended && !failure) {
-      const ending = endingOf(stream, replyHeaders, trailers);
+      const ending = callEnding(stream, replyHeaders, trailers);
       if (ending) failure = ending;
       else ended = true;
     }

@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+export type { ServiceTimeouts } from "@trestle/core";
 export { createGrpcTransport, createGrpcWanakuTransport } from "./grpc-transport.js";
 export {
   DEFAULT_IDLE_TIMEOUT_MS,
@@ -13,5 +14,4 @@ export {
   type GrpcKeepaliveOptions,
   type GrpcTlsOptions,
   type GrpcTransportOptions,
-  type ServiceTimeouts,
 } from "./grpc-transport-options.js";

@@ -18,15 +18,17 @@ export function encodeGrpcMessage(message: string): string {
   return encoded;
 }
 
-const TIMEOUT = /^(\d{1,8})([HMSmun])$/;
-const UNIT_MS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 0.001, n: 0.000_001 };
-
 /**
- * The milliseconds a `grpc-timeout` header grants (1 to 8 digits and a unit: hours, minutes, seconds, milli-,
- * micro- or nanoseconds), or undefined when the value is not one.
+ * A status message as sent, from what a client holds of `grpc-message`: its percent-encoding decoded, including
+ * the `%XX` escapes grpc-js's `decodeURI` leaves (`%3A`, `%2F`, `%2C` and the like), so that a message reads as
+ * sent (and the router's secret scrubber recognises a secret echoed in it). Text that is not valid
+ * percent-encoding is kept as it is.
  */
-export function parseGrpcTimeout(value: string): number | undefined {
-  const match = TIMEOUT.exec(value);
-  if (!match) return undefined;
-  return Number(match[1]) * (UNIT_MS[match[2] as string] as number);
+export function decodeGrpcMessage(text: string): string {
+  if (!text.includes("%")) return text;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
