@@ -67,8 +67,9 @@ import { registerDiscoveryRoutes } from "./management/discovery-routes.js";
 import { MANAGEMENT_API_INFO, registerDocumentRoute } from "./management/document-route.js";
 import { registerEventRoutes } from "./management/event-routes.js";
 import { registerForwardRoutes } from "./management/forward-routes.js";
+import { followCatalogChanges } from "./mcp/catalog-changes.js";
 import { followEndedSessions, storeLedger } from "./mcp/ended-sessions.js";
-import { createMcpEndpoint, type ListKind, type McpEndpoint } from "./mcp/mcp-endpoint.js";
+import { createMcpEndpoint, type McpEndpoint } from "./mcp/mcp-endpoint.js";
 import type { McpBackend, McpSettings } from "./mcp/namespace-server.js";
 import { parseAcceptedRevisions } from "./mcp/protocol-era.js";
 import { revisionCodec } from "./mcp/result-encoding.js";
@@ -129,12 +130,6 @@ export interface RouterOverrides {
   /** Files of the router's own no forward may see (its configuration file, the files its secrets come from). */
   privatePaths?: readonly string[];
 }
-
-const LIST_KIND: Partial<Record<string, ListKind>> = {
-  tool: "tools",
-  resource: "resources",
-  prompt: "prompts",
-};
 
 function readPem(path: string | undefined): Buffer | undefined {
   return path ? readFileSync(path) : undefined;
@@ -475,16 +470,10 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     onError: (error) => logger.error({ err: error }, "an A2A request failed"),
   });
 
-  const unsubscribeCatalog = registry.catalog.onChange((change) => {
-    if (change.kind === "namespace") {
-      if (change.op === "removed") mcp.dropNamespace(change.namespace);
-      return;
-    }
-    const list = LIST_KIND[change.kind];
-    if (list) mcp.listChanged(change.namespace, list);
-    // A resource's entry changed or went away: what its subscribers read may have too.
-    if (change.kind === "resource" && change.op !== "added")
-      mcp.resourceUpdated(change.namespace, change.key);
+  const unsubscribeCatalog = followCatalogChanges(registry.catalog, {
+    listChanged: (namespace, kind) => mcp.listChanged(namespace, kind),
+    resourceUpdated: (namespace, uri) => mcp.resourceUpdated(namespace, uri),
+    namespaceRemoved: (namespace) => mcp.dropNamespace(namespace),
   });
   const unsubscribeServices = registry.services.onEvent(() => {
     if (refreshServices()) mcp.listChanged(undefined, "tools");
