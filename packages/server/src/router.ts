@@ -32,8 +32,12 @@ import type { McpUpstream } from "@trestle/transport-mcp";
 import { mcpToolUri } from "@trestle/transport-mcp/tool-uri";
 import { type Logger, pino } from "pino";
 import { lazyA2aEndpoint } from "./a2a/lazy-a2a-endpoint.js";
-import { capabilitySecretResolver, withCapabilitySecrets } from "./capability-secrets.js";
-import { BUILTIN_PRINCIPAL, DEFAULT_MAX_QUEUED_CALLS, type RouterConfig } from "./config.js";
+import {
+  capabilitySecretResolver,
+  configuredCallSecrets,
+  withCapabilitySecrets,
+} from "./capability-secrets.js";
+import { DEFAULT_MAX_QUEUED_CALLS, type RouterConfig } from "./config.js";
 import { combinedUpstreamConnector } from "./forwards/a2a-connector.js";
 import { createForwardDirectory } from "./forwards/forward-directory.js";
 import { A2A_PROTOCOL, MCP_PROTOCOL } from "./forwards/forward-identity.js";
@@ -63,6 +67,8 @@ import type { McpBackend, McpSettings } from "./mcp/namespace-server.js";
 import { parseAcceptedRevisions } from "./mcp/protocol-era.js";
 import { revisionCodec } from "./mcp/result-encoding.js";
 import { createTaskRunner } from "./mcp/tasks.js";
+import { registrationPolicyOf } from "./registration-policy.js";
+import { configuredSecretsKeys } from "./store-secrets-keys.js";
 import { SERVER_VERSION } from "./version.js";
 
 /** A running router. */
@@ -159,14 +165,15 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
         }
       : undefined;
   };
+  // Who may register what where, which instances the router may reach, and which get a configured call secret.
+  const policy = registrationPolicyOf(config, Object.keys(overrides.builtinSecrets ?? {}));
+  let registeredBy: (id: string) => string | undefined = () => undefined; // set once the registry is open
   // Each capability gets only its own call secret, added below the bridge so no event or log ever holds it.
-  const configuredSecrets: Record<string, string> = {};
-  for (const [name, service] of Object.entries(config.services)) {
-    if (service.callSecret !== undefined) configuredSecrets[name] = service.callSecret;
-  }
   const secretFor = capabilitySecretResolver({
-    configured: configuredSecrets,
+    configured: configuredCallSecrets(config.services),
     builtin: overrides.builtinSecrets ?? {},
+    mayReceiveConfigured: (target) =>
+      policy.mayReceiveCallSecret(target.serviceName, registeredBy(target.id)),
   });
   const forwardDirectory = createForwardDirectory({
     startTimeoutMs: config.forwardStartTimeoutMs,
@@ -256,12 +263,15 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   // What the registry probes through; the bridges call through the same transports with the interceptors below.
   const probing: TransportSelector = createTransportSelector({ byProtocol, byServiceName });
 
+  const secretsKeys = await configuredSecretsKeys(config);
   const store = await openStore({
     ...(config.databaseUrl
       ? { databaseUrl: config.databaseUrl }
       : config.memoryStore
         ? { memory: true }
         : { dataDir: config.dataDir }),
+    ...(secretsKeys ? { secretsKeys } : {}),
+    logger: logger.child({ component: "store" }),
   });
   const registry = await createRegistry({
     store,
@@ -272,8 +282,11 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     failureThreshold: config.circuitFailureThreshold,
     circuitCooldownMs: config.circuitOpenMs,
     maxInstancesPerService: config.maxInstancesPerService,
+    configuredOwner: (name) => policy.configuredOwner(name),
+    instancePolicy: (service) => policy.instanceRefusal(service),
     logger: logger.child({ component: "registry" }),
   });
+  registeredBy = (id) => registry.services.get(id)?.registeredBy;
   await registry.start();
 
   const forwardSupervisor = createForwardSupervisor({
@@ -464,11 +477,8 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     maxBodyBytes: config.maxBodyBytes,
     info: MANAGEMENT_API_INFO,
   });
-  registerDiscoveryRoutes(api, {
-    registry,
-    // The built-ins' names are theirs from the start: a register token cannot claim one before they register.
-    reserved: { serviceNames: Object.keys(overrides.builtinSecrets ?? {}), principal: BUILTIN_PRINCIPAL },
-  });
+  // The built-ins' names are theirs from the start: a register token cannot claim one before they register.
+  registerDiscoveryRoutes(api, { registry, policy });
   registerCatalogRoutes(api, { registry, invoker, resources });
   registerEventRoutes(api, {
     events,
