@@ -100,6 +100,8 @@ describe("secrets never leave the places they must live", () => {
           { name: "client", token: MCP_TOKEN, scopes: ["mcp"] },
           { name: "capabilities", token: REGISTER_TOKEN, scopes: ["register"] },
         ]),
+        // The capabilities run on this machine, registered with the register token.
+        TRESTLE_REGISTRATION_ALLOWED_NETWORKS: "127.0.0.0/8",
       },
     );
     vault = await startCapability({
