@@ -104,8 +104,11 @@ export function createRegistrationPolicy(options: RegistrationPolicyOptions): Re
       if (range === undefined) continue;
       if (builtin && range.name === "loopback") continue;
       if (everywhere.includes(address) || perService.get(serviceName)?.includes(address)) continue;
-      const where = isIpLiteral(bare) ? host : `${host} (${address})`;
-      return `${where} is a ${range.name} address, which registrations by '${principal}' may not use; an operator may allow its network with registrationAllowedNetworks or services.${serviceName}.allowedNetworks`;
+      // A host name's address is not quoted: a register token learns no more of the router's DNS than that.
+      const what = isIpLiteral(bare)
+        ? `${host} is a ${range.name} address`
+        : `${host} resolves to a ${range.name} address`;
+      return `${what}, which registrations by '${principal}' may not use; an operator may allow its network with registrationAllowedNetworks or services.${serviceName}.allowedNetworks`;
     }
     return undefined;
   }

@@ -77,6 +77,14 @@ describe("registration addresses", () => {
     expect(refused.rawMessage).toContain("registrationAllowedNetworks or services.weather.allowedNetworks");
   });
 
+  it("does not tell a register token what a host name resolves to", async () => {
+    const refused = await refusal(
+      policy().checkRegistration({ serviceName: "weather", host: "internal.example" }, team),
+    );
+    expect(refused.rawMessage).toContain("internal.example resolves to a private address");
+    expect(refused.rawMessage).not.toContain("10.20.30.40");
+  });
+
   it("lets a non-admin register at a public address, and an admin anywhere", async () => {
     const allowed = policy();
     await allowed.checkRegistration({ serviceName: "weather", host: "93.184.216.34" }, team);
