@@ -146,7 +146,7 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 7,
+    version: 8,
     name: "service names owned by the principal that first registered them",
     // An owner outlives its instances (deregistered, stale), so no other principal can claim its name by waiting.
     // Names registered before this step go to the principal of their earliest bound instance.

@@ -50,13 +50,13 @@ describe("migration 3: registrations bound to their principal", () => {
   });
 });
 
-describe("migration 7: service names kept by their owner", () => {
+describe("migration 8: service names kept by their owner", () => {
   it("gives each name registered before it to the principal of its earliest bound instance, for good", async () => {
     const client = await openThrowawayDatabase();
     try {
       await applyMigrations(
         client,
-        MIGRATIONS.filter((m) => m.version < 7),
+        MIGRATIONS.filter((m) => m.version < 8),
       );
       const row = (id: string, name: string, owner: string | null, at: number) =>
         client.query(
@@ -72,7 +72,7 @@ describe("migration 7: service names kept by their owner", () => {
       await row("w-admin-later", "weather", "operator", 5);
       await row("w-first", "weather", "weather-team", 2);
       await row("legacy", "unbound", null, 1);
-      expect(await applyMigrations(client)).toEqual([7]);
+      expect(await applyMigrations(client)).toEqual([8]);
       expect(
         await client.query("SELECT service_name, owner FROM trestle_service_owners ORDER BY service_name"),
       ).toEqual([{ service_name: "weather", owner: "weather-team" }]);

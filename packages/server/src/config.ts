@@ -1,8 +1,13 @@
 import { readFileSync } from "node:fs";
 import { Code, TrestleError } from "@trestle/core";
-import { parseNetwork } from "@trestle/core/address-ranges";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import {
+  securityConfigFields,
+  securityConfigProblems,
+  securityConfigSources,
+  serviceRegistrationFields,
+} from "./config-security.js";
 import { MCP_REVISIONS } from "./mcp/protocol-era.js";
 
 const rateLimitSchema = z.strictObject({
@@ -28,19 +33,6 @@ const tokenSchema = z.strictObject({
     .describe("Requests this token may make (token bucket); the top-level rateLimit when absent"),
 });
 
-/** A list of IP networks (`10.0.0.0/8`, `fd00::/8`, `127.0.0.1`), each checked. */
-const networksSchema = z.array(
-  z.string().refine((text) => parseNetwork(text) !== undefined, {
-    message: "must be an IP network such as 10.0.0.0/8, fd00::/8 or 127.0.0.1",
-  }),
-);
-
-/** The shortest secrets key accepted (`openssl rand -base64 32` makes 44 characters). */
-const SECRETS_KEY_MIN_LENGTH = 32;
-const secretsKeySchema = z
-  .string()
-  .min(SECRETS_KEY_MIN_LENGTH, `a secrets key must have at least ${SECRETS_KEY_MIN_LENGTH} characters`);
-
 const serviceSchema = z
   .strictObject({
     protocol: z
@@ -58,18 +50,7 @@ const serviceSchema = z
       .describe(
         "Secret sent to this service only, as x-trestle-capability-secret metadata (its TRESTLE_CAPABILITY_SECRET), and only to instances its owner (principal, else its first registrant) or an admin registered",
       ),
-    principal: z
-      .string()
-      .min(1)
-      .optional()
-      .describe(
-        "The token name (principal) this service name belongs to: only it, or an admin, may register instances under it",
-      ),
-    allowedNetworks: networksSchema
-      .optional()
-      .describe(
-        'Private, loopback or other special-purpose networks this service\'s non-admin registrations may use (besides registrationAllowedNetworks), e.g. ["10.0.0.0/8"]',
-      ),
+    ...serviceRegistrationFields,
     unaryTimeoutMs: z
       .number()
       .int()
@@ -115,315 +96,259 @@ export const DEFAULT_MAX_QUEUED_CALLS = 100;
  * The router's configuration: every key, with its default and meaning. The same schema validates a config file,
  * and `docs/deploy.md`'s reference is generated from it.
  */
-export const routerConfigSchema = z
-  .object({
-    host: z.string().default("127.0.0.1").describe("Address to listen on"),
-    port: z.number().int().min(0).max(65_535).default(8080).describe("Port to listen on (0 = any free port)"),
-    dataDir: z.string().default(".trestle/data").describe("Directory of the embedded store (PGlite)"),
-    databaseUrl: z.string().optional().describe("PostgreSQL URL; when set, the embedded store is not used"),
-    memoryStore: z.boolean().default(false).describe("Keep the embedded store in memory only (tests, demos)"),
-    workers: z
-      .number()
-      .int()
-      .min(1)
-      .max(256)
-      .default(1)
-      .describe(
-        "Router processes sharing the port (node:cluster), each a replica on the same store; more than 1 needs databaseUrl",
-      ),
-    stateless: z
-      .boolean()
-      .default(false)
-      .describe("Serve MCP without sessions (no GET stream, no list_changed)"),
-    sessionSecret: z
-      .string()
-      .min(32, "the session secret must have at least 32 characters")
-      .optional()
-      .describe(
-        "Key sealing MCP session ids; replicas sharing it share sessions (default: random per process)",
-      ),
-    sessionIdleTimeoutMs: z
-      .number()
-      .int()
-      .positive()
-      .default(30 * 60_000)
-      .describe("Idle sessions are forgotten after this"),
-    sessionMaxAgeMs: z
-      .number()
-      .int()
-      .positive()
-      .default(24 * 60 * 60_000)
-      .describe(
-        "Sessions expire this long after they were created, however active (a new initialize is needed)",
-      ),
-    maxSessions: z.number().int().positive().default(100_000).describe("Most sessions kept in memory"),
-    maxBodyBytes: z
-      .number()
-      .int()
-      .positive()
-      .default(4 * 1024 * 1024)
-      .describe("Largest request body accepted"),
-    allowedHosts: z
-      .array(z.string())
-      .default([])
-      .describe("Host names accepted in the Host header besides loopback ('*' = any)"),
-    allowedOrigins: z
-      .array(z.string())
-      .default([])
-      .describe("Browser origins allowed (CORS and Origin checks)"),
-    tokens: z
-      .array(tokenSchema)
-      .default([])
-      .refine((tokens) => new Set(tokens.map((t) => t.name)).size === tokens.length, {
-        message: "token names must be unique (registrations and sessions are bound to them)",
-      })
-      .refine((tokens) => !tokens.some((t) => t.name === BUILTIN_PRINCIPAL), {
-        message: `the token name '${BUILTIN_PRINCIPAL}' is reserved for the built-in services`,
-      })
-      .describe(
-        "Bearer tokens (name, token, scopes, namespaces, rateLimit). With any token, every scope needs a token that allows it (admin allows all); with none, every scope is open and the router listens on loopback only",
-      ),
-    insecureOpen: z
-      .boolean()
-      .default(false)
-      .describe(
-        "Allow listening on a non-loopback address with no tokens: every scope open to the network (logged as a warning)",
-      ),
-    registrationAllowedNetworks: networksSchema
-      .default([])
-      .describe(
-        "Private, loopback, link-local or other special-purpose networks where non-admin registrations may put a service (e.g. 10.0.0.0/8); by default they may not (a router without tokens allows every address)",
-      ),
-    secretsKey: secretsKeySchema
-      .optional()
-      .describe(
-        "Key that encrypts forwards' upstreams (arguments, environment, headers) in the store, at least 32 characters (openssl rand -base64 32); the same on every replica. Default with the embedded store: a key file beside the data directory (<dataDir>.key), made at first start",
-      ),
-    secretsKeyFile: z
-      .string()
-      .min(1)
-      .optional()
-      .describe(
-        "File holding the secrets key (mode 0600; one key per line: the current one first, older ones after it), instead of secretsKey",
-      ),
-    previousSecretsKeys: z
-      .array(secretsKeySchema)
-      .default([])
-      .describe(
-        "Older secrets keys, to read forwards they encrypted while a rotation encrypts them again with secretsKey",
-      ),
-    maxInstancesPerService: z
-      .number()
-      .int()
-      .positive()
-      .default(16)
-      .describe("Most registered instances of one service name; further registrations are refused (409)"),
-    rateLimit: rateLimitSchema
-      .optional()
-      .describe(
-        "Requests per token without its own rateLimit, and per client address without a token ({requestsPerSecond, burst}; default: none)",
-      ),
-    forwardHeaders: z
-      .array(z.string().transform((h) => h.toLowerCase()))
-      .default([])
-      .describe("Request headers forwarded to capabilities as call metadata (e.g. authorization)"),
-    codeExecutionToolName: z.string().default("execute_code").describe("Name of the MCP tool that runs code"),
-    pageSize: z
-      .number()
-      .int()
-      .min(1)
-      .max(100_000)
-      .default(1000)
-      .describe("Items per page of MCP list results"),
-    mcpRevisions: z
-      .array(z.enum(MCP_REVISIONS))
-      .min(1, "at least one MCP revision must be accepted")
-      .default([...MCP_REVISIONS])
-      .describe(
-        `MCP revisions the router accepts (default: all it speaks, ${MCP_REVISIONS.join(", ")}); a client offering another is walked back to the newest accepted one (initialize) or refused with the list (stateless requests)`,
-      ),
-    listCacheTtlMs: z
-      .number()
-      .int()
-      .nonnegative()
-      .default(60_000)
-      .describe(
-        "Caching hint (ttlMs) on stateless list and discover results: how long a client may keep them; changes reach subscriptions/listen streams at once",
-      ),
-    probeIntervalMs: z
-      .number()
-      .int()
-      .positive()
-      .default(5_000)
-      .describe("How often services are health-probed"),
-    registrationGraceMs: z
-      .number()
-      .int()
-      .nonnegative()
-      .default(30_000)
-      .describe("How long a new service may stay pending"),
-    heartbeatTimeoutMs: z
-      .number()
-      .int()
-      .positive()
-      .default(90_000)
-      .describe("A service silent this long is marked down"),
-    circuitFailureThreshold: z
-      .number()
-      .int()
-      .positive()
-      .default(3)
-      .describe("Failed calls in a row (unreachable, deadline) that take a service instance out of rotation"),
-    circuitOpenMs: z
-      .number()
-      .int()
-      .positive()
-      .default(30_000)
-      .describe("How long an instance stays out of rotation after that, before a trial call"),
-    unaryTimeoutMs: z
-      .number()
-      .int()
-      .positive()
-      .default(10_000)
-      .describe("Default deadline of unary capability calls"),
-    streamTimeoutMs: z
-      .number()
-      .int()
-      .positive()
-      .default(60_000)
-      .describe("Default deadline of code execution streams (above the engines' own run limits)"),
-    forwardStartTimeoutMs: z
-      .number()
-      .int()
-      .min(1_000)
-      .max(600_000)
-      .default(120_000)
-      .describe(
-        "How long a forward's MCP server may take to start and answer 'initialize' the first time the router connects to it (a first 'npx -y' downloads the package meanwhile); a forward's own startTimeoutMs wins",
-      ),
-    forwardHandshakeTimeoutMs: z
-      .number()
-      .int()
-      .min(1_000)
-      .max(600_000)
-      .default(30_000)
-      .describe(
-        "How long a forward's MCP server may take to answer 'initialize' on every later connection (a process started again, per-call processes, reconnections); a forward's own handshakeTimeoutMs wins",
-      ),
-    services: z
-      .record(z.string(), serviceSchema)
-      .default({})
-      .describe(
-        "Per-service settings by service name: protocol, dialect, callSecret, principal, allowedNetworks, unaryTimeoutMs, streamTimeoutMs, maxConcurrentCalls, maxQueuedCalls",
-      ),
-    tlsCaFile: z.string().optional().describe("CA certificate (PEM) trusted for TLS to capabilities"),
-    tlsCertFile: z.string().optional().describe("Client certificate (PEM) for mutual TLS to capabilities"),
-    tlsKeyFile: z.string().optional().describe("Client key (PEM) for mutual TLS to capabilities"),
-    eventHistorySize: z
-      .number()
-      .int()
-      .nonnegative()
-      .default(1000)
-      .describe("Tool-call events kept for the history endpoint"),
-    eventMaxBytes: z
-      .number()
-      .int()
-      .min(1024)
-      .default(16 * 1024)
-      .describe(
-        "Largest tool-call event, as JSON; a larger one has its arguments, body and results cut, marked '…[truncated N bytes]'",
-      ),
-    eventHistoryMaxBytes: z
-      .number()
-      .int()
-      .nonnegative()
-      .default(8 * 1024 * 1024)
-      .describe(
-        "Bytes of tool-call events the history keeps in all (the oldest go first), besides eventHistorySize; an event not yet read counts the size of what it records",
-      ),
-    maxBatchMessages: z
-      .number()
-      .int()
-      .min(1)
-      .max(10_000)
-      .default(100)
-      .describe(
-        "Most messages in one JSON-RPC batch; a larger batch is refused whole (400), nothing dispatched",
-      ),
-    maxStreamsPerSession: z
-      .number()
-      .int()
-      .positive()
-      .default(256)
-      .describe(
-        "Requests one MCP session may have awaiting answers at once (429 beyond); its one GET stream is apart",
-      ),
-    maxConnections: z
-      .number()
-      .int()
-      .positive()
-      .default(10_000)
-      .describe("Connections the HTTP listener accepts at once; more are closed as they arrive"),
-    sseMaxBufferedBytes: z
-      .number()
-      .int()
-      .min(1024)
-      .default(1024 * 1024)
-      .describe(
-        "Bytes a slow SSE reader (event stream, MCP stream) may leave unread in the router before it is dropped",
-      ),
-    maxResourceUriLength: z
-      .number()
-      .int()
-      .min(64)
-      .default(8 * 1024)
-      .describe("Longest URI resources/read accepts, in characters (-32602 beyond)"),
-    a2aTaskRetentionMs: z
-      .number()
-      .int()
-      .min(60_000, "A2A tasks must be kept at least 60000 ms (one minute)")
-      .default(7 * 24 * 60 * 60_000)
-      .describe(
-        "A2A tasks are kept this long after their last change; then GetTask answers -32001 and the store drops them",
-      ),
-    drainTimeoutMs: z
-      .number()
-      .int()
-      .nonnegative()
-      .default(10_000)
-      .describe("On shutdown, how long in-flight calls may finish"),
-    logLevel: z
-      .enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"])
-      .default("info")
-      .describe("Log level"),
-  })
-  .superRefine((config, context) => {
-    if (config.secretsKey !== undefined && config.secretsKeyFile !== undefined)
-      context.addIssue({
-        code: "custom",
-        path: ["secretsKeyFile"],
-        message: "give secretsKey or secretsKeyFile, not both",
-      });
-    if (
-      config.previousSecretsKeys.length > 0 &&
-      config.secretsKey === undefined &&
-      config.secretsKeyFile === undefined
-    )
-      context.addIssue({
-        code: "custom",
-        path: ["previousSecretsKeys"],
-        message: "previous secrets keys need a current one (secretsKey or secretsKeyFile)",
-      });
-    const principals = new Set([...config.tokens.map((t) => t.name), BUILTIN_PRINCIPAL]);
-    for (const [name, service] of Object.entries(config.services)) {
-      if (service.principal !== undefined && !principals.has(service.principal))
-        context.addIssue({
-          code: "custom",
-          path: ["services", name, "principal"],
-          message: `no token is named '${service.principal}'`,
-        });
-    }
-  });
+export const routerConfigSchema = z.object({
+  host: z.string().default("127.0.0.1").describe("Address to listen on"),
+  port: z.number().int().min(0).max(65_535).default(8080).describe("Port to listen on (0 = any free port)"),
+  dataDir: z.string().default(".trestle/data").describe("Directory of the embedded store (PGlite)"),
+  databaseUrl: z.string().optional().describe("PostgreSQL URL; when set, the embedded store is not used"),
+  memoryStore: z.boolean().default(false).describe("Keep the embedded store in memory only (tests, demos)"),
+  workers: z
+    .number()
+    .int()
+    .min(1)
+    .max(256)
+    .default(1)
+    .describe(
+      "Router processes sharing the port (node:cluster), each a replica on the same store; more than 1 needs databaseUrl",
+    ),
+  stateless: z
+    .boolean()
+    .default(false)
+    .describe("Serve MCP without sessions (no GET stream, no list_changed)"),
+  sessionSecret: z
+    .string()
+    .min(32, "the session secret must have at least 32 characters")
+    .optional()
+    .describe(
+      "Key sealing MCP session ids; replicas sharing it share sessions (default: random per process)",
+    ),
+  sessionIdleTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .default(30 * 60_000)
+    .describe("Idle sessions are forgotten after this"),
+  sessionMaxAgeMs: z
+    .number()
+    .int()
+    .positive()
+    .default(24 * 60 * 60_000)
+    .describe(
+      "Sessions expire this long after they were created, however active (a new initialize is needed)",
+    ),
+  maxSessions: z.number().int().positive().default(100_000).describe("Most sessions kept in memory"),
+  maxBodyBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(4 * 1024 * 1024)
+    .describe("Largest request body accepted"),
+  allowedHosts: z
+    .array(z.string())
+    .default([])
+    .describe("Host names accepted in the Host header besides loopback ('*' = any)"),
+  allowedOrigins: z
+    .array(z.string())
+    .default([])
+    .describe("Browser origins allowed (CORS and Origin checks)"),
+  tokens: z
+    .array(tokenSchema)
+    .default([])
+    .refine((tokens) => new Set(tokens.map((t) => t.name)).size === tokens.length, {
+      message: "token names must be unique (registrations and sessions are bound to them)",
+    })
+    .refine((tokens) => !tokens.some((t) => t.name === BUILTIN_PRINCIPAL), {
+      message: `the token name '${BUILTIN_PRINCIPAL}' is reserved for the built-in services`,
+    })
+    .describe(
+      "Bearer tokens (name, token, scopes, namespaces, rateLimit). With any token, every scope needs a token that allows it (admin allows all); with none, every scope is open and the router listens on loopback only",
+    ),
+  insecureOpen: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Allow listening on a non-loopback address with no tokens: every scope open to the network (logged as a warning)",
+    ),
+  ...securityConfigFields,
+  maxInstancesPerService: z
+    .number()
+    .int()
+    .positive()
+    .default(16)
+    .describe("Most registered instances of one service name; further registrations are refused (409)"),
+  rateLimit: rateLimitSchema
+    .optional()
+    .describe(
+      "Requests per token without its own rateLimit, and per client address without a token ({requestsPerSecond, burst}; default: none)",
+    ),
+  forwardHeaders: z
+    .array(z.string().transform((h) => h.toLowerCase()))
+    .default([])
+    .describe("Request headers forwarded to capabilities as call metadata (e.g. authorization)"),
+  codeExecutionToolName: z.string().default("execute_code").describe("Name of the MCP tool that runs code"),
+  pageSize: z.number().int().min(1).max(100_000).default(1000).describe("Items per page of MCP list results"),
+  mcpRevisions: z
+    .array(z.enum(MCP_REVISIONS))
+    .min(1, "at least one MCP revision must be accepted")
+    .default([...MCP_REVISIONS])
+    .describe(
+      `MCP revisions the router accepts (default: all it speaks, ${MCP_REVISIONS.join(", ")}); a client offering another is walked back to the newest accepted one (initialize) or refused with the list (stateless requests)`,
+    ),
+  listCacheTtlMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(60_000)
+    .describe(
+      "Caching hint (ttlMs) on stateless list and discover results: how long a client may keep them; changes reach subscriptions/listen streams at once",
+    ),
+  probeIntervalMs: z
+    .number()
+    .int()
+    .positive()
+    .default(5_000)
+    .describe("How often services are health-probed"),
+  registrationGraceMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(30_000)
+    .describe("How long a new service may stay pending"),
+  heartbeatTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .default(90_000)
+    .describe("A service silent this long is marked down"),
+  circuitFailureThreshold: z
+    .number()
+    .int()
+    .positive()
+    .default(3)
+    .describe("Failed calls in a row (unreachable, deadline) that take a service instance out of rotation"),
+  circuitOpenMs: z
+    .number()
+    .int()
+    .positive()
+    .default(30_000)
+    .describe("How long an instance stays out of rotation after that, before a trial call"),
+  unaryTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .default(10_000)
+    .describe("Default deadline of unary capability calls"),
+  streamTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .default(60_000)
+    .describe("Default deadline of code execution streams (above the engines' own run limits)"),
+  forwardStartTimeoutMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(600_000)
+    .default(120_000)
+    .describe(
+      "How long a forward's MCP server may take to start and answer 'initialize' the first time the router connects to it (a first 'npx -y' downloads the package meanwhile); a forward's own startTimeoutMs wins",
+    ),
+  forwardHandshakeTimeoutMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(600_000)
+    .default(30_000)
+    .describe(
+      "How long a forward's MCP server may take to answer 'initialize' on every later connection (a process started again, per-call processes, reconnections); a forward's own handshakeTimeoutMs wins",
+    ),
+  services: z
+    .record(z.string(), serviceSchema)
+    .default({})
+    .describe(
+      "Per-service settings by service name: protocol, dialect, callSecret, principal, allowedNetworks, unaryTimeoutMs, streamTimeoutMs, maxConcurrentCalls, maxQueuedCalls",
+    ),
+  tlsCaFile: z.string().optional().describe("CA certificate (PEM) trusted for TLS to capabilities"),
+  tlsCertFile: z.string().optional().describe("Client certificate (PEM) for mutual TLS to capabilities"),
+  tlsKeyFile: z.string().optional().describe("Client key (PEM) for mutual TLS to capabilities"),
+  eventHistorySize: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(1000)
+    .describe("Tool-call events kept for the history endpoint"),
+  eventMaxBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(16 * 1024)
+    .describe(
+      "Largest tool-call event, as JSON; a larger one has its arguments, body and results cut, marked '…[truncated N bytes]'",
+    ),
+  eventHistoryMaxBytes: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(8 * 1024 * 1024)
+    .describe(
+      "Bytes of tool-call events the history keeps in all (the oldest go first), besides eventHistorySize; an event not yet read counts the size of what it records",
+    ),
+  maxBatchMessages: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(100)
+    .describe(
+      "Most messages in one JSON-RPC batch; a larger batch is refused whole (400), nothing dispatched",
+    ),
+  maxStreamsPerSession: z
+    .number()
+    .int()
+    .positive()
+    .default(256)
+    .describe(
+      "Requests one MCP session may have awaiting answers at once (429 beyond); its one GET stream is apart",
+    ),
+  maxConnections: z
+    .number()
+    .int()
+    .positive()
+    .default(10_000)
+    .describe("Connections the HTTP listener accepts at once; more are closed as they arrive"),
+  sseMaxBufferedBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024)
+    .describe(
+      "Bytes a slow SSE reader (event stream, MCP stream) may leave unread in the router before it is dropped",
+    ),
+  maxResourceUriLength: z
+    .number()
+    .int()
+    .min(64)
+    .default(8 * 1024)
+    .describe("Longest URI resources/read accepts, in characters (-32602 beyond)"),
+  a2aTaskRetentionMs: z
+    .number()
+    .int()
+    .min(60_000, "A2A tasks must be kept at least 60000 ms (one minute)")
+    .default(7 * 24 * 60 * 60_000)
+    .describe(
+      "A2A tasks are kept this long after their last change; then GetTask answers -32001 and the store drops them",
+    ),
+  drainTimeoutMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(10_000)
+    .describe("On shutdown, how long in-flight calls may finish"),
+  logLevel: z
+    .enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"])
+    .default("info")
+    .describe("Log level"),
+});
 
 /** The validated configuration. */
 export type RouterConfig = z.infer<typeof routerConfigSchema>;
@@ -448,10 +373,7 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   allowedOrigins: { env: "TRESTLE_ALLOWED_ORIGINS", flag: "--allowed-origin" },
   tokens: { env: "TRESTLE_TOKENS" },
   insecureOpen: { env: "TRESTLE_INSECURE_OPEN", flag: "--insecure-open" },
-  registrationAllowedNetworks: { env: "TRESTLE_REGISTRATION_ALLOWED_NETWORKS" },
-  secretsKey: { env: "TRESTLE_SECRETS_KEY" },
-  secretsKeyFile: { env: "TRESTLE_SECRETS_KEY_FILE" },
-  previousSecretsKeys: { env: "TRESTLE_PREVIOUS_SECRETS_KEYS" },
+  ...securityConfigSources,
   maxInstancesPerService: { env: "TRESTLE_MAX_INSTANCES_PER_SERVICE" },
   rateLimit: { env: "TRESTLE_RATE_LIMIT" },
   forwardHeaders: { env: "TRESTLE_FORWARD_HEADERS", flag: "--forward-header" },
@@ -586,9 +508,10 @@ export function resolveConfig(sources: ConfigSources): RouterConfig {
       merged[key] = typeof value === "string" ? fromText(key, value, `flag for ${key}`) : value;
   }
   const parsed = routerConfigSchema.safeParse(merged);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+  const problems = parsed.success
+    ? securityConfigProblems(parsed.data, BUILTIN_PRINCIPAL)
+    : parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+  if (!parsed.success || problems.length > 0)
     throw new TrestleError(`Invalid configuration: ${problems.join("; ")}`, Code.InvalidArgument);
-  }
   return parsed.data;
 }

@@ -32,11 +32,7 @@ import type { McpUpstream } from "@trestle/transport-mcp";
 import { mcpToolUri } from "@trestle/transport-mcp/tool-uri";
 import { type Logger, pino } from "pino";
 import { lazyA2aEndpoint } from "./a2a/lazy-a2a-endpoint.js";
-import {
-  capabilitySecretResolver,
-  configuredCallSecrets,
-  withCapabilitySecrets,
-} from "./capability-secrets.js";
+import { withCapabilitySecrets } from "./capability-secrets.js";
 import { DEFAULT_MAX_QUEUED_CALLS, type RouterConfig } from "./config.js";
 import { combinedUpstreamConnector } from "./forwards/a2a-connector.js";
 import { createForwardDirectory } from "./forwards/forward-directory.js";
@@ -67,7 +63,7 @@ import type { McpBackend, McpSettings } from "./mcp/namespace-server.js";
 import { parseAcceptedRevisions } from "./mcp/protocol-era.js";
 import { revisionCodec } from "./mcp/result-encoding.js";
 import { createTaskRunner } from "./mcp/tasks.js";
-import { registrationPolicyOf } from "./registration-policy.js";
+import { routerSecurity } from "./router-security.js";
 import { configuredSecretsKeys } from "./store-secrets-keys.js";
 import { SERVER_VERSION } from "./version.js";
 
@@ -165,16 +161,10 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
         }
       : undefined;
   };
-  // Who may register what where, which instances the router may reach, and which get a configured call secret.
-  const policy = registrationPolicyOf(config, Object.keys(overrides.builtinSecrets ?? {}));
-  let registeredBy: (id: string) => string | undefined = () => undefined; // set once the registry is open
-  // Each capability gets only its own call secret, added below the bridge so no event or log ever holds it.
-  const secretFor = capabilitySecretResolver({
-    configured: configuredCallSecrets(config.services),
-    builtin: overrides.builtinSecrets ?? {},
-    mayReceiveConfigured: (target) =>
-      policy.mayReceiveCallSecret(target.serviceName, registeredBy(target.id)),
-  });
+  // Each capability gets only its own call secret, added below the bridge so no event or log ever holds it; who
+  // may register what where decides which instances get one, and which the prober may reach.
+  const security = routerSecurity(config, overrides.builtinSecrets ?? {});
+  const { secretFor } = security;
   const forwardDirectory = createForwardDirectory({
     startTimeoutMs: config.forwardStartTimeoutMs,
     handshakeTimeoutMs: config.forwardHandshakeTimeoutMs,
@@ -282,11 +272,10 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     failureThreshold: config.circuitFailureThreshold,
     circuitCooldownMs: config.circuitOpenMs,
     maxInstancesPerService: config.maxInstancesPerService,
-    configuredOwner: (name) => policy.configuredOwner(name),
-    instancePolicy: (service) => policy.instanceRefusal(service),
+    ...security.registryOptions,
     logger: logger.child({ component: "registry" }),
   });
-  registeredBy = (id) => registry.services.get(id)?.registeredBy;
+  security.bindRegistry(registry);
   await registry.start();
 
   const forwardSupervisor = createForwardSupervisor({
@@ -477,8 +466,11 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     maxBodyBytes: config.maxBodyBytes,
     info: MANAGEMENT_API_INFO,
   });
-  // The built-ins' names are theirs from the start: a register token cannot claim one before they register.
-  registerDiscoveryRoutes(api, { registry, policy });
+  registerDiscoveryRoutes(api, {
+    registry,
+    // The built-ins' names are theirs from the start: a register token cannot claim one before they register.
+    policy: security.policy,
+  });
   registerCatalogRoutes(api, { registry, invoker, resources });
   registerEventRoutes(api, {
     events,
