@@ -45,6 +45,15 @@ export { type RegistryLogger, silentLogger } from "./logger.js";
 export { DEFAULT_NAMESPACE, isNamespaceName, normalizeNamespace } from "./namespace-name.js";
 export { DEFAULT_DATA_DIR, openStore, type StoreOptions } from "./open-store.js";
 export { createRegistry, type Registry, type RegistryOptions } from "./registry.js";
+export { readSecretsKeyFile, secretsKeyFileBeside } from "./secrets-key-file.js";
+export {
+  createSecretsKeyring,
+  generateSecretsKey,
+  SECRETS_KEY_MIN_LENGTH,
+  type SealedValue,
+  type SecretsKeyring,
+  secretsKeyId,
+} from "./secrets-keyring.js";
 export type { ServiceRegistry } from "./service-registry.js";
 export type { HealthAwareResolver } from "./service-resolver.js";
 export {

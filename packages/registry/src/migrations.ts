@@ -156,6 +156,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX trestle_mcp_tasks_principal ON trestle_mcp_tasks (principal, expires_at);
     `,
   },
+  {
+    version: 8,
+    name: "service names owned by the principal that first registered them",
+    // An owner outlives its instances (deregistered, stale), so no other principal can claim its name by waiting.
+    // Names registered before this step go to the principal of their earliest bound instance.
+    sql: `
+      CREATE TABLE trestle_service_owners (
+        service_name text PRIMARY KEY,
+        owner text NOT NULL,
+        claimed_at bigint NOT NULL
+      );
+      INSERT INTO trestle_service_owners (service_name, owner, claimed_at)
+        SELECT DISTINCT ON (target ->> 'serviceName') target ->> 'serviceName', owner, registered_at
+          FROM trestle_services
+         WHERE owner IS NOT NULL
+         ORDER BY target ->> 'serviceName', registered_at, id;
+    `,
+  },
 ];
 
 /**

@@ -1,5 +1,6 @@
 import { Code, type HealthState, type ServiceTarget, TrestleError } from "@trestle/core";
 import { DEFAULT_NAMESPACE, describeNamespace } from "./namespace-name.js";
+import { claimServiceName } from "./service-name-owner.js";
 import type { SqlClient, SqlExecutor } from "./sql-client.js";
 import {
   connectionFailureOf,
@@ -570,16 +571,19 @@ export function createSqlStore(client: SqlClient): Store {
         }
         // Every check runs before anything is written, under the registration lock, so that replicas agree.
         const { actor } = input;
-        if (existing && !mayChange(existing.service.registeredBy, actor))
+        // The principal the configuration binds the name to holds it whoever registered its instances before.
+        const configured = input.configuredOwner !== undefined && input.configuredOwner === actor.principal;
+        const may = (owner: string | undefined | null) => configured || mayChange(owner, actor);
+        if (existing && !may(existing.service.registeredBy))
           throw notYours(`The service instance '${existing.service.id}'`);
-        if (replacing && !mayChange(replacing.registeredBy, actor))
+        if (replacing && !may(replacing.registeredBy))
           throw notYours(`The service instance '${replacing.id}' at this endpoint`);
         const sameName = await tx.query<{ id: string; owner: string | null }>(
           `SELECT id, owner FROM trestle_services WHERE target ->> 'serviceName' = $1`,
           [input.target.serviceName],
         );
         const others = sameName.filter((r) => r.id !== existing?.service.id && r.id !== replacing?.id);
-        if (others.some((r) => !mayChange(r.owner, actor)))
+        if (others.some((r) => !may(r.owner)))
           throw notYours(`The service name '${input.target.serviceName}'`);
         if (
           !existing &&
@@ -591,6 +595,7 @@ export function createSqlStore(client: SqlClient): Store {
             Code.FailedPrecondition,
           );
         }
+        await claimServiceName(tx, input.target.serviceName, actor, input.configuredOwner, now);
         if (replacing) {
           await tx.query("DELETE FROM trestle_services WHERE id = $1", [replacing.id]);
           replaced.push(replacing);

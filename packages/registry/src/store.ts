@@ -108,6 +108,12 @@ export interface ServiceRecordInput {
   actor: RegistrationActor;
   /** Most instances of one service name; a new instance beyond it is refused. Unlimited when absent. */
   maxInstancesPerService?: number;
+  /**
+   * The principal the configuration binds the service name to: only it (or an admin) may register under the
+   * name, whoever registered it before, and the store records it as the name's owner. Absent: the name's
+   * recorded owner (its first registrant, kept after its instances are gone) holds it.
+   */
+  configuredOwner?: string;
 }
 
 /** What {@link Store.registerService} did. */
@@ -215,6 +221,8 @@ export interface Store {
 
   /**
    * Registers a service, or updates the registration with the requested id or the same endpoint.
+   * A service name belongs to its configured owner, else to the first principal that registered under it, for
+   * good: its instances going (deregistered, stale) does not free it.
    * @throws `PermissionDenied` when the instance or its service name is bound to another principal (and the
    * actor is no admin); `FailedPrecondition` when the service name has `maxInstancesPerService` instances.
    */

@@ -10,8 +10,9 @@ import {
 /** Where the router's capability call secrets come from; see {@link capabilitySecretResolver}. */
 export interface CapabilitySecretSources {
   /**
-   * Secrets the operator configured, by service name (`services.<name>.callSecret`): sent to every instance
-   * registered under that name, wherever it is.
+   * Secrets the operator configured, by service name (`services.<name>.callSecret`): sent to the instances
+   * registered under that name that may receive it ({@link CapabilitySecretSources.mayReceiveConfigured}),
+   * wherever they are.
    */
   configured?: Readonly<Record<string, string>>;
   /**
@@ -20,6 +21,23 @@ export interface CapabilitySecretSources {
    * A same-named registration elsewhere never gets them.
    */
   builtin?: Readonly<Record<string, string>>;
+  /**
+   * Whether a target may receive the secret configured for its service name: the router sends it only to
+   * instances the service's owner (or an admin) registered, so a principal that got an instance under the name
+   * otherwise never learns it. Every target may when absent.
+   */
+  mayReceiveConfigured?: (target: ServiceTarget) => boolean;
+}
+
+/** The call secrets configured per service name (`services.<name>.callSecret`). */
+export function configuredCallSecrets(
+  services: Readonly<Record<string, { callSecret?: string | undefined }>>,
+): Record<string, string> {
+  const secrets: Record<string, string> = {};
+  for (const [name, service] of Object.entries(services)) {
+    if (service.callSecret !== undefined) secrets[name] = service.callSecret;
+  }
+  return secrets;
 }
 
 /** Which secret, if any, the router sends to a target. */
@@ -35,17 +53,20 @@ export function isLoopbackHost(host: string): boolean {
 
 /**
  * Resolves the call secret of each target: a built-in's for its service name when it sits on loopback (what the
- * built-in the router started demands), else the one configured for its service name, else none. There is
+ * built-in the router started demands), else the one configured for its service name when the target may receive
+ * it (see {@link CapabilitySecretSources.mayReceiveConfigured}), else none. There is
  * deliberately no router-wide default: a secret sent to every registered service would reach whoever registers
  * one, who could then call the built-ins directly.
  */
 export function capabilitySecretResolver(sources: CapabilitySecretSources): CapabilitySecretResolver {
   const configured = new Map(Object.entries(sources.configured ?? {}));
   const builtin = new Map(Object.entries(sources.builtin ?? {}));
+  const mayReceive = sources.mayReceiveConfigured ?? (() => true);
   return (target) => {
     const generated = builtin.get(target.serviceName);
     if (generated !== undefined && isLoopbackHost(target.host)) return generated;
-    return configured.get(target.serviceName);
+    const secret = configured.get(target.serviceName);
+    return secret !== undefined && mayReceive(target) ? secret : undefined;
   };
 }
 

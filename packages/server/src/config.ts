@@ -2,6 +2,12 @@ import { readFileSync } from "node:fs";
 import { Code, TrestleError } from "@trestle/core";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import {
+  securityConfigFields,
+  securityConfigProblems,
+  securityConfigSources,
+  serviceRegistrationFields,
+} from "./config-security.js";
 import { MCP_REVISIONS } from "./mcp/protocol-era.js";
 
 const rateLimitSchema = z.strictObject({
@@ -45,8 +51,9 @@ const serviceSchema = z
       .min(1)
       .optional()
       .describe(
-        "Secret sent to this service only, as x-trestle-capability-secret metadata (its TRESTLE_CAPABILITY_SECRET)",
+        "Secret sent to this service only, as x-trestle-capability-secret metadata (its TRESTLE_CAPABILITY_SECRET), and only to instances its owner (principal, else its first registrant) or an admin registered",
       ),
+    ...serviceRegistrationFields,
     unaryTimeoutMs: z
       .number()
       .int()
@@ -165,6 +172,7 @@ export const routerConfigSchema = z.object({
     .describe(
       "Allow listening on a non-loopback address with no tokens: every scope open to the network (logged as a warning)",
     ),
+  ...securityConfigFields,
   maxInstancesPerService: z
     .number()
     .int()
@@ -279,7 +287,7 @@ export const routerConfigSchema = z.object({
     .record(z.string(), serviceSchema)
     .default({})
     .describe(
-      "Per-service settings by service name: protocol, dialect, unaryTimeoutMs, streamTimeoutMs, maxConcurrentCalls, maxQueuedCalls",
+      "Per-service settings by service name: protocol, dialect, callSecret, principal, allowedNetworks, unaryTimeoutMs, streamTimeoutMs, maxConcurrentCalls, maxQueuedCalls",
     ),
   tlsCaFile: z.string().optional().describe("CA certificate (PEM) trusted for TLS to capabilities"),
   tlsCertFile: z.string().optional().describe("Client certificate (PEM) for mutual TLS to capabilities"),
@@ -422,6 +430,7 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   allowedOrigins: { env: "TRESTLE_ALLOWED_ORIGINS", flag: "--allowed-origin" },
   tokens: { env: "TRESTLE_TOKENS" },
   insecureOpen: { env: "TRESTLE_INSECURE_OPEN", flag: "--insecure-open" },
+  ...securityConfigSources,
   maxInstancesPerService: { env: "TRESTLE_MAX_INSTANCES_PER_SERVICE" },
   rateLimit: { env: "TRESTLE_RATE_LIMIT" },
   forwardHeaders: { env: "TRESTLE_FORWARD_HEADERS", flag: "--forward-header" },
@@ -593,14 +602,11 @@ export function resolveConfig(sources: ConfigSources): RouterConfig {
       merged[key] = typeof value === "string" ? fromText(key, value, `flag for ${key}`) : value;
   }
   const parsed = routerConfigSchema.safeParse(merged);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+  const problems = parsed.success
+    ? [...securityConfigProblems(parsed.data, BUILTIN_PRINCIPAL), ...configProblems(parsed.data)]
+    : parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+  if (!parsed.success || problems.length > 0)
     throw new TrestleError(`Invalid configuration: ${problems.join("; ")}`, Code.InvalidArgument);
-  }
-  const problems = configProblems(parsed.data);
-  if (problems.length > 0) {
-    throw new TrestleError(`Invalid configuration: ${problems.join("; ")}`, Code.InvalidArgument);
-  }
   return parsed.data;
 }
 

@@ -35,9 +35,8 @@ import { type Logger, pino } from "pino";
 import { lazyA2aEndpoint } from "./a2a/lazy-a2a-endpoint.js";
 import { createCallService } from "./calls/call-service.js";
 import type { EngineLanguage } from "./calls/catalog-view.js";
-import { capabilitySecretResolver, withCapabilitySecrets } from "./capability-secrets.js";
+import { withCapabilitySecrets } from "./capability-secrets.js";
 import {
-  BUILTIN_PRINCIPAL,
   DEFAULT_MAX_QUEUED_CALLS,
   dividedRateLimit,
   effectiveRateLimit,
@@ -74,6 +73,8 @@ import type { McpBackend, McpSettings } from "./mcp/namespace-server.js";
 import { parseAcceptedRevisions } from "./mcp/protocol-era.js";
 import { revisionCodec } from "./mcp/result-encoding.js";
 import { createTaskRunner } from "./mcp/tasks.js";
+import { routerSecurity } from "./router-security.js";
+import { configuredSecretsKeys } from "./store-secrets-keys.js";
 import { SERVER_VERSION } from "./version.js";
 
 /** A running router. */
@@ -166,15 +167,10 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
         }
       : undefined;
   };
-  // Each capability gets only its own call secret, added below the bridge so no event or log ever holds it.
-  const configuredSecrets: Record<string, string> = {};
-  for (const [name, service] of Object.entries(config.services)) {
-    if (service.callSecret !== undefined) configuredSecrets[name] = service.callSecret;
-  }
-  const secretFor = capabilitySecretResolver({
-    configured: configuredSecrets,
-    builtin: overrides.builtinSecrets ?? {},
-  });
+  // Each capability gets only its own call secret, added below the bridge so no event or log ever holds it; who
+  // may register what where decides which instances get one, and which the prober may reach.
+  const security = routerSecurity(config, overrides.builtinSecrets ?? {});
+  const { secretFor } = security;
   const forwardSandbox = lazyForwardSandbox(async () =>
     (await import("@trestle/transport-mcp")).createStdioSandbox(
       forwardSandboxOptions(config, overrides.privatePaths ?? [], logger.child({ component: "forwards" })),
@@ -270,12 +266,15 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   // What the registry probes through; the bridges call through the same transports with the interceptors below.
   const probing: TransportSelector = createTransportSelector({ byProtocol, byServiceName });
 
+  const secretsKeys = await configuredSecretsKeys(config);
   const store = await openStore({
     ...(config.databaseUrl
       ? { databaseUrl: config.databaseUrl }
       : config.memoryStore
         ? { memory: true }
         : { dataDir: config.dataDir }),
+    ...(secretsKeys ? { secretsKeys } : {}),
+    logger: logger.child({ component: "store" }),
   });
   const registry = await createRegistry({
     store,
@@ -286,8 +285,10 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     failureThreshold: config.circuitFailureThreshold,
     circuitCooldownMs: config.circuitOpenMs,
     maxInstancesPerService: config.maxInstancesPerService,
+    ...security.registryOptions,
     logger: logger.child({ component: "registry" }),
   });
+  security.bindRegistry(registry);
   await registry.start();
 
   const forwardSupervisor = createForwardSupervisor({
@@ -491,7 +492,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   registerDiscoveryRoutes(api, {
     registry,
     // The built-ins' names are theirs from the start: a register token cannot claim one before they register.
-    reserved: { serviceNames: Object.keys(overrides.builtinSecrets ?? {}), principal: BUILTIN_PRINCIPAL },
+    policy: security.policy,
   });
   registerCatalogRoutes(api, { registry, invoker, resources });
   registerEventRoutes(api, {

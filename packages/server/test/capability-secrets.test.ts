@@ -51,6 +51,18 @@ describe("which secret goes to which capability", () => {
     expect(secretFor(target("file-like"))).toBeUndefined();
   });
 
+  it("sends a configured secret only to targets allowed to receive it", () => {
+    const owned = capabilitySecretResolver({
+      configured: { weather: "weather-secret" },
+      builtin: { http: "http-secret" },
+      mayReceiveConfigured: (t) => t.host !== "intruder.example",
+    });
+    expect(owned(target("weather", "weather.internal"))).toBe("weather-secret");
+    expect(owned(target("weather", "intruder.example"))).toBeUndefined();
+    // A built-in's own secret follows its own rule (its name, on loopback).
+    expect(owned(target("http"))).toBe("http-secret");
+  });
+
   it("has no default that every service would get", () => {
     expect(capabilitySecretResolver({})(target("http"))).toBeUndefined();
   });

@@ -40,7 +40,12 @@ function crossings(from: string, forbidden: readonly string[]): string[] {
 
 describe("the fronts share the call service, not each other", () => {
   it.each(FRONTS)("no module of the %s front imports another front's", (front) => {
-    expect(crossings(front, FRONTS.filter((f) => f !== front))).toEqual([]);
+    expect(
+      crossings(
+        front,
+        FRONTS.filter((f) => f !== front),
+      ),
+    ).toEqual([]);
   });
 
   it("the call service imports no front", () => {
