@@ -136,6 +136,8 @@ describe("red team: the embedded store's files", () => {
           command: process.execPath,
           args: [FIXTURE_SERVER, `--token=${ARGV_CANARY}`],
           env: { FIXTURE_SECRET: ENV_CANARY },
+          // The fixture loads the MCP SDK from the repository: its directory is visible (read-only) in the sandbox.
+          cwd: repoRoot,
         },
       }),
     });
