@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Code } from "@trestle/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { configuredSecretsKeys } from "../src/store-secrets-keys.js";
+import { configuredSecretsKeys } from "../src/root/store-secrets-keys.js";
 
 const CURRENT = "current-secrets-key-0123456789abcdefgh";
 const OLDER = "older-secrets-key-0123456789abcdefghij";

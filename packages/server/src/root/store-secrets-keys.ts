@@ -1,5 +1,5 @@
 import { readSecretsKeyFile } from "@trestle/registry";
-import type { RouterConfig } from "./config.js";
+import type { RouterConfig } from "../config.js";
 
 /**
  * The keys that encrypt forwards' upstreams in the store, from the configuration: `secretsKey` or the lines of

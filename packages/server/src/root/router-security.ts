@@ -3,9 +3,9 @@ import {
   type CapabilitySecretResolver,
   capabilitySecretResolver,
   configuredCallSecrets,
-} from "./capability-secrets.js";
-import type { RouterConfig } from "./config.js";
-import { type RegistrationPolicy, registrationPolicyOf } from "./registration-policy.js";
+} from "../capability-secrets.js";
+import type { RouterConfig } from "../config.js";
+import { type RegistrationPolicy, registrationPolicyOf } from "../registration-policy.js";
 
 /** Who may register what where, which instances the router reaches, and which get a call secret: one place. */
 export interface RouterSecurity {

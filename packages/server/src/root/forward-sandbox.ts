@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { Logger } from "pino";
-import type { RouterConfig } from "./config.js";
+import type { RouterConfig } from "../config.js";
 
 /**
  * How the forwards' sandbox is made (the options of `@trestle/transport-mcp`'s `createStdioSandbox`, which the
