@@ -3,6 +3,13 @@ import { Code, TrestleError } from "@trestle/core";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import {
+  identityConfigFields,
+  identityConfigProblems,
+  identityConfigSources,
+  requiresCredentials,
+  serviceIdentityFields,
+} from "./config-identity.js";
+import {
   securityConfigFields,
   securityConfigProblems,
   securityConfigSources,
@@ -54,6 +61,7 @@ const serviceSchema = z
         "Secret sent to this service only, as x-trestle-capability-secret metadata (its TRESTLE_CAPABILITY_SECRET), and only to instances its owner (principal, else its first registrant) or an admin registered",
       ),
     ...serviceRegistrationFields,
+    ...serviceIdentityFields,
     unaryTimeoutMs: z
       .number()
       .int()
@@ -173,6 +181,7 @@ export const routerConfigSchema = z.object({
       "Allow listening on a non-loopback address with no tokens: every scope open to the network (logged as a warning)",
     ),
   ...securityConfigFields,
+  ...identityConfigFields,
   maxInstancesPerService: z
     .number()
     .int()
@@ -431,6 +440,7 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   tokens: { env: "TRESTLE_TOKENS" },
   insecureOpen: { env: "TRESTLE_INSECURE_OPEN", flag: "--insecure-open" },
   ...securityConfigSources,
+  ...identityConfigSources,
   maxInstancesPerService: { env: "TRESTLE_MAX_INSTANCES_PER_SERVICE" },
   rateLimit: { env: "TRESTLE_RATE_LIMIT" },
   forwardHeaders: { env: "TRESTLE_FORWARD_HEADERS", flag: "--forward-header" },
@@ -516,7 +526,7 @@ function fromText(key: string, text: string, where: string): unknown {
       if (/^(0|false|no|off)$/i.test(text)) return false;
       throw new TrestleError(`${where}: '${text}' is not a boolean (true or false)`, Code.InvalidArgument);
     case "array":
-      if (key === "tokens") return parseJson(text, where);
+      if (key === "tokens" || key === "policies") return parseJson(text, where);
       return text
         .split(",")
         .map((s) => s.trim())
@@ -603,7 +613,11 @@ export function resolveConfig(sources: ConfigSources): RouterConfig {
   }
   const parsed = routerConfigSchema.safeParse(merged);
   const problems = parsed.success
-    ? [...securityConfigProblems(parsed.data, BUILTIN_PRINCIPAL), ...configProblems(parsed.data)]
+    ? [
+        ...securityConfigProblems(parsed.data, BUILTIN_PRINCIPAL),
+        ...identityConfigProblems(parsed.data),
+        ...configProblems(parsed.data),
+      ]
     : parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
   if (!parsed.success || problems.length > 0)
     throw new TrestleError(`Invalid configuration: ${problems.join("; ")}`, Code.InvalidArgument);
@@ -616,7 +630,7 @@ const CREDENTIAL_HEADERS = new Set(["authorization", "proxy-authorization", "coo
 /** What the settings get wrong together, each in a sentence (empty when nothing). */
 export function configProblems(config: RouterConfig): string[] {
   const problems: string[] = [];
-  if (config.tokens.length > 0) {
+  if (requiresCredentials(config)) {
     const credentials = config.forwardHeaders.filter((h) => CREDENTIAL_HEADERS.has(h));
     if (credentials.length > 0) {
       problems.push(
@@ -638,7 +652,7 @@ export function effectiveRateLimit(
   const limit =
     config.rateLimit === false
       ? undefined
-      : (config.rateLimit ?? (config.tokens.length > 0 ? DEFAULT_TOKEN_RATE_LIMIT : undefined));
+      : (config.rateLimit ?? (requiresCredentials(config) ? DEFAULT_TOKEN_RATE_LIMIT : undefined));
   return limit && dividedRateLimit(limit, config.workers);
 }
 

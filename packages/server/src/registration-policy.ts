@@ -26,6 +26,8 @@ export interface RegistrationPolicyOptions {
   builtin?: { principal: string; serviceNames: readonly string[] };
   /** Resolves a host name to its addresses (default: the system resolver, every address). */
   resolve?: (host: string) => Promise<string[]>;
+  /** True when requests need a credential though no static token is configured (OAuth). */
+  oauth?: boolean;
 }
 
 /**
@@ -69,7 +71,7 @@ async function resolveAll(host: string): Promise<string[]> {
 export function createRegistrationPolicy(options: RegistrationPolicyOptions): RegistrationPolicy {
   const admins = new Set(options.tokens.filter((t) => t.scopes.includes("admin")).map((t) => t.name));
   // Without tokens every scope, admin included, is open to whoever reaches the router: no address is refused.
-  const open = options.tokens.length === 0;
+  const open = options.tokens.length === 0 && !options.oauth;
   const resolve = options.resolve ?? resolveAll;
   const everywhere = createNetworkList(options.allowedNetworks);
   const perService = new Map<string, NetworkList>();
@@ -161,11 +163,12 @@ export function createRegistrationPolicy(options: RegistrationPolicyOptions): Re
  * process starts (registered by {@link BUILTIN_PRINCIPAL}).
  */
 export function registrationPolicyOf(
-  config: Pick<RouterConfig, "tokens" | "services" | "registrationAllowedNetworks">,
+  config: Pick<RouterConfig, "tokens" | "services" | "registrationAllowedNetworks" | "oauth">,
   builtinServiceNames: readonly string[],
 ): RegistrationPolicy {
   return createRegistrationPolicy({
     tokens: config.tokens,
+    oauth: config.oauth !== undefined,
     services: config.services,
     allowedNetworks: config.registrationAllowedNetworks,
     builtin: { principal: BUILTIN_PRINCIPAL, serviceNames: builtinServiceNames },

@@ -4,6 +4,7 @@ import type { Registry } from "@trestle/registry";
 import { type Logger, pino } from "pino";
 import { lazyA2aEndpoint } from "./a2a/lazy-a2a-endpoint.js";
 import { dividedRateLimit, effectiveRateLimit, type RouterConfig } from "./config.js";
+import { requiresCredentials } from "./config-identity.js";
 import type { ForwardService } from "./forwards/forward-service.js";
 import { createHttpApp } from "./http/http-app.js";
 import { createPrincipalBudget } from "./http/principal-budget.js";
@@ -21,6 +22,7 @@ import { createCallsModule } from "./root/calls.js";
 import { createCloserStack } from "./root/closers.js";
 import { createForwardDirectoryModule, createForwardsModule } from "./root/forwards.js";
 import { listenHttp } from "./root/http-listener.js";
+import { createIdentityModule } from "./root/identity.js";
 import { createManagementModule } from "./root/management.js";
 import { createMcpModule } from "./root/mcp.js";
 import { routerSecurity } from "./root/router-security.js";
@@ -96,7 +98,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   // Before anything opens: without tokens every scope is open, so only loopback, unless told otherwise.
   const listen = checkListenAddress({
     host: config.host,
-    tokenCount: config.tokens.length,
+    tokenCount: requiresCredentials(config) ? Math.max(1, config.tokens.length) : 0,
     insecureOpen: config.insecureOpen,
   });
   if (!overrides.noHttp && !listen.ok) throw new TrestleError(listen.message, Code.FailedPrecondition);
@@ -110,6 +112,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   try {
     // Who may register what where decides which instances get a call secret and which the prober may reach.
     const security = routerSecurity(config, overrides.builtinSecrets ?? {});
+    const identity = createIdentityModule(config);
     const forwardLog = logger.child({ component: "forwards" });
     const forwardDirectory = createForwardDirectoryModule(config, overrides.privatePaths ?? [], forwardLog);
     closers.push("forward sandbox", () => forwardDirectory.sandbox.dispose());
@@ -132,6 +135,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       transports,
       forwardDirectory: forwardDirectory.directory,
       clientCodec: revisionCodec(),
+      policy: identity.policy,
       logger,
     });
     closers.push("transports", () => calls.transports.close());
@@ -157,7 +161,8 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       store,
       maxBodyBytes: config.maxBodyBytes,
       version: SERVER_VERSION,
-      requiresToken: config.tokens.length > 0,
+      requiresToken: requiresCredentials(config),
+      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
       taskRetentionMs: config.a2aTaskRetentionMs,
       maxTasksPerPrincipal: config.maxTasksPerPrincipal,
       ...(config.sessionSecret ? { sealingSecret: config.sessionSecret } : {}),
@@ -185,8 +190,12 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
         config.tokens.map((t) =>
           t.rateLimit ? { ...t, rateLimit: dividedRateLimit(t.rateLimit, config.workers) } : t,
         ),
-        { internalTokens: overrides.internalTokens ?? [] },
+        {
+          internalTokens: overrides.internalTokens ?? [],
+          ...(identity.resourceServer ? { oauth: identity.resourceServer } : {}),
+        },
       ),
+      protectedResourceMetadata: (path) => identity.protectedResourceMetadata(path),
       limiter,
       openRequests: createPrincipalBudget(
         Math.max(1, Math.ceil(config.maxRequestsPerPrincipal / config.workers)),

@@ -20,6 +20,7 @@ import {
 } from "@trestle/core";
 import type { Registry } from "@trestle/registry";
 import type { Logger } from "pino";
+import type { CallPolicy } from "../calls/call-policy.js";
 import { type CallService, createCallService } from "../calls/call-service.js";
 import type { EngineLanguage } from "../calls/catalog-view.js";
 import type { RouterConfig } from "../config.js";
@@ -79,6 +80,8 @@ export function createCallsModule(
     transports: TransportsModule;
     forwardDirectory: ForwardDirectory;
     clientCodec: Interceptor;
+    /** Who may see and call what (the open policy when no rule is configured). */
+    policy: CallPolicy;
     logger: Logger;
   },
 ): CallsModule {
@@ -122,6 +125,7 @@ export function createCallsModule(
     forwardedPrompts: (prompt, args, options) =>
       forwardDirectory.getPrompt(prompt, args, options) as Promise<PromptResult>,
     maxConcurrentRunsPerPrincipal: config.maxConcurrentRunsPerPrincipal,
+    policy: deps.policy,
   });
   // Only a debug log wants every event: a subscriber at other levels would cost each call for nothing.
   const debugLog = logger.isLevelEnabled("debug")

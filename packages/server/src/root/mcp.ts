@@ -3,6 +3,7 @@ import { TrestleError } from "@trestle/core";
 import type { Registry, Store } from "@trestle/registry";
 import type { Logger } from "pino";
 import type { RouterConfig } from "../config.js";
+import { requiresCredentials } from "../config-identity.js";
 import type { ForwardDirectory } from "../forwards/forward-directory.js";
 import type { RateLimiter } from "../http/rate-limit.js";
 import { followCatalogChanges } from "../mcp/catalog-changes.js";
@@ -33,7 +34,7 @@ function mcpSettingsOf(config: RouterConfig): Omit<McpSettings, "listChangedDeli
     // With tokens, what one principal may see another may not: no shared cache may keep it.
     caching: {
       listTtlMs: config.listCacheTtlMs,
-      cacheScope: config.tokens.length > 0 ? "private" : "public",
+      cacheScope: requiresCredentials(config) ? "private" : "public",
     },
     // Replicas that share the session secret accept each other's request states too (a key of its own).
     ...(config.sessionSecret

@@ -27,7 +27,7 @@ export interface RouterSecurity {
  * built-in services' generated secrets (by service name; their names are reserved for them).
  */
 export function routerSecurity(
-  config: Pick<RouterConfig, "tokens" | "services" | "registrationAllowedNetworks">,
+  config: Pick<RouterConfig, "tokens" | "services" | "registrationAllowedNetworks" | "oauth">,
   builtinSecrets: Readonly<Record<string, string>>,
 ): RouterSecurity {
   const policy = registrationPolicyOf(config, Object.keys(builtinSecrets));
