@@ -50,6 +50,7 @@ import { A2A_PROTOCOL, MCP_PROTOCOL } from "./forwards/forward-identity.js";
 import { resolveForwardsFirst } from "./forwards/forward-resolver.js";
 import { createForwardService, type ForwardService } from "./forwards/forward-service.js";
 import { createForwardSupervisor } from "./forwards/forward-supervisor.js";
+import { createAdminUi } from "./http/admin-ui.js";
 import { createHttpApp } from "./http/http-app.js";
 import { createJsonApi } from "./http/json-api.js";
 import { createPrincipalBudget } from "./http/principal-budget.js";
@@ -532,6 +533,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     api,
     mcp: (req, res, namespace, principal) => mcp.handle(req, res, namespace, principal),
     a2a: (req, res, namespace, kind, principal) => a2a.handle(req, res, namespace, kind, principal),
+    adminUi: createAdminUi(),
     hasNamespace: (name) => registry.catalog.getNamespace(name) !== undefined,
     ready: () => ready,
     onError: (error, req) =>
