@@ -149,4 +149,3 @@ export function AddToolPage({ namespace, onAdded }: { namespace: string; onAdded
     </section>
   );
 }
-

@@ -138,7 +138,8 @@ export function CallsPage() {
       </form>
       {tail.error && <Alert>{tail.error}</Alert>}
       <p class="summary muted">
-        {summary.calls} calls, {summary.failed} failed, {summary.running} running
+        {summary.calls === 1 ? "1 call" : `${summary.calls} calls`}, {summary.failed} failed,{" "}
+        {summary.running} running
         {summary.medianMs !== undefined && `; median ${formatDuration(summary.medianMs)}`}
         {summary.slowestMs !== undefined && `, slowest ${formatDuration(summary.slowestMs)}`}
       </p>
