@@ -6,6 +6,7 @@ import { lazyA2aEndpoint } from "./a2a/lazy-a2a-endpoint.js";
 import { dividedRateLimit, effectiveRateLimit, type RouterConfig } from "./config.js";
 import { requiresCredentials } from "./config-identity.js";
 import type { ForwardService } from "./forwards/forward-service.js";
+import { createAdminUi } from "./http/admin-ui.js";
 import { createHttpApp } from "./http/http-app.js";
 import { createPrincipalBudget } from "./http/principal-budget.js";
 import { createRateLimiter } from "./http/rate-limit.js";
@@ -196,6 +197,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
         },
       ),
       protectedResourceMetadata: (path) => identity.protectedResourceMetadata(path),
+      adminUi: createAdminUi(),
       limiter,
       openRequests: createPrincipalBudget(
         Math.max(1, Math.ceil(config.maxRequestsPerPrincipal / config.workers)),

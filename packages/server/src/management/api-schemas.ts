@@ -59,6 +59,19 @@ export const registeredServiceSchema = z
   })
   .meta({ id: "RegisteredService" }) satisfies z.ZodType<RegisteredService>;
 
+/** A registered instance's circuit on the router that answers, and the calls it has in flight to it. */
+export const serviceCircuitSchema = z
+  .object({
+    id: z.string().describe("The registration id"),
+    state: z
+      .enum(["closed", "open", "half-open"])
+      .describe(
+        "`open`: skipped after failed calls in a row until a cool-down ends; `half-open`: one trial call decides",
+      ),
+    inFlight: z.number().int().describe("Calls this router process has in flight to the instance"),
+  })
+  .meta({ id: "ServiceCircuit" });
+
 /** One entry of a service's health history. */
 export const healthRecordSchema = z
   .object({ at: z.number(), state: healthStateSchema, message: z.string().optional() })
@@ -81,6 +94,10 @@ const eventBase = {
   kind: z.enum(["tool", "code-execution"]),
   namespace: z.string().optional(),
   requestId: z.string().optional(),
+  principal: z
+    .string()
+    .optional()
+    .describe("Whose call it is: a token's name, `anonymous` on a router without tokens, `stdio`"),
 };
 
 /** A tool-call event (redacted at its source), as the history and the notification stream carry it. */
