@@ -71,7 +71,7 @@ import { followEndedSessions, storeLedger } from "./mcp/ended-sessions.js";
 import { createMcpEndpoint, type ListKind, type McpEndpoint } from "./mcp/mcp-endpoint.js";
 import type { McpBackend, McpSettings } from "./mcp/namespace-server.js";
 import { parseAcceptedRevisions } from "./mcp/protocol-era.js";
-import { revisionCodec } from "./mcp/result-encoding.js";
+import { revisionNotes } from "./mcp/revision-notes.js";
 import { createTaskRunner } from "./mcp/tasks.js";
 import { SERVER_VERSION } from "./version.js";
 
@@ -335,13 +335,13 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   // Forwards answer their own service names; the registry resolves the rest and says why one is unavailable.
   const resolver = resolveForwardsFirst(forwardDirectory, registry.resolver);
   // Cross-cutting work on every call the bridges make, outermost first: the call is recorded (STARTED, then one
-  // terminal event; a call a limit refuses too), a tool result is put into its MCP client's revision, what comes back is scrubbed of the call's secret values before
+  // terminal event; a call a limit refuses too), what a tool result's MCP client cannot carry is noted, what comes back is scrubbed of the call's secret values before
   // the events see it, the call waits for a slot of its service, then counts as load on the instance and feeds
   // its circuit breaker until it settles. The capability call secret is added innermost, per transport (above).
   const transports = interceptTransports(probing, [
     callEvents({ sink: events }),
     // Inside the recording, so that what a client's revision cannot carry is noted on the call's event.
-    revisionCodec(),
+    revisionNotes(),
     scrubSecrets(),
     concurrencyLimit((target) => limits.get(target.serviceName)),
     outcomeFeedback(registry.resolver),
