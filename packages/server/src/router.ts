@@ -18,7 +18,7 @@ import {
 } from "./http/security.js";
 import type { McpEndpoint } from "./mcp/mcp-endpoint.js";
 import type { McpBackend, McpSettings } from "./mcp/namespace-server.js";
-import { revisionCodec } from "./mcp/result-encoding.js";
+import { revisionNotes } from "./mcp/revision-notes.js";
 import { createCallsModule } from "./root/calls.js";
 import { createCloserStack } from "./root/closers.js";
 import { createForwardDirectoryModule, createForwardsModule } from "./root/forwards.js";
@@ -135,7 +135,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       registry,
       transports,
       forwardDirectory: forwardDirectory.directory,
-      clientCodec: revisionCodec(),
+      clientCodec: revisionNotes(),
       policy: identity.policy,
       logger,
     });

@@ -1,4 +1,3 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import {
   Code,
   type JsonObject,
@@ -36,7 +35,7 @@ export function asProtocolError(error: unknown, subject: string): unknown {
  * A refusal a tool call answers with as a tool result (`isError`), which the model reads and can act on: the
  * router's policy, or the principal's bound on what it may run. `undefined` for any other failure.
  */
-export function refusalResult(error: unknown): CallToolResult | undefined {
+export function refusalResult(error: unknown): ToolResult | undefined {
   if (
     !(error instanceof TrestleError) ||
     (error.code !== Code.PermissionDenied && error.code !== Code.ResourceExhausted)
