@@ -18,19 +18,19 @@ import {
 import {
   type BridgeTransport,
   Code,
-  createTransportSelector,
   type PromptResult,
-  redactToolCallEvent,
   type ServiceTarget,
-  type TransportSelector,
   TrestleError,
 } from "@trestle/core";
+import { redactToolCallEvent } from "@trestle/core/redaction";
+import { createTransportSelector, type TransportSelector } from "@trestle/core/routing";
 import { createRegistry, openStore, type Registry } from "@trestle/registry";
 import { a2aSkillUri } from "@trestle/transport-a2a/skill-uri";
 import { createGrpcTransport } from "@trestle/transport-grpc";
 // The MCP client stack is loaded when the first forward needs it (lazyTransport, watch); the URI helper is small.
 import type { McpUpstream } from "@trestle/transport-mcp";
 import { mcpToolUri } from "@trestle/transport-mcp/tool-uri";
+import { CAPABILITY_SECRET_METADATA_KEY, describeWanakuToolCall } from "@trestle/wanaku";
 import { type Logger, pino } from "pino";
 import { lazyA2aEndpoint } from "./a2a/lazy-a2a-endpoint.js";
 import { createCallService } from "./calls/call-service.js";
@@ -196,21 +196,27 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
         streamTimeoutMs: config.streamTimeoutMs,
         timeouts,
         ...(useTls ? { tls } : {}),
-        dialectFor: (target) => config.services[target.serviceName]?.dialect ?? target.dialect,
+        // The transport falls back to the target's own dialect.
+        dialectFor: (target) => config.services[target.serviceName]?.dialect,
       }),
       secretFor,
+      CAPABILITY_SECRET_METADATA_KEY,
     ),
     connect: withCapabilitySecrets(
       // Loaded when a service that speaks Connect is first called: most routers have none.
-      lazyTransport(async () =>
-        (await import("@trestle/transport-connect")).createConnectTransport({
-          unaryTimeoutMs: config.unaryTimeoutMs,
-          streamTimeoutMs: config.streamTimeoutMs,
-          timeouts,
-          ...(useTls ? { tls } : {}),
-        }),
+      lazyTransport(
+        async () =>
+          (await import("@trestle/transport-connect")).createConnectTransport({
+            unaryTimeoutMs: config.unaryTimeoutMs,
+            streamTimeoutMs: config.streamTimeoutMs,
+            timeouts,
+            ...(useTls ? { tls } : {}),
+          }),
+        // Connect carries Wanaku's messages: until it is loaded, its calls are described by Wanaku's rules.
+        { describeToolCall: (call) => describeWanakuToolCall(call) },
       ),
       secretFor,
+      CAPABILITY_SECRET_METADATA_KEY,
     ),
     // Forwards: existing MCP servers, found in the forward directory (filled once the catalog is open).
     [MCP_PROTOCOL]: lazyTransport(async () =>

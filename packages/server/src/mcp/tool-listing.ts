@@ -1,5 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { type InputSchema, isSecretArgumentKey, isSecretHeaderKey, type ToolReference } from "@trestle/core";
+import type { ToolReference } from "@trestle/core";
+import type { InputSchema } from "@trestle/core/catalog";
+import { isSecretArgumentKey, isSecretHeaderKey } from "@trestle/core/redaction";
 
 /** Wanaku's routing keywords: they steer the router, and are not JSON Schema a client should see. */
 const ROUTING_KEYWORDS = new Set(["target", "scope", "value"]);
