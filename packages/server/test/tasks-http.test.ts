@@ -6,14 +6,9 @@ import {
   createInvokerBridge,
   createResourceBridge,
 } from "@trestle/bridge";
-import {
-  createInMemoryNetwork,
-  createInMemoryTransport,
-  createTransportSelector,
-  type ServiceHandlers,
-  type ToolCall,
-  type ToolResult,
-} from "@trestle/core";
+import type { ServiceHandlers, ToolCall, ToolResult } from "@trestle/core";
+import { createInMemoryNetwork, createInMemoryTransport } from "@trestle/core/in-memory";
+import { createTransportSelector } from "@trestle/core/routing";
 import { openStore, type Store } from "@trestle/registry";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createCallService } from "../src/calls/call-service.js";

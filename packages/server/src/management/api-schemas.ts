@@ -1,4 +1,6 @@
-import { SERVICE_TYPES, type ServiceType, type ToolCallEvent } from "@trestle/core";
+import type { ServiceType } from "@trestle/core";
+import type { ToolCallEvent } from "@trestle/core/events";
+import { SERVICE_TYPES } from "@trestle/core/routing";
 import { type HealthRecord, labelsSchema, type RegisteredService } from "@trestle/registry";
 import { z } from "zod";
 import type { ForwardView } from "../forwards/forward-view.js";
@@ -46,7 +48,7 @@ export const registeredServiceSchema = z
       languageType: z.string().optional(),
       languageSubType: z.string().optional(),
       protocol: z.string().optional(),
-      dialect: z.enum(["v1", "legacy"]).optional(),
+      dialect: z.string().optional().describe("The wire dialect of its protocol (gRPC: `v1` or `legacy`)"),
     }),
     health: healthStateSchema,
     healthMessage: z.string().optional(),

@@ -1,5 +1,7 @@
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { type Cancellation, CancellationController, type InFlightEntry, InFlightSet } from "@trestle/core";
+import type { Cancellation } from "@trestle/core";
+import { CancellationController } from "@trestle/core/cancellation";
+import { type InFlightEntry, InFlightSet } from "@trestle/core/in-flight";
 import type { CallerPrincipal } from "../calls/caller.js";
 import { type ClassifiedMessage, JsonRpcErrorCode } from "./json-rpc.js";
 import type { McpMethodTable, McpRequestExtra, RequestOrigin } from "./method-table.js";

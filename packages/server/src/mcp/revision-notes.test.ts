@@ -5,17 +5,10 @@ import {
   createInvokerBridge,
   interceptTransports,
 } from "@trestle/bridge";
-import {
-  createInMemoryNetwork,
-  createInMemoryTransport,
-  createTransportSelector,
-  type ServiceResolver,
-  type ToolCallCompletedEvent,
-  type ToolCallEvent,
-  type ToolCallFailedEvent,
-  type ToolReference,
-  type ToolResult,
-} from "@trestle/core";
+import type { ToolReference, ToolResult } from "@trestle/core";
+import type { ToolCallCompletedEvent, ToolCallEvent, ToolCallFailedEvent } from "@trestle/core/events";
+import { createInMemoryNetwork, createInMemoryTransport } from "@trestle/core/in-memory";
+import { createTransportSelector, type ServiceResolver } from "@trestle/core/routing";
 import { describe, expect, it } from "vitest";
 import { revisionNotes } from "./revision-notes.js";
 import { encodeToolResult } from "./wire/results.js";

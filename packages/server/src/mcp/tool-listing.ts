@@ -1,10 +1,6 @@
-import {
-  type InputSchema,
-  isSecretArgumentKey,
-  isSecretHeaderKey,
-  type JsonValue,
-  type ToolReference,
-} from "@trestle/core";
+import type { JsonValue, ToolReference } from "@trestle/core";
+import type { InputSchema } from "@trestle/core/catalog";
+import { isSecretArgumentKey, isSecretHeaderKey } from "@trestle/core/redaction";
 import type { McpTool } from "./wire/types.js";
 
 /** Wanaku's routing keywords: they steer the router, and are not JSON Schema a client should see. */

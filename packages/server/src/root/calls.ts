@@ -12,12 +12,9 @@ import {
   type ResourceBridge,
   scrubSecrets,
 } from "@trestle/bridge";
-import {
-  type Interceptor,
-  type PromptResult,
-  redactToolCallEvent,
-  type TransportSelector,
-} from "@trestle/core";
+import type { Interceptor, PromptResult } from "@trestle/core";
+import { redactToolCallEvent } from "@trestle/core/redaction";
+import type { TransportSelector } from "@trestle/core/routing";
 import type { Registry } from "@trestle/registry";
 import type { Logger } from "pino";
 import type { CallPolicy } from "../calls/call-policy.js";

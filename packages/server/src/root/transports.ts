@@ -1,12 +1,9 @@
 import { readFileSync } from "node:fs";
 import type { ConcurrencyLimit } from "@trestle/bridge";
-import {
-  type BridgeTransport,
-  createTransportSelector,
-  type ServiceTarget,
-  type TransportSelector,
-} from "@trestle/core";
+import type { BridgeTransport, ServiceTarget } from "@trestle/core";
+import { createTransportSelector, type TransportSelector } from "@trestle/core/routing";
 import { createGrpcTransport } from "@trestle/transport-grpc";
+import { CAPABILITY_SECRET_METADATA_KEY, describeWanakuToolCall } from "@trestle/wanaku";
 import type { Logger } from "pino";
 import { type CapabilitySecretResolver, withCapabilitySecrets } from "../capability-secrets.js";
 import { DEFAULT_MAX_QUEUED_CALLS, type RouterConfig } from "../config.js";
@@ -74,21 +71,27 @@ export function createTransportsModule(deps: TransportsDependencies): Transports
         streamTimeoutMs: config.streamTimeoutMs,
         timeouts,
         ...(useTls ? { tls } : {}),
-        dialectFor: (target) => config.services[target.serviceName]?.dialect ?? target.dialect,
+        // The transport falls back to the target's own dialect.
+        dialectFor: (target) => config.services[target.serviceName]?.dialect,
       }),
       secretFor,
+      CAPABILITY_SECRET_METADATA_KEY,
     ),
     connect: withCapabilitySecrets(
       // Loaded when a service that speaks Connect is first called: most routers have none.
-      lazyTransport(async () =>
-        (await import("@trestle/transport-connect")).createConnectTransport({
-          unaryTimeoutMs: config.unaryTimeoutMs,
-          streamTimeoutMs: config.streamTimeoutMs,
-          timeouts,
-          ...(useTls ? { tls } : {}),
-        }),
+      lazyTransport(
+        async () =>
+          (await import("@trestle/transport-connect")).createConnectTransport({
+            unaryTimeoutMs: config.unaryTimeoutMs,
+            streamTimeoutMs: config.streamTimeoutMs,
+            timeouts,
+            ...(useTls ? { tls } : {}),
+          }),
+        // Connect carries Wanaku's messages: until it is loaded, its calls are described by Wanaku's rules.
+        { describeToolCall: (call) => describeWanakuToolCall(call) },
       ),
       secretFor,
+      CAPABILITY_SECRET_METADATA_KEY,
     ),
     // Forwards: existing MCP servers, found in the forward directory (filled once the catalog is open).
     [MCP_PROTOCOL]: lazyTransport(async () =>

@@ -1,5 +1,5 @@
+import type { ToolReference } from "@trestle/core";
 import { describe, expect, it } from "vitest";
-import type { ToolReference } from "./catalog.js";
 import { toolCallParts } from "./tool-call-parts.js";
 
 const tool: ToolReference = { name: "deploy", type: "http", uri: "https://deploy.example/{app}" };

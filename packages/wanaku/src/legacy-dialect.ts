@@ -20,8 +20,8 @@ import {
 } from "@trestle/proto";
 import { legacyCodeExecution, legacyProvision, legacyResource, legacyTool } from "@trestle/proto/legacy";
 
-// The legacy dialect at the transport's edge: v1 requests become legacy requests and legacy replies become
-// v1 replies, so nothing above the transport knows the dialect exists. Legacy enums have no UNSPECIFIED
+// The legacy dialect, applied by the gRPC transport at its edge: v1 requests become legacy requests and legacy
+// replies become v1 replies, so nothing above the transport knows the dialect exists. Legacy enums have no UNSPECIFIED
 // value: every legacy value is the v1 value minus one, and v1 UNSPECIFIED becomes the legacy default (0).
 
 function toLegacyEnum(v1: number): number {

@@ -1,23 +1,27 @@
-import type { ToolReference } from "./catalog.js";
-import { createContextKey } from "./context-values.js";
-import { Code, TrestleError } from "./error.js";
+import { Code, type ToolReference, TrestleError } from "@trestle/core";
 import {
-  AUTH_ARGUMENT_PREFIX,
-  BODY_ARGUMENT,
   isSecretArgumentKey,
   isSecretHeaderKey,
-  META_ARGUMENT_PREFIX,
   redactBody,
   redactUrlCredentials,
   redactValue,
   stringifyArgument,
-} from "./redaction.js";
+} from "@trestle/core/redaction";
+
+/** Prefix of arguments that become headers (`wanaku_meta_X` → header `X`). */
+export const META_ARGUMENT_PREFIX = "wanaku_meta_";
+
+/** Prefix of arguments that carry credentials as headers (`wanaku_auth_X` → header `X`). */
+export const AUTH_ARGUMENT_PREFIX = "wanaku_auth_";
+
+/** The argument that carries a request body, where the tool's input schema declares it. */
+export const BODY_ARGUMENT = "wanaku_body";
 
 /**
  * What a tool call's arguments mean once Wanaku's argument conventions are applied: the ordinary arguments as
- * text, the headers, the body, and the secret values among them. The Wanaku transports send these parts; the
- * bridge records them (redacted) and scrubs the secret values from everything that leaves it, whatever the
- * protocol of the call.
+ * text, the headers, the body, and the secret values among them. The Wanaku transports send these parts, and
+ * describe them to the router (see `describeWanakuToolCall`): it records them redacted and scrubs the secret
+ * values from everything that comes back.
  */
 export interface ToolCallParts {
   /** Every argument except `wanaku_meta_*` and `wanaku_auth_*`, nulls dropped, values as text. */
@@ -31,22 +35,6 @@ export interface ToolCallParts {
   /** Secret values the call carries: auth values, secret-named arguments, credential headers, body secrets. */
   secretValues: string[];
 }
-
-/** A call's arguments and tool, with the parts {@link toolCallParts} split them into. */
-export interface SplitToolCall {
-  arguments: Readonly<Record<string, unknown>>;
-  tool: ToolReference;
-  parts: ToolCallParts;
-}
-
-/**
- * The parts of the call being made, when whoever made it split it already (the bridge does, to find the secret
- * values to scrub): a transport that needs them uses these, when they are of the same arguments and tool, instead of
- * splitting the arguments again.
- */
-export const toolCallPartsKey = createContextKey<SplitToolCall | undefined>(undefined, {
-  description: "trestle.toolCallParts",
-});
 
 function isPresent(value: unknown): boolean {
   return value !== null && value !== undefined;
@@ -64,30 +52,6 @@ function toText(name: string, value: unknown): string {
 }
 
 /**
- * Contract §4.1: every name in the tool's `inputSchema.required` must be present (a `null` value counts as
- * absent, since it would be dropped).
- *
- * @throws TrestleError `InvalidArgument` with "Missing required parameter(s): a, b".
- */
-export function validateRequiredArguments(
-  args: Readonly<Record<string, unknown>>,
-  tool: ToolReference,
-): void {
-  const required = tool.inputSchema?.required;
-  if (required === undefined || required.length === 0) return;
-  // Every call passes through here: the list of the missing is built only when one is.
-  let missing: string[] | undefined;
-  for (const name of required) {
-    if (Object.hasOwn(args, name) && isPresent(args[name])) continue;
-    if (missing) missing.push(name);
-    else missing = [name];
-  }
-  if (missing) {
-    throw new TrestleError(`Missing required parameter(s): ${missing.join(", ")}`, Code.InvalidArgument);
-  }
-}
-
-/**
  * Splits a tool call's arguments into the parts contract §4 prescribes:
  * - `arguments`: every argument except `wanaku_meta_*` and `wanaku_auth_*`, nulls dropped, values as text;
  * - `headers`, later wins: `wanaku_meta_X` → `X`; each `target: "header"`, `scope: "service"` property →
@@ -95,7 +59,7 @@ export function validateRequiredArguments(
  *   `wanaku_auth_X` → `X`;
  * - `body`: the `wanaku_body` argument, only where the input schema declares `wanaku_body`.
  *
- * It does not validate required arguments: see {@link validateRequiredArguments}.
+ * It does not validate required arguments: see `validateRequiredArguments` in `@trestle/core/catalog`.
  *
  * @throws TrestleError `InvalidArgument` when an argument value cannot be turned into text (a cycle, a bigint
  * inside an object).

@@ -3,7 +3,6 @@ import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code } from "@trestle/core";
 import { CodeExecutionRequestSchema, ExecutionStatus, OutputType, PayloadType } from "@trestle/proto";
 import { legacyCodeExecution, legacyProvision, legacyTool } from "@trestle/proto/legacy";
-import { buildProvisionRequest } from "@trestle/wanaku";
 import { describe, expect, it } from "vitest";
 import {
   fromLegacyCodeReply,
@@ -11,6 +10,7 @@ import {
   toLegacyCodeRequest,
   toLegacyProvisionRequest,
 } from "./legacy-dialect.js";
+import { buildProvisionRequest } from "./provisioning.js";
 
 describe("legacy dialect mapping", () => {
   it("shifts payload types down by one, v1 UNSPECIFIED becoming the legacy default", () => {
