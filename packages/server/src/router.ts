@@ -125,7 +125,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       logger,
       ...(overrides.transports ? { extra: overrides.transports } : {}),
     });
-    const { store, registry } = await openStoreModule(config, transports, security, logger);
+    const { store, state, registry } = await openStoreModule(config, transports, security, logger);
     // The registry leaves the store open (see createRegistry); a throw-away store removes its directory here.
     closers.push("store", () => store.close());
     closers.push("registry", () => registry.close());
@@ -148,7 +148,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     const limiter = createRateLimiter({ defaultLimit: effectiveRateLimit(config) });
     const mcp = await createMcpModule(config, {
       calls,
-      store,
+      state,
       registry,
       forwardDirectory: forwardDirectory.directory,
       limiter,
@@ -159,7 +159,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     // The A2A front: each namespace's tools as an A2A agent, its tasks in the store (any replica answers them).
     const a2a = lazyA2aEndpoint({
       backend: { calls: calls.calls },
-      store,
+      tasks: state.a2aTasks,
       maxBodyBytes: config.maxBodyBytes,
       version: SERVER_VERSION,
       requiresToken: requiresCredentials(config),

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { InputAnswers, InputRequest, InputRequired, InputResponse, JsonObject } from "@trestle/core";
-import type { McpTaskRequests, StoredMcpTask } from "@trestle/registry";
+import type { McpTaskRequests, McpTaskTable, StoredMcpTask } from "../state/mcp-tasks.js";
 import { INPUT_METHOD, inputResponseFrom } from "./input-relay.js";
 import { JsonRpcErrorCode } from "./json-rpc.js";
 import { ModernErrorCode } from "./protocol-era.js";
@@ -14,16 +14,6 @@ export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 /** The task methods the extension adds (stateless era only). */
 export const TASK_METHODS = ["tasks/get", "tasks/update", "tasks/cancel"] as const;
-
-/** Where task state lives: the router's store, so any replica answers for any task. */
-export type McpTaskStore = {
-  saveMcpTask(task: StoredMcpTask, now: number): Promise<void>;
-  loadMcpTask(id: string, now: number): Promise<StoredMcpTask | undefined>;
-  requestMcpTask(id: string, requests: McpTaskRequests): Promise<boolean>;
-  takeMcpTaskRequests(id: string): Promise<McpTaskRequests>;
-  removeExpiredMcpTasks(now: number): Promise<number>;
-  countMcpTasks(principal: string, now: number): Promise<number>;
-};
 
 /** What a task's call gets: a listener for a backend's questions while it runs, its signal, and answers. */
 export interface TaskCallHooks {
@@ -55,7 +45,8 @@ export interface TaskStartOptions<T extends TaskCallResult> {
 
 /** Options for {@link createTaskRunner}. */
 export interface TaskRunnerOptions {
-  store: McpTaskStore;
+  /** Where task state lives: the server's table in the store's database, so any replica answers for any task. */
+  store: McpTaskTable;
   /** How long a task stays readable after it was created (ttlMs); default 1 hour. */
   ttlMs?: number;
   /** The polling interval suggested to clients; default 1 s. */
