@@ -1,16 +1,15 @@
-import {
-  type CallOptions,
-  type Cancellation,
-  type ContentBlock,
-  type InputAnswers,
-  type ServiceResolver,
-  setCancellation,
-  type ToolCallEventSink,
-  type ToolResult,
-  type TranslationLeg,
-  type TranslationNote,
-  type TransportSelector,
+import type {
+  CallOptions,
+  Cancellation,
+  ContentBlock,
+  InputAnswers,
+  ToolResult,
+  TranslationLeg,
+  TranslationNote,
 } from "@trestle/core";
+import { setCancellation } from "@trestle/core/cancellation";
+import type { ToolCallEventSink } from "@trestle/core/events";
+import type { ServiceResolver, TransportSelector } from "@trestle/core/routing";
 
 /** What the caller knows about one MCP request. */
 export interface CallContext {

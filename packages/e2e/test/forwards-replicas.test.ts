@@ -29,9 +29,11 @@ describe("forwards on two replicas sharing PostgreSQL", () => {
 
   beforeAll(async () => {
     cluster = await startPostgresCluster();
+    // Every replica holds the same secrets key: a forward's upstream is stored encrypted with it.
+    const key = { TRESTLE_SECRETS_KEY: "forwards-replicas-secrets-key-0123456789" };
     [a, b] = await Promise.all([
-      startRouter(["--database-url", cluster.url]),
-      startRouter(["--database-url", cluster.url]),
+      startRouter(["--database-url", cluster.url], key),
+      startRouter(["--database-url", cluster.url], key),
     ]);
   }, 120_000);
 

@@ -1,10 +1,5 @@
-import type {
-  ForwardReference,
-  Namespace,
-  PromptReference,
-  ResourceReference,
-  ToolReference,
-} from "@trestle/core";
+import type { PromptReference, ResourceReference, ToolReference } from "@trestle/core";
+import type { ForwardReference, Namespace } from "@trestle/core/catalog";
 import { z } from "zod";
 import { isNamespaceName } from "./namespace-name.js";
 import { parseOrThrow } from "./validation.js";

@@ -1,11 +1,12 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { createPgliteClient } from "./pglite-client.js";
+import { makeTreePrivate, preparePrivateDirectory } from "./private-directory.js";
 import type { SqlClient } from "./sql-client.js";
 
 /**
@@ -52,13 +53,26 @@ function createDatabaseIn(dataDir: string): Promise<void> {
 
 /**
  * Opens the embedded PGlite database in `dataDir`, creating it first (in another process) when the directory
- * holds none.
+ * holds none. The directory is the router's alone: created with mode 0700 (missing parents too), refused when
+ * it exists open to other users (as PostgreSQL refuses such a data directory), and every file in it is made
+ * 0600 before and after PGlite starts, since PGlite sets modes of its own (0666, 0644) whatever the umask. Files
+ * PostgreSQL creates while running (WAL segments, relations) are 0600 already.
+ *
+ * @throws TrestleError `FailedPrecondition` when the directory is open to other users or owned by another.
  */
 export async function openEmbeddedDatabase(dataDir: string): Promise<SqlClient> {
   const directory = resolve(dataDir);
-  await mkdir(directory, { recursive: true });
+  await preparePrivateDirectory(directory, "data directory");
   if (!existsSync(join(directory, "PG_VERSION"))) await createDatabaseIn(directory);
-  return createPgliteClient(await PGlite.create({ dataDir: directory, postgresqlconf: EMBEDDED_SETTINGS }));
+  await makeTreePrivate(directory);
+  const db = await PGlite.create({ dataDir: directory, postgresqlconf: EMBEDDED_SETTINGS });
+  try {
+    await makeTreePrivate(directory);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  return createPgliteClient(db);
 }
 
 /** Prefix of the throw-away stores' directories under the system's temporary directory. */

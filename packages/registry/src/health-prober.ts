@@ -1,10 +1,5 @@
-import {
-  type HealthStatus,
-  healthFromProbeError,
-  type ServiceTarget,
-  type TransportSelector,
-  TrestleError,
-} from "@trestle/core";
+import { type HealthStatus, healthFromProbeError, type ServiceTarget, TrestleError } from "@trestle/core";
+import type { TransportSelector } from "@trestle/core/routing";
 import type { Clock } from "./clock.js";
 import type { RegistryLogger } from "./logger.js";
 import type { ServiceView } from "./service-view.js";
@@ -32,6 +27,8 @@ export interface HealthProberOptions {
   heartbeatTimeoutMs: number;
   /** A service with no sign of life for this long is removed (0: never). */
   staleServiceTtlMs: number;
+  /** Why an instance must not be reached (then it is not probed), or `undefined`; see `RegistryOptions`. */
+  instancePolicy?: (service: RegisteredService) => Promise<string | undefined>;
 }
 
 /**
@@ -88,7 +85,28 @@ export function createHealthProber(options: HealthProberOptions): HealthProber {
     for (const id of due) touchedAt.set(id, now);
   }
 
-  async function probeOnce(target: ServiceTarget): Promise<HealthStatus> {
+  /**
+   * Probes one instance, unless the instance policy refuses it: then it is unhealthy with the reason, and not
+   * `reached` (no sign of life is recorded, so it ages out).
+   */
+  async function probeOnce(service: RegisteredService): Promise<{ status: HealthStatus; reached: boolean }> {
+    const refusal = await refusalOf(service);
+    if (refusal !== undefined) return { status: { state: "unhealthy", message: refusal }, reached: false };
+    const status = await probeTarget(service.target);
+    return { status, reached: status.state !== "down" };
+  }
+
+  async function refusalOf(service: RegisteredService): Promise<string | undefined> {
+    if (!options.instancePolicy) return undefined;
+    try {
+      return await options.instancePolicy(service);
+    } catch (error) {
+      // A policy that cannot decide (a failing DNS lookup) refuses: closed unless shown to be allowed.
+      return `Its address could not be checked: ${TrestleError.from(error).rawMessage}`;
+    }
+  }
+
+  async function probeTarget(target: ServiceTarget): Promise<HealthStatus> {
     if (!transports) return { state: "pending" };
     let transport: ReturnType<TransportSelector["transportFor"]>;
     try {
@@ -138,8 +156,8 @@ export function createHealthProber(options: HealthProberOptions): HealthProber {
       const services = [...view.all()];
       const reached: string[] = [];
       await forEachLimited(services, options.concurrency, async (service) => {
-        const status = await probeOnce(service.target);
-        if (status.state !== "down") reached.push(service.id);
+        const { status, reached: alive } = await probeOnce(service);
+        if (alive) reached.push(service.id);
         // The view follows the store through the feed: write only what changes.
         if (view.get(service.id)?.health !== status.state) await record(service, status);
       });
@@ -199,9 +217,9 @@ export function createHealthProber(options: HealthProberOptions): HealthProber {
       if (!transports || stopped) return Promise.resolve();
       return track(
         (async () => {
-          const status = await probeOnce(service.target);
+          const { status, reached } = await probeOnce(service);
           await record(service, status);
-          if (status.state !== "down") {
+          if (reached) {
             const now = clock.now();
             await store.touchServices([service.id], now);
             touchedAt.set(service.id, now);

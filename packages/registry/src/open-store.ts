@@ -1,6 +1,10 @@
 import { Code, TrestleError } from "@trestle/core";
 import { type RegistryLogger, silentLogger } from "./logger.js";
-import { applyMigrations } from "./migrations.js";
+import { applyRegistryMigrations } from "./migrations.js";
+import { sealStoredForwards } from "./seal-stored-forwards.js";
+import { withSealedForwards } from "./sealing-store.js";
+import { readOrCreateSecretsKeyFile, secretsKeyFileBeside } from "./secrets-key-file.js";
+import { createSecretsKeyring, generateSecretsKey, type SecretsKeyring } from "./secrets-keyring.js";
 import type { SqlClient } from "./sql-client.js";
 import { createSqlStore } from "./sql-store.js";
 import type { Store } from "./store.js";
@@ -27,7 +31,23 @@ export interface StoreOptions {
   memory?: boolean;
   /** Most pooled PostgreSQL connections (default 10). */
   maxConnections?: number;
+  /**
+   * Keys that encrypt forwards' upstreams (arguments, environment, headers…) at rest: the first encrypts, every
+   * one decrypts (older keys, while a rotation re-encrypts with the first). Each at least 32 characters. Without
+   * them, the embedded store uses the key file beside its data directory (`<dataDir>.key`, made at first start,
+   * mode 0600), a throw-away store a random key, and a PostgreSQL store none: it then refuses forwards with
+   * arguments, environment or headers (every replica needs the same key, so one must be configured).
+   */
+  secretsKeys?: readonly string[];
   logger?: RegistryLogger;
+}
+
+/** The keyring when no keys are given: the embedded store's own key file, a random key, or none. */
+async function defaultKeyring(options: StoreOptions): Promise<SecretsKeyring | undefined> {
+  if (options.databaseUrl !== undefined) return undefined;
+  if (options.memory) return createSecretsKeyring([generateSecretsKey()]);
+  const file = secretsKeyFileBeside(options.dataDir ?? DEFAULT_DATA_DIR);
+  return createSecretsKeyring(await readOrCreateSecretsKeyFile(file));
 }
 
 /**
@@ -39,8 +59,10 @@ export interface StoreOptions {
  * const store = await openStore({ databaseUrl: process.env.DATABASE_URL });
  * const registry = await createRegistry({ store, transports });
  * ```
- * @throws TrestleError `InvalidArgument` for contradictory options; `Unavailable` when the database cannot
- * be opened or reached.
+ * @throws TrestleError `InvalidArgument` for contradictory options or a secrets key too short;
+ * `FailedPrecondition` for a data directory (or key file) open to other users, and for stored forwards the
+ * secrets keys cannot decrypt or (without a key) protect; `Unavailable` when the database cannot be opened or
+ * reached.
  */
 export async function openStore(options: StoreOptions = {}): Promise<Store> {
   const logger = options.logger ?? silentLogger;
@@ -51,6 +73,11 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
       Code.InvalidArgument,
     );
   }
+  // Checked before anything opens: a key too short is a configuration mistake.
+  const given =
+    options.secretsKeys !== undefined && options.secretsKeys.length > 0
+      ? createSecretsKeyring(options.secretsKeys)
+      : undefined;
   let client: SqlClient;
   try {
     // Each backend's driver is loaded only when chosen: a router on the embedded store never holds pg's, and one
@@ -70,12 +97,14 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
       );
     }
   } catch (error) {
+    // A refusal that says what to fix (a data directory open to other users) stays as it is.
+    if (error instanceof TrestleError && error.code === Code.FailedPrecondition) throw error;
     throw new TrestleError(`The store could not be opened: ${(error as Error).message}`, Code.Unavailable, {
       cause: error,
     });
   }
   try {
-    const applied = await applyMigrations(client);
+    const applied = await applyRegistryMigrations(client);
     if (applied.length > 0)
       logger.info({ versions: applied, backend: client.backend }, "applied schema migrations");
   } catch (error) {
@@ -89,5 +118,13 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
       },
     );
   }
-  return createSqlStore(client);
+  let keyring: SecretsKeyring | undefined;
+  try {
+    keyring = given ?? (await defaultKeyring(options));
+    await sealStoredForwards(client, keyring, logger);
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+  return withSealedForwards(createSqlStore(client), keyring);
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { Code, type TransportSelector, TrestleError } from "@trestle/core";
+import { Code, TrestleError } from "@trestle/core";
+import type { TransportSelector } from "@trestle/core/routing";
 import { type Catalog, createCatalog } from "./catalog.js";
 import { type CatalogChange, createCatalogView } from "./catalog-view.js";
 import { createCircuitBreaker } from "./circuit-breaker.js";
@@ -9,7 +10,7 @@ import { type RegistryLogger, silentLogger } from "./logger.js";
 import { createServiceRegistry, type ServiceRegistry } from "./service-registry.js";
 import { createServiceResolver, type HealthAwareResolver } from "./service-resolver.js";
 import { createServiceView, type RegistryEvent } from "./service-view.js";
-import type { Store } from "./store.js";
+import type { RegisteredService, Store } from "./store.js";
 import { createViewSync } from "./view-sync.js";
 
 /** Options for {@link createRegistry}. Every duration is in milliseconds. */
@@ -42,6 +43,18 @@ export interface RegistryOptions {
   instanceId?: string;
   /** Most registered instances of one service name; more registrations are refused (default: no limit). */
   maxInstancesPerService?: number;
+  /**
+   * The principal the configuration binds a service name to (`undefined`: none). Only it, or an admin, may
+   * register under that name; without one, a name belongs to the first principal that registered under it.
+   */
+  configuredOwner?: (serviceName: string) => string | undefined;
+  /**
+   * Why the router must not reach a registered instance (its address is one the registering principal may not
+   * use, say), or `undefined` when it may. The prober never probes a refused instance: it is marked unhealthy
+   * with the reason, so no call goes to it, and it ages out like a silent one. Checked at every probe, so an
+   * instance registered before a policy, or whose host name has come to resolve to a refused address, is caught.
+   */
+  instancePolicy?: (service: RegisteredService) => Promise<string | undefined>;
 }
 
 /** The catalog, the service registry and the resolver of one process, in step with the store. */
@@ -185,6 +198,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     timeoutMs: options.probeTimeoutMs ?? Math.min(5000, probeIntervalMs),
     heartbeatTimeoutMs,
     staleServiceTtlMs,
+    ...(options.instancePolicy ? { instancePolicy: options.instancePolicy } : {}),
   });
 
   const subscribe =
@@ -214,6 +228,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     ...(options.maxInstancesPerService !== undefined
       ? { maxInstancesPerService: options.maxInstancesPerService }
       : {}),
+    ...(options.configuredOwner ? { configuredOwner: options.configuredOwner } : {}),
     subscribe: subscribe(registryListeners),
   });
 

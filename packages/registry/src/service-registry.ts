@@ -20,7 +20,9 @@ export interface ServiceRegistry {
    * entry, never two. A new or moved service starts `pending` and is probed at once.
    *
    * A new instance is bound to `actor` (default: anonymous, no admin): no other principal may then re-register,
-   * move, heartbeat or deregister it, nor register another instance under its service name; an admin may.
+   * move, heartbeat or deregister it; an admin may. A service name belongs to the principal the configuration
+   * binds it to (`configuredOwner`), else to the first principal that registered under it, and stays theirs when
+   * its instances are gone: no other principal (but an admin) may register under it.
    *
    * @returns the target with its id.
    * @throws TrestleError `InvalidArgument` naming each bad field; `PermissionDenied` when the instance or its
@@ -68,6 +70,8 @@ export interface ServiceRegistryOptions {
   staleServiceTtlMs: number;
   /** Most instances of one service name (unlimited when absent). */
   maxInstancesPerService?: number;
+  /** The principal the configuration binds a service name to, if any. */
+  configuredOwner?: (serviceName: string) => string | undefined;
   subscribe(listener: (event: RegistryEvent) => void): () => void;
 }
 
@@ -104,6 +108,7 @@ export function createServiceRegistry(options: ServiceRegistryOptions): ServiceR
     async register(input, actor = ANONYMOUS) {
       const registration = parseRegistration(input);
       const { id: requestedId, ...target } = registration;
+      const configuredOwner = options.configuredOwner?.(target.serviceName);
       const result = await store.registerService(
         {
           ...(requestedId ? { requestedId } : {}),
@@ -114,6 +119,7 @@ export function createServiceRegistry(options: ServiceRegistryOptions): ServiceR
           ...(options.maxInstancesPerService !== undefined
             ? { maxInstancesPerService: options.maxInstancesPerService }
             : {}),
+          ...(configuredOwner !== undefined ? { configuredOwner } : {}),
         },
         clock.now(),
       );

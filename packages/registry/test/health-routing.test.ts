@@ -1,13 +1,12 @@
 import {
   type BridgeTransport,
   Code,
-  createInMemoryNetwork,
-  createInMemoryTransport,
-  createTransportSelector,
   type HealthStatus,
   type ServiceTarget,
   TrestleError,
 } from "@trestle/core";
+import { createInMemoryNetwork, createInMemoryTransport } from "@trestle/core/in-memory";
+import { createTransportSelector } from "@trestle/core/routing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createRegistry, openStore, type Registry, type RegistryEvent, type Store } from "../src/index.js";
 import { nextEvent, uniqueSuffix } from "./support/wait.js";
@@ -189,6 +188,57 @@ describe("health-aware routing", () => {
     expect(touches).toBeLessThanOrEqual(6);
     expect(changes).toEqual([]);
     expect(r.services.get(target.id)?.health).toBe("healthy");
+  });
+
+  it("never probes an instance the instance policy refuses: it is unhealthy with the reason and takes no calls", async () => {
+    const probed: string[] = [];
+    const transport: BridgeTransport = {
+      async probeHealth(target): Promise<HealthStatus> {
+        probed.push(target.host);
+        return { state: "healthy" };
+      },
+      provision: () => Promise.reject(new TrestleError("not used", Code.Unimplemented)),
+      callTool: () => Promise.reject(new TrestleError("not used", Code.Unimplemented)),
+      readResource: () => Promise.reject(new TrestleError("not used", Code.Unimplemented)),
+      executeCode: () => {
+        throw new TrestleError("not used", Code.Unimplemented);
+      },
+      close: async () => {},
+    };
+    const refused = new Set(["169.254.169.254"]);
+    const r = await registry({
+      transports: createTransportSelector({ byProtocol: { grpc: transport } }),
+      instancePolicy: async (service) =>
+        refused.has(service.target.host) ? `${service.target.host} is link-local` : undefined,
+    });
+    const name = `metadata-${uniqueSuffix()}`;
+    const unhealthy = nextEvent<RegistryEvent>(
+      (l) => r.services.onEvent(l),
+      (e) => e.type === "health-changed" && e.service.target.serviceName === name,
+      "the refused instance's health",
+    );
+    const target = await r.services.register({
+      serviceName: name,
+      host: "169.254.169.254",
+      port: 80,
+      serviceType: "tool-invoker",
+    });
+    const changed = (await unhealthy).service;
+    expect(changed).toMatchObject({
+      id: target.id,
+      health: "unhealthy",
+      healthMessage: "169.254.169.254 is link-local",
+    });
+    // A few rounds later it has still not been probed, and no call is routed to it.
+    await new Promise((done) => setTimeout(done, PROBE_INTERVAL_MS * 3));
+    expect(probed).not.toContain("169.254.169.254");
+    expect(await r.resolver.resolve(name, "tool-invoker")).toBeUndefined();
+
+    // The policy is asked at every round: once it allows the address, the instance is probed and healthy.
+    const healthy = healthOf(r, target.id, "healthy", "the instance once allowed");
+    refused.clear();
+    await healthy;
+    expect(probed).toContain("169.254.169.254");
   });
 
   it("marks a service unhealthy when no transport speaks its protocol", async () => {

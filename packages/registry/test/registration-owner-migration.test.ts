@@ -1,7 +1,8 @@
 import { PGlite } from "@electric-sql/pglite";
 import { Code, TrestleError } from "@trestle/core";
 import { describe, expect, it } from "vitest";
-import { applyMigrations, MIGRATIONS } from "../src/migrations.js";
+import { openThrowawayDatabase } from "../src/embedded-store.js";
+import { applyRegistryMigrations, MIGRATIONS } from "../src/migrations.js";
 import { createPgliteClient } from "../src/pglite-client.js";
 import { createSqlStore } from "../src/sql-store.js";
 
@@ -9,7 +10,7 @@ describe("migration 3: registrations bound to their principal", () => {
   it("leaves a registration made before it unbound, and its next registration claims it", async () => {
     const client = createPgliteClient(await PGlite.create());
     try {
-      await applyMigrations(
+      await applyRegistryMigrations(
         client,
         MIGRATIONS.filter((m) => m.version < 3),
       );
@@ -19,11 +20,12 @@ describe("migration 3: registrations bound to their principal", () => {
                  'healthy', 0, 0, 0, nextval('trestle_change_version'))`,
       );
       expect(
-        await applyMigrations(
+        await applyRegistryMigrations(
           client,
           MIGRATIONS.filter((m) => m.version <= 3),
         ),
       ).toEqual([3]);
+      await applyRegistryMigrations(client);
 
       const store = createSqlStore(client);
       const [before] = await store.fetchServices(["old-1"]);
@@ -46,4 +48,53 @@ describe("migration 3: registrations bound to their principal", () => {
       await client.close();
     }
   });
+});
+
+describe("migration 8: service names kept by their owner", () => {
+  it("gives each name registered before it to the principal of its earliest bound instance, for good", async () => {
+    const client = await openThrowawayDatabase();
+    try {
+      await applyRegistryMigrations(
+        client,
+        MIGRATIONS.filter((m) => m.version < 8),
+      );
+      const row = (id: string, name: string, owner: string | null, at: number) =>
+        client.query(
+          `INSERT INTO trestle_services (id, endpoint, target, health, health_changed_at, registered_at, last_seen_at, version, owner)
+           VALUES ($1, $1, $2::text::jsonb, 'healthy', 0, $3, $3, nextval('trestle_change_version'), $4)`,
+          [
+            id,
+            JSON.stringify({ serviceName: name, serviceType: "tool-invoker", host: "10.0.0.1", port: at }),
+            at,
+            owner,
+          ],
+        );
+      await row("w-admin-later", "weather", "operator", 5);
+      await row("w-first", "weather", "weather-team", 2);
+      await row("legacy", "unbound", null, 1);
+      expect(await applyRegistryMigrations(client)).toEqual([8]);
+      expect(
+        await client.query("SELECT service_name, owner FROM trestle_service_owners ORDER BY service_name"),
+      ).toEqual([{ service_name: "weather", owner: "weather-team" }]);
+
+      // Its instances gone, the name is still weather-team's.
+      const store = createSqlStore(client);
+      await store.removeUnseen(Number.MAX_SAFE_INTEGER);
+      const input = (principal: string, serviceName: string) => ({
+        newId: `new-${principal}-${serviceName}`,
+        target: { serviceName, serviceType: "tool-invoker" as const, host: "10.0.0.3", port: 3 },
+        endpoint: `${principal}-${serviceName}`,
+        actor: { principal, admin: false },
+      });
+      const refused = await store.registerService(input("intruder", "weather"), 10).catch((e: unknown) => e);
+      expect((refused as TrestleError).code).toBe(Code.PermissionDenied);
+      expect((await store.registerService(input("weather-team", "weather"), 11)).created).toBe(true);
+      // A name no bound instance held is claimed by its next registrant.
+      expect((await store.registerService(input("newcomer", "unbound"), 12)).service.registeredBy).toBe(
+        "newcomer",
+      );
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
 });

@@ -2,6 +2,19 @@ import { readFileSync } from "node:fs";
 import { Code, TrestleError } from "@trestle/core";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import {
+  identityConfigFields,
+  identityConfigProblems,
+  identityConfigSources,
+  requiresCredentials,
+  serviceIdentityFields,
+} from "./config-identity.js";
+import {
+  securityConfigFields,
+  securityConfigProblems,
+  securityConfigSources,
+  serviceRegistrationFields,
+} from "./config-security.js";
 import { MCP_REVISIONS } from "./mcp/protocol-era.js";
 
 const rateLimitSchema = z.strictObject({
@@ -45,8 +58,10 @@ const serviceSchema = z
       .min(1)
       .optional()
       .describe(
-        "Secret sent to this service only, as x-trestle-capability-secret metadata (its TRESTLE_CAPABILITY_SECRET)",
+        "Secret sent to this service only, as x-trestle-capability-secret metadata (its TRESTLE_CAPABILITY_SECRET), and only to instances its owner (principal, else its first registrant) or an admin registered",
       ),
+    ...serviceRegistrationFields,
+    ...serviceIdentityFields,
     unaryTimeoutMs: z
       .number()
       .int()
@@ -165,6 +180,8 @@ export const routerConfigSchema = z.object({
     .describe(
       "Allow listening on a non-loopback address with no tokens: every scope open to the network (logged as a warning)",
     ),
+  ...securityConfigFields,
+  ...identityConfigFields,
   maxInstancesPerService: z
     .number()
     .int()
@@ -279,7 +296,7 @@ export const routerConfigSchema = z.object({
     .record(z.string(), serviceSchema)
     .default({})
     .describe(
-      "Per-service settings by service name: protocol, dialect, unaryTimeoutMs, streamTimeoutMs, maxConcurrentCalls, maxQueuedCalls",
+      "Per-service settings by service name: protocol, dialect, callSecret, principal, allowedNetworks, unaryTimeoutMs, streamTimeoutMs, maxConcurrentCalls, maxQueuedCalls",
     ),
   tlsCaFile: z.string().optional().describe("CA certificate (PEM) trusted for TLS to capabilities"),
   tlsCertFile: z.string().optional().describe("Client certificate (PEM) for mutual TLS to capabilities"),
@@ -422,6 +439,8 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   allowedOrigins: { env: "TRESTLE_ALLOWED_ORIGINS", flag: "--allowed-origin" },
   tokens: { env: "TRESTLE_TOKENS" },
   insecureOpen: { env: "TRESTLE_INSECURE_OPEN", flag: "--insecure-open" },
+  ...securityConfigSources,
+  ...identityConfigSources,
   maxInstancesPerService: { env: "TRESTLE_MAX_INSTANCES_PER_SERVICE" },
   rateLimit: { env: "TRESTLE_RATE_LIMIT" },
   forwardHeaders: { env: "TRESTLE_FORWARD_HEADERS", flag: "--forward-header" },
@@ -507,7 +526,7 @@ function fromText(key: string, text: string, where: string): unknown {
       if (/^(0|false|no|off)$/i.test(text)) return false;
       throw new TrestleError(`${where}: '${text}' is not a boolean (true or false)`, Code.InvalidArgument);
     case "array":
-      if (key === "tokens") return parseJson(text, where);
+      if (key === "tokens" || key === "policies") return parseJson(text, where);
       return text
         .split(",")
         .map((s) => s.trim())
@@ -593,14 +612,15 @@ export function resolveConfig(sources: ConfigSources): RouterConfig {
       merged[key] = typeof value === "string" ? fromText(key, value, `flag for ${key}`) : value;
   }
   const parsed = routerConfigSchema.safeParse(merged);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+  const problems = parsed.success
+    ? [
+        ...securityConfigProblems(parsed.data, BUILTIN_PRINCIPAL),
+        ...identityConfigProblems(parsed.data),
+        ...configProblems(parsed.data),
+      ]
+    : parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+  if (!parsed.success || problems.length > 0)
     throw new TrestleError(`Invalid configuration: ${problems.join("; ")}`, Code.InvalidArgument);
-  }
-  const problems = configProblems(parsed.data);
-  if (problems.length > 0) {
-    throw new TrestleError(`Invalid configuration: ${problems.join("; ")}`, Code.InvalidArgument);
-  }
   return parsed.data;
 }
 
@@ -610,7 +630,7 @@ const CREDENTIAL_HEADERS = new Set(["authorization", "proxy-authorization", "coo
 /** What the settings get wrong together, each in a sentence (empty when nothing). */
 export function configProblems(config: RouterConfig): string[] {
   const problems: string[] = [];
-  if (config.tokens.length > 0) {
+  if (requiresCredentials(config)) {
     const credentials = config.forwardHeaders.filter((h) => CREDENTIAL_HEADERS.has(h));
     if (credentials.length > 0) {
       problems.push(
@@ -632,7 +652,7 @@ export function effectiveRateLimit(
   const limit =
     config.rateLimit === false
       ? undefined
-      : (config.rateLimit ?? (config.tokens.length > 0 ? DEFAULT_TOKEN_RATE_LIMIT : undefined));
+      : (config.rateLimit ?? (requiresCredentials(config) ? DEFAULT_TOKEN_RATE_LIMIT : undefined));
   return limit && dividedRateLimit(limit, config.workers);
 }
 

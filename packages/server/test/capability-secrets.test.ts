@@ -1,8 +1,11 @@
 import { create } from "@bufbuild/protobuf";
-import { type CapabilityServer, createCapabilityServer } from "@trestle/capability";
+import {
+  CAPABILITY_SECRET_METADATA_KEY,
+  type CapabilityServer,
+  createCapabilityServer,
+} from "@trestle/capability";
 import {
   type BridgeTransport,
-  CAPABILITY_SECRET_METADATA_KEY,
   type CallOptions,
   Code,
   type ServiceTarget,
@@ -49,6 +52,18 @@ describe("which secret goes to which capability", () => {
     expect(secretFor(target("trestle", "attacker.example"))).toBeUndefined();
     // Another service on loopback: never a built-in's secret.
     expect(secretFor(target("file-like"))).toBeUndefined();
+  });
+
+  it("sends a configured secret only to targets allowed to receive it", () => {
+    const owned = capabilitySecretResolver({
+      configured: { weather: "weather-secret" },
+      builtin: { http: "http-secret" },
+      mayReceiveConfigured: (t) => t.host !== "intruder.example",
+    });
+    expect(owned(target("weather", "weather.internal"))).toBe("weather-secret");
+    expect(owned(target("weather", "intruder.example"))).toBeUndefined();
+    // A built-in's own secret follows its own rule (its name, on loopback).
+    expect(owned(target("http"))).toBe("http-secret");
   });
 
   it("has no default that every service would get", () => {
@@ -137,6 +152,7 @@ describe("the capability secret interceptor", () => {
     const wrapped = withCapabilitySecrets(
       transport,
       capabilitySecretResolver({ builtin: { trestle: "exec-secret" } }),
+      CAPABILITY_SECRET_METADATA_KEY,
     );
     await everyCall(wrapped, target("trestle"), { metadata: { traceparent: "t-1" } });
     await everyCall(wrapped, target("partner"), { metadata: { traceparent: "t-2" } });
@@ -167,6 +183,7 @@ describe("the capability secret interceptor", () => {
     const wrapped = withCapabilitySecrets(
       transport,
       capabilitySecretResolver({ configured: { a: "a-secret" } }),
+      CAPABILITY_SECRET_METADATA_KEY,
     );
     const forwarded = { metadata: { "X-Trestle-Capability-Secret": "from-a-client", other: "kept" } };
     const call = { tool: { name: "t", uri: "t://", type: "a" }, arguments: {} };
@@ -230,6 +247,7 @@ describe("over the wire, through the gRPC and Connect transports", () => {
         builtin: { trestle: "exec-secret" },
         configured: { partner: "partner-secret" },
       }),
+      CAPABILITY_SECRET_METADATA_KEY,
     );
     try {
       const call = {

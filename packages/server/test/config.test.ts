@@ -133,6 +133,62 @@ describe("configuration", () => {
     }
   });
 
+  it("reads the secrets keys and the registration networks, and checks them together", () => {
+    const key = "a-secrets-key-of-more-than-32-characters";
+    const old = "an-older-secrets-key-of-32-characters!!";
+    const config = resolveConfig({
+      env: {
+        TRESTLE_SECRETS_KEY: key,
+        TRESTLE_PREVIOUS_SECRETS_KEYS: old,
+        TRESTLE_REGISTRATION_ALLOWED_NETWORKS: "10.0.0.0/8, fd00::/8",
+        TRESTLE_TOKENS: JSON.stringify([
+          { name: "weather-team", token: "weather-token-0123456789", scopes: ["register"] },
+        ]),
+        TRESTLE_SERVICES: JSON.stringify({
+          weather: { principal: "weather-team", allowedNetworks: ["127.0.0.1"] },
+        }),
+      },
+    });
+    expect(config.secretsKey).toBe(key);
+    expect(config.previousSecretsKeys).toEqual([old]);
+    expect(config.registrationAllowedNetworks).toEqual(["10.0.0.0/8", "fd00::/8"]);
+    expect(config.services.weather).toEqual({ principal: "weather-team", allowedNetworks: ["127.0.0.1"] });
+    expect(resolveConfig({}).registrationAllowedNetworks).toEqual([]);
+  });
+
+  it.each([
+    [{ env: { TRESTLE_SECRETS_KEY: "short-secrets-key-canary" } }, "at least 32 characters"],
+    [
+      { env: { TRESTLE_SECRETS_KEY: "x".repeat(32), TRESTLE_SECRETS_KEY_FILE: "/etc/trestle/key" } },
+      "secretsKeyFile: give secretsKey or secretsKeyFile, not both",
+    ],
+    [
+      { env: { TRESTLE_PREVIOUS_SECRETS_KEYS: "y".repeat(32) } },
+      "previousSecretsKeys: previous secrets keys need",
+    ],
+    [
+      { env: { TRESTLE_REGISTRATION_ALLOWED_NETWORKS: "intranet" } },
+      "registrationAllowedNetworks.0: must be an IP",
+    ],
+    [
+      { file: { services: { weather: { allowedNetworks: ["10.0.0.0/40"] } } } },
+      "services.weather.allowedNetworks.0",
+    ],
+    [
+      { file: { services: { weather: { principal: "nobody-configured" } } } },
+      "no token is named 'nobody-configured'",
+    ],
+  ])("refuses %j, naming the key", (sources, mention) => {
+    try {
+      resolveConfig(sources);
+      expect.unreachable();
+    } catch (error) {
+      expect((error as TrestleError).code).toBe(Code.InvalidArgument);
+      expect((error as TrestleError).rawMessage).toContain(mention);
+      expect((error as TrestleError).rawMessage).not.toContain("short-secrets-key-canary");
+    }
+  });
+
   it("is documented in the server README exactly as the schema says (regenerate with `pnpm --filter @trestle/server docs`)", () => {
     const readme = readFileSync(join(import.meta.dirname, "..", "README.md"), "utf8");
     const start = readme.indexOf("<!-- config-reference:start -->");

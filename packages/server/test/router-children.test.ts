@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { createBuiltinLauncher, unshareArguments } from "../src/builtin-confinement.js";
-import { forwardSandboxOptions } from "../src/forward-sandbox.js";
+import { forwardSandboxOptions } from "../src/root/forward-sandbox.js";
 import { ROUTER_SECRET_VARIABLES, takeSecretVariables } from "../src/router-secrets.js";
 
 describe("the router's secrets leave its environment", () => {

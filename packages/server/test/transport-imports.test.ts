@@ -13,10 +13,11 @@ const WIRE_PACKAGE =
   /from\s+["'](@trestle\/transport-[\w-]+|@trestle\/wanaku|@trestle\/proto)(\/[^"']*)?["']/g;
 
 /**
- * Where naming a wire is the point: the composition root alone. The forwards module gets what it needs of the
- * MCP transport (watching an upstream, addressing its tools) injected from there.
+ * Where naming a wire is the point: the composition root's modules that build the transports and start the
+ * forwards. The forwards module (`forwards/`) gets what it needs of the MCP transport (watching an upstream,
+ * addressing its tools) injected from there.
  */
-const ALLOWED = [/^router\.ts$/];
+const ALLOWED = [/^root\/transports\.ts$/, /^root\/forwards\.ts$/];
 
 function wireImports(): string[] {
   const found: string[] = [];
@@ -32,7 +33,7 @@ function wireImports(): string[] {
 }
 
 describe("the server names no wire outside its composition root", () => {
-  it("imports no concrete transport, codec or protobuf message outside router.ts", () => {
+  it("imports no concrete transport, codec or protobuf message outside the root's transports and forwards modules", () => {
     expect(wireImports()).toEqual([]);
   });
 

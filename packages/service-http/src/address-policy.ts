@@ -1,7 +1,7 @@
 import type { LookupAddress, LookupOptions } from "node:dns";
 import { lookup as dnsLookup } from "node:dns";
-import { BlockList, isIP } from "node:net";
 import { Code, TrestleError } from "@trestle/core";
+import { isSpecialAddress, specialAddressRange } from "@trestle/core/address-ranges";
 
 /** Which hosts and addresses the HTTP tool invoker may connect to. */
 export interface AddressPolicyOptions {
@@ -38,36 +38,13 @@ export interface AddressPolicy {
   lookup(hostname: string, options: LookupOptions, callback: LookupCallback): void;
 }
 
-function privateRanges(): BlockList {
-  const list = new BlockList();
-  list.addSubnet("0.0.0.0", 8, "ipv4"); // "this network", including 0.0.0.0
-  list.addSubnet("10.0.0.0", 8, "ipv4");
-  list.addSubnet("100.64.0.0", 10, "ipv4"); // carrier-grade NAT
-  list.addSubnet("127.0.0.0", 8, "ipv4");
-  list.addSubnet("169.254.0.0", 16, "ipv4"); // link-local, cloud metadata at 169.254.169.254
-  list.addSubnet("172.16.0.0", 12, "ipv4");
-  list.addSubnet("192.168.0.0", 16, "ipv4");
-  list.addSubnet("224.0.0.0", 4, "ipv4"); // multicast
-  list.addSubnet("240.0.0.0", 4, "ipv4"); // reserved and broadcast
-  list.addAddress("::", "ipv6");
-  list.addAddress("::1", "ipv6");
-  list.addSubnet("fc00::", 7, "ipv6"); // unique-local, cloud metadata at fd00:ec2::254
-  list.addSubnet("fe80::", 10, "ipv6");
-  list.addSubnet("ff00::", 8, "ipv6");
-  return list;
-}
-
-const PRIVATE_RANGES = privateRanges();
-
 /**
- * True for an address in a private, loopback, link-local, unique-local, multicast or unspecified range,
+ * True for an address in a private, loopback, link-local, unique-local, multicast, unspecified or other
+ * special-purpose range (NAT64, 6to4, Teredo, benchmarking… `@trestle/core/address-ranges` lists them),
  * including IPv4 addresses written as IPv4-mapped IPv6 (`::ffff:127.0.0.1`).
  */
 export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return PRIVATE_RANGES.check(address, "ipv4");
-  if (family === 6) return PRIVATE_RANGES.check(address, "ipv6");
-  return false;
+  return isSpecialAddress(address);
 }
 
 function bare(hostname: string): string {
@@ -89,8 +66,9 @@ function failLookup(callback: LookupCallback, error: TrestleError): void {
 }
 
 function refusedAddress(host: string, address: string): TrestleError {
+  const range = specialAddressRange(address)?.name ?? "special-purpose";
   return new TrestleError(
-    `Refused to connect to ${host} (${address}): private, loopback and link-local addresses are not allowed`,
+    `Refused to connect to ${host} (${address}): it is a ${range} address, and private, loopback, link-local and other special-purpose addresses are not allowed`,
     Code.PermissionDenied,
   );
 }

@@ -79,6 +79,17 @@ describe("the SSRF guard", () => {
     for (const address of ["::1", "::", "fe80::1", "fc00::1", "fd12:3456::1", "::ffff:10.0.0.1", "0.0.0.0"]) {
       expect(isPrivateAddress(address), address).toBe(true);
     }
+    // Ranges that translate or tunnel to IPv4 (NAT64, 6to4), and the other special-purpose ones.
+    for (const address of [
+      "64:ff9b::a9fe:a9fe",
+      "2002:a9fe:a9fe::1",
+      "192.0.0.170",
+      "198.18.0.1",
+      "fec0::1",
+      "::ffff:169.254.169.254",
+    ]) {
+      expect(isPrivateAddress(address), address).toBe(true);
+    }
     for (const address of ["8.8.8.8", "172.32.0.1", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"]) {
       expect(isPrivateAddress(address), address).toBe(false);
     }

@@ -2,14 +2,8 @@ import type { AddressInfo } from "node:net";
 import { type Message, type Part, Role, TaskState } from "@a2a-js/sdk";
 import { AgentEvent, type AgentExecutor, DefaultRequestHandler, InMemoryTaskStore } from "@a2a-js/sdk/server";
 import { jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
-import {
-  type BridgeTransport,
-  type JsonObject,
-  type ServedCapability,
-  type ServiceHandlers,
-  TrestleError,
-} from "@trestle/core";
-import { describeTransportContract } from "@trestle/core/testing";
+import { type BridgeTransport, type JsonObject, type ServiceHandlers, TrestleError } from "@trestle/core";
+import { describeTransportContract, type ServedCapability } from "@trestle/core/testing";
 import express from "express";
 import { a2aSkillUri, createA2aTransport } from "../src/index.js";
 

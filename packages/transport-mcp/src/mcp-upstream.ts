@@ -3,7 +3,7 @@ import {
   type ForwardHttpUpstream,
   type ForwardStdioUpstream,
   forwardProgramName,
-} from "@trestle/core";
+} from "@trestle/core/catalog";
 
 /**
  * An MCP server spawned on this machine and spoken to over its stdin and stdout: core's `ForwardStdioUpstream`,

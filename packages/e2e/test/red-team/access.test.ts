@@ -154,6 +154,8 @@ describe("red team: least privilege between principals", () => {
         { name: "weather-team", token: REGISTER_A, scopes: ["register"] },
         { name: "other-team", token: REGISTER_B, scopes: ["register"] },
       ]),
+      // Loopback allowed, so that what refuses the attacks below is the binding, not the address rule.
+      TRESTLE_REGISTRATION_ALLOWED_NETWORKS: "127.0.0.0/8",
     });
     const register = (token: string, body: unknown) =>
       fetch(`${router.url}/api/v1/management/discovery`, {

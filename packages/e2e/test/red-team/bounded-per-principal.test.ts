@@ -144,7 +144,11 @@ describe("red team: bounded work and storage per principal", () => {
       router.url,
       "POST",
       "/api/v1/forwards",
-      { name: "modern", upstream: { kind: "stdio", command: process.execPath, args: [MODERN_FIXTURE] } },
+      {
+        name: "modern",
+        // The fixture loads the MCP SDK from the repository: its directory is visible (read-only) in the sandbox.
+        upstream: { kind: "stdio", command: process.execPath, args: [MODERN_FIXTURE], cwd: repoRoot },
+      },
       admin,
     );
     await eventually(

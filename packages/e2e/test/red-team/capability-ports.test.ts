@@ -58,6 +58,8 @@ describe("red team: capability ports accept only the router", () => {
         { name: "client", token: MCP, scopes: ["mcp"] },
         { name: "partner", token: REGISTER, scopes: ["register"] },
       ]),
+      // The partner's capability runs on this machine: the operator lets register tokens use loopback.
+      TRESTLE_REGISTRATION_ALLOWED_NETWORKS: "127.0.0.0/8",
     });
     await Promise.all([healthy(router, "http"), healthy(router, "file")]);
     const exec = await eventually(

@@ -100,7 +100,11 @@ describe("red team: one principal cannot reach another's A2A tasks, MCP tasks, r
       router.url,
       "POST",
       "/api/v1/forwards",
-      { name: "modern", upstream: { kind: "stdio", command: process.execPath, args: [MODERN_FIXTURE] } },
+      {
+        name: "modern",
+        // The fixture loads the MCP SDK from the repository: its directory is visible (read-only) in the sandbox.
+        upstream: { kind: "stdio", command: process.execPath, args: [MODERN_FIXTURE], cwd: repoRoot },
+      },
       admin,
     );
     // A legacy-only upstream spawned per call: its questions come while the call runs, so the router holds it.
@@ -116,6 +120,7 @@ describe("red team: one principal cannot reach another's A2A tasks, MCP tasks, r
           command: process.execPath,
           args: [MODERN_FIXTURE, "--legacy-only"],
           mode: "per-call",
+          cwd: repoRoot,
         },
       },
       admin,

@@ -1,4 +1,5 @@
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -205,7 +206,7 @@ describe("red team: a data directory of the operator's choosing is not served ei
     rmSync(project, { recursive: true, force: true });
   });
 
-  it("with --builtins, no --root and --data-dir inside the project, the store's files are refused", async () => {
+  it("with --builtins, no --root and --data-dir inside the project, the store's files and its secrets key are refused", async () => {
     router = await startRouterIn(project, ["--builtins", "--data-dir", "db"]);
     const url = router.url;
     await eventually(
@@ -224,12 +225,20 @@ describe("red team: a data directory of the operator's choosing is not served ei
       e.isFile(),
     );
     expect(storeFile).toBeDefined();
-    const location = pathToFileURL(join(storeFile?.parentPath ?? "", storeFile?.name ?? "")).href;
-    expect(
-      (await adminCall(url, "POST", "/api/v1/resources", { name: "store", type: "file", location })).status,
-    ).toBe(200);
+    // The key that decrypts the store's forward secrets sits beside the data directory, in the project too.
+    expect(existsSync(join(project, "db.key"))).toBe(true);
     const session = await openMcpSession(`${url}/mcp`, { authorization: `Bearer ${RED_MCP}` });
-    const read = await session.request("resources/read", { uri: location });
-    expect(read.answer?.error, `${location} was served`).toBeDefined();
+    const locations = [join(storeFile?.parentPath ?? "", storeFile?.name ?? ""), join(project, "db.key")];
+    for (const [index, path] of locations.entries()) {
+      const location = pathToFileURL(path).href;
+      const added = await adminCall(url, "POST", "/api/v1/resources", {
+        name: `store-${index}`,
+        type: "file",
+        location,
+      });
+      expect(added.status).toBe(200);
+      const read = await session.request("resources/read", { uri: location });
+      expect(read.answer?.error, `${location} was served`).toBeDefined();
+    }
   });
 });

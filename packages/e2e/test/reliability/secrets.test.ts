@@ -16,6 +16,8 @@ const MCP_TOKEN = `${TAG}-mcp-token`;
 const REGISTER_TOKEN = `${TAG}-register-token`;
 const PROVISIONED = `${TAG}-provisioned-secret`;
 const AUTH_ARGUMENT = `${TAG}-wanaku-auth-argument`;
+/** A credential of the client's own, in a header the router forwards to capabilities. */
+const FORWARDED_CREDENTIAL = `${TAG}-forwarded-credential`;
 /** Punctuation a gRPC error message carries percent-encoded: the scrubber must still find it. */
 const PUNCTUATED = `${TAG}:with/slashes,commas;and%percent`;
 
@@ -90,16 +92,19 @@ describe("secrets never leave the places they must live", () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "trestle-reliability-secrets-"));
     home = await mkdtemp(join(tmpdir(), "trestle-reliability-vault-"));
-    // The client's Authorization header is forwarded to capabilities (which echo it back), and one secret holds
-    // the punctuation a gRPC error message percent-encodes (findings 3 and 4).
+    // A credential header of the client's own is forwarded to capabilities (which echo it back), and one secret
+    // holds the punctuation a gRPC error message percent-encodes (findings 3 and 4). Its Authorization, the
+    // router's token, is never forwarded while tokens are configured (the router refuses to start so).
     router = await startRouter(
-      ["--data-dir", dataDir, "--log-level", "trace", "--forward-header", "authorization"],
+      ["--data-dir", dataDir, "--log-level", "trace", "--forward-header", "x-upstream-api-key"],
       {
         TRESTLE_TOKENS: JSON.stringify([
           { name: "admin", token: ADMIN_TOKEN, scopes: ["admin"] },
           { name: "client", token: MCP_TOKEN, scopes: ["mcp"] },
           { name: "capabilities", token: REGISTER_TOKEN, scopes: ["register"] },
         ]),
+        // The capabilities run on this machine, registered with the register token.
+        TRESTLE_REGISTRATION_ALLOWED_NETWORKS: "127.0.0.0/8",
       },
     );
     vault = await startCapability({
@@ -179,8 +184,11 @@ describe("secrets never leave the places they must live", () => {
       200,
     );
 
-    // Calls over MCP with the token in Authorization and secrets in wanaku_auth_* arguments.
-    const session = await openMcpSession(`${router.url}/mcp`, { authorization: `Bearer ${MCP_TOKEN}` });
+    // Calls over MCP with the token in Authorization, a forwarded credential, and secrets in wanaku_auth_* arguments.
+    const session = await openMcpSession(`${router.url}/mcp`, {
+      authorization: `Bearer ${MCP_TOKEN}`,
+      "x-upstream-api-key": `${FORWARDED_CREDENTIAL}`,
+    });
     const args = {
       city: "Oslo",
       wanaku_auth_token: AUTH_ARGUMENT,

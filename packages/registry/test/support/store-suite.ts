@@ -1,7 +1,7 @@
 import { Code, type ToolReference, TrestleError } from "@trestle/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CatalogChange, Registry, RegistryEvent, Store } from "../../src/index.js";
-import { createRegistry } from "../../src/index.js";
+import { applyMigrations, createRegistry } from "../../src/index.js";
 import { nextEvent, uniqueSuffix, until } from "./wait.js";
 
 /** Two stores on one database: the same object for PGlite (one process), two pools for PostgreSQL. */
@@ -568,6 +568,82 @@ export function describeStoreSuite(backend: string, open: () => Promise<StoreSui
       await a.services.deregister(first.id, alice);
     });
 
+    it("keeps a service name with its first registrant after its instances are gone, deregistered or stale", async () => {
+      const name = `kept-${uniqueSuffix()}`;
+      const alice = { principal: "alice", admin: false };
+      const mallory = { principal: "mallory", admin: false };
+      const operator = { principal: "operator", admin: true };
+      const target = {
+        serviceName: name,
+        host: "10.0.2.1",
+        port: 9200,
+        serviceType: "tool-invoker",
+      } as const;
+
+      const first = await a.services.register(target, alice);
+      await a.services.deregister(first.id, alice);
+      expect(a.services.list().filter((s) => s.target.serviceName === name)).toEqual([]);
+      for (const attempt of [target, { ...target, host: "10.0.2.66", port: 6666 }]) {
+        const refused = await rejection(b.services.register(attempt, mallory));
+        expect(refused.code).toBe(Code.PermissionDenied);
+        expect(refused.rawMessage).toMatch(/another credential/);
+      }
+
+      // Removed as stale (no sign of life), the name is still alice's.
+      const again = await a.services.register(target, alice);
+      const removed = await a.services.cleanupStale(-60_000);
+      expect(removed.map((s) => s.id)).toContain(again.id);
+      expect((await rejection(b.services.register(target, mallory))).code).toBe(Code.PermissionDenied);
+      expect((await a.services.listWithActivity()).filter((s) => s.target.serviceName === name)).toEqual([]);
+
+      // Its owner and an admin still may; an admin's instance leaves the name with alice.
+      const back = await b.services.register(target, alice);
+      const byAdmin = await a.services.register({ ...target, port: 9201 }, operator);
+      expect((await rejection(b.services.register({ ...target, port: 9202 }, mallory))).code).toBe(
+        Code.PermissionDenied,
+      );
+      await a.services.deregister(byAdmin.id, operator);
+      await a.services.deregister(back.id, alice);
+    });
+
+    it("binds a service name to the principal the configuration names: no one else claims it first, and it takes over instances registered before", async () => {
+      const configuredName = `configured-${uniqueSuffix()}`;
+      const heldName = `held-${uniqueSuffix()}`;
+      const alice = { principal: "alice", admin: false };
+      const mallory = { principal: "mallory", admin: false };
+      const target = (serviceName: string, port: number) =>
+        ({ serviceName, host: "10.0.3.1", port, serviceType: "tool-invoker" }) as const;
+      // Mallory held this name before the configuration gave it to alice.
+      const before = await a.services.register(target(heldName, 9300), mallory);
+
+      const configured = await createRegistry({
+        store: fixture.primary,
+        configuredOwner: (name) => (name === configuredName || name === heldName ? "alice" : undefined),
+      });
+      await configured.start();
+      try {
+        // Nobody holds it yet, and still mallory may not claim it.
+        const claim = await rejection(configured.services.register(target(configuredName, 9301), mallory));
+        expect(claim.code).toBe(Code.PermissionDenied);
+        expect(
+          (await configured.services.listWithActivity()).some((s) => s.target.serviceName === configuredName),
+        ).toBe(false);
+        const mine = await configured.services.register(target(configuredName, 9301), alice);
+        expect(configured.services.get(mine.id)?.registeredBy).toBe("alice");
+
+        // The configured owner registers under a name another principal held, and that one no longer can.
+        const taken = await configured.services.register(target(heldName, 9302), alice);
+        expect((await rejection(configured.services.register(target(heldName, 9303), mallory))).code).toBe(
+          Code.PermissionDenied,
+        );
+        await configured.services.deregister(taken.id, alice);
+        await configured.services.deregister(mine.id, alice);
+        await configured.services.deregister(before.id, mallory);
+      } finally {
+        await configured.close();
+      }
+    });
+
     it("refuses a new instance beyond maxInstancesPerService, and still lets an existing one re-register", async () => {
       const capped = await createRegistry({ store: fixture.primary, maxInstancesPerService: 2 });
       await capped.start();
@@ -653,19 +729,49 @@ export function describeStoreSuite(backend: string, open: () => Promise<StoreSui
       expect(await fixture.primary.claimLease(lease, "one", 1201, 100)).toBe(true);
     });
 
-    it("announces an MCP session ended through one store to the other, which refuses it too", async () => {
-      const digest = `seal-${uniqueSuffix()}`;
+    it("lends its SQL client to another owner of state: its own migrations, tables and notifications", async () => {
+      const suffix = uniqueSuffix();
+      const table = `other_owner_notes_${suffix}`;
+      const steps = [
+        { version: 1, name: "notes", sql: `CREATE TABLE ${table} (id text PRIMARY KEY, body text NOT NULL)` },
+        { version: 2, name: "a step that no longer does anything", sql: "" },
+      ];
+      const options = { table: `other_owner_migrations_${suffix}`, lockKey: 4_242_000_001 };
+      const registrySteps = () =>
+        fixture.primary.sql.query<{ version: number }>(
+          "SELECT version FROM trestle_schema_migrations ORDER BY version",
+        );
+      const before = await registrySteps();
+      // Both replicas start at once: each step is applied once, recorded apart from the registry's.
+      const applied = await Promise.all([
+        applyMigrations(fixture.primary.sql, steps, options),
+        applyMigrations(fixture.secondary.sql, steps, options),
+      ]);
+      expect(applied.flat().sort((x, y) => x - y)).toEqual([1, 2]);
+      expect(await applyMigrations(fixture.secondary.sql, steps, options)).toEqual([]);
+      expect(await registrySteps()).toEqual(before);
+
       const heard: string[] = [];
-      const stop = await fixture.secondary.subscribeEndedMcpSessions(
-        (ended) => heard.push(ended),
+      const channel = `other_owner_${suffix}`;
+      const stop = await fixture.secondary.sql.listen(
+        channel,
+        (payload) => heard.push(payload),
         () => undefined,
       );
-      const now = Date.now();
-      await fixture.primary.endMcpSession(digest, now, now + 60_000);
-      await until(() => heard.includes(digest), "the end announced to the other store");
+      await fixture.primary.sql.query(
+        `WITH written AS (INSERT INTO ${table} (id, body) VALUES ($1, $2)) SELECT pg_notify($3, $1)`,
+        ["n1", "hello", channel],
+      );
+      await until(() => heard.includes("n1"), "the other owner's notification on the other store");
       await stop();
-      expect(await fixture.secondary.isMcpSessionEnded(digest, now)).toBe(true);
-      expect(await fixture.secondary.mcpSessionsEndedSince(now)).toContain(digest);
+      expect(await fixture.secondary.sql.query(`SELECT id, body FROM ${table}`)).toEqual([
+        { id: "n1", body: "hello" },
+      ]);
+      const counted = await fixture.secondary.sql.transaction(async (tx) => {
+        await tx.query(`INSERT INTO ${table} (id, body) VALUES ('n2', 'again')`);
+        return tx.query<{ n: number | string }>(`SELECT count(*) AS n FROM ${table}`);
+      });
+      expect(Number(counted[0]?.n)).toBe(2);
     });
   });
 }

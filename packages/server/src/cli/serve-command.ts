@@ -191,8 +191,14 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
     ? builtinCallSecrets(
         withExtraArgs(
           defaultBuiltins({ fileRoots: values.root ?? [process.cwd()] }),
-          // The file service never serves the router's data directory (relative paths: same working directory).
-          [...(values.builtinArg ?? []), `file=--exclude=${config.dataDir}`],
+          // The file service never serves the router's data directory, nor the secrets key beside it (the store's
+          // own `<dataDir>.key`) or configured (relative paths: same working directory).
+          [
+            ...(values.builtinArg ?? []),
+            `file=--exclude=${config.dataDir}`,
+            `file=--exclude=${config.dataDir}.key`,
+            ...(config.secretsKeyFile ? [`file=--exclude=${config.secretsKeyFile}`] : []),
+          ],
         ),
       )
     : undefined;

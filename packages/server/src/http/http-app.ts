@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ANONYMOUS_PRINCIPAL, type CallerPrincipal } from "../calls/caller.js";
+import { type AdminUi, isAdminUiPath } from "./admin-ui.js";
 import { writeJson } from "./body.js";
 import type { JsonApi } from "./json-api.js";
 import { sendData, sendError } from "./json-api.js";
@@ -63,6 +64,14 @@ export interface HttpAppDependencies {
     kind: "card" | "rpc",
     principal: CallerPrincipal,
   ): Promise<void>;
+  /**
+   * The RFC 9728 protected-resource metadata a well-known path asks for (`/.well-known/oauth-protected-resource`
+   * and its path-inserted forms), or `undefined` (no such document: the router is no OAuth resource server, or the
+   * path names none). Served to anyone, like the token-free health checks.
+   */
+  protectedResourceMetadata?(path: string): object | undefined;
+  /** The admin UI's static files at `/ui` (public: every call the page makes needs a token). None without it. */
+  adminUi?: AdminUi;
   /** True when the namespace exists. */
   hasNamespace(name: string): boolean;
   /** True once the router serves; false while it starts or drains. */
@@ -97,6 +106,19 @@ function a2aRoute(
   if (rest.length === 2 && rest[0] === ".well-known" && rest[1] === "agent-card.json")
     return { namespace, kind: "card" };
   return undefined;
+}
+
+/** Where RFC 9728 protected-resource metadata is served (and its path-inserted forms under it). */
+const METADATA_PATH = "/.well-known/oauth-protected-resource";
+
+/** The `WWW-Authenticate` of an MCP or A2A refusal: OAuth's challenge, else the router's plain bearer one. */
+function challengeHeader(outcome: { status: number; challenge?: string }): Record<string, string> {
+  if (outcome.status === 503) return { "retry-after": "5" };
+  return {
+    "www-authenticate":
+      outcome.challenge ??
+      `Bearer realm="trestle"${outcome.status === 401 ? ', error="invalid_token"' : ', error="insufficient_scope"'}`,
+  };
 }
 
 function mcpError(
@@ -199,16 +221,22 @@ export function createHttpApp(deps: HttpAppDependencies) {
         return;
       }
 
+      if (path.startsWith(METADATA_PATH) && deps.protectedResourceMetadata) {
+        const document =
+          req.method === "GET" || req.method === "HEAD" ? deps.protectedResourceMetadata(path) : undefined;
+        if (document) writeJson(res, 200, JSON.stringify(document), { "cache-control": "max-age=300" });
+        else sendError(res, 404, `Nothing at ${path}`);
+        return;
+      }
+
+      if (deps.adminUi && isAdminUiPath(path)) return deps.adminUi.handle(req, res, path);
       if (path === "/api" || path.startsWith("/api/")) {
         const scope = isDiscoveryPath(path) ? "register" : "admin";
-        const outcome = deps.auth.check(req, scope);
+        const outcome = await deps.auth.authenticate(req, scope, "/api");
         if (!outcome.ok) {
-          sendError(
-            res,
-            outcome.status,
-            outcome.message,
-            outcome.status === 401 ? { "www-authenticate": 'Bearer realm="trestle"' } : {},
-          );
+          const challenge =
+            outcome.challenge ?? (outcome.status === 401 ? 'Bearer realm="trestle"' : undefined);
+          sendError(res, outcome.status, outcome.message, challenge ? { "www-authenticate": challenge } : {});
           return;
         }
         const rate = deps.limiter?.admit(req, outcome.principal);
@@ -225,11 +253,14 @@ export function createHttpApp(deps: HttpAppDependencies) {
       const a2a = deps.a2a ? a2aRoute(segments, req.method) : undefined;
       if (a2a && deps.a2a) {
         // The same token, namespace and rate checks as MCP: the A2A agent is another face of the same tools.
-        const outcome = deps.auth.check(req, "mcp", a2a.namespace);
+        const outcome = await deps.auth.authenticate(
+          req,
+          "mcp",
+          a2a.namespace ? `/${a2a.namespace}/a2a` : "/a2a",
+          a2a.namespace,
+        );
         if (!outcome.ok) {
-          mcpError(res, outcome.status, outcome.message, {
-            "www-authenticate": `Bearer realm="trestle"${outcome.status === 401 ? ', error="invalid_token"' : ', error="insufficient_scope"'}`,
-          });
+          mcpError(res, outcome.status, outcome.message, challengeHeader(outcome));
           return;
         }
         const known =
@@ -263,11 +294,14 @@ export function createHttpApp(deps: HttpAppDependencies) {
       const requested = segments.length === 1 ? "" : (segments[0] as string);
       // The token is checked before the namespace is looked up, and its refusal does not depend on whether the
       // namespace exists: a caller who may not use a namespace cannot learn which ones exist.
-      const outcome = deps.auth.check(req, "mcp", requested);
+      const outcome = await deps.auth.authenticate(
+        req,
+        "mcp",
+        requested ? `/${requested}/mcp` : "/mcp",
+        requested,
+      );
       if (!outcome.ok) {
-        mcpError(res, outcome.status, outcome.message, {
-          "www-authenticate": `Bearer realm="trestle"${outcome.status === 401 ? ', error="invalid_token"' : ', error="insufficient_scope"'}`,
-        });
+        mcpError(res, outcome.status, outcome.message, challengeHeader(outcome));
         return;
       }
       const known = requested === "" || (NAMESPACE_LABEL.test(requested) && deps.hasNamespace(requested));

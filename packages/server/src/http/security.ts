@@ -1,5 +1,12 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import {
+  AuthError,
+  type Principal as OAuthPrincipal,
+  type ProtectedEndpoint,
+  principalBearer,
+  type ResourceServer,
+} from "@trestle/auth";
 import { ANONYMOUS_PRINCIPAL, type CallerPrincipal } from "../calls/caller.js";
 import type { RateLimit } from "./rate-limit.js";
 
@@ -31,10 +38,23 @@ export interface Principal extends CallerPrincipal {
 /** The outcome of checking a request's bearer token. */
 export type AuthOutcome =
   | { ok: true; principal: Principal | undefined }
-  | { ok: false; status: 401 | 403; message: string };
+  | {
+      ok: false;
+      /** 401 (no or a bad token), 403 (not allowed here), 503 (an OAuth issuer could not be asked). */
+      status: 401 | 403 | 503;
+      message: string;
+      /** The `WWW-Authenticate` value to send with it (RFC 6750, with RFC 9728's `resource_metadata` under OAuth). */
+      challenge?: string;
+    };
 
 /** Options for {@link createTokenAuthenticator}. */
 export interface TokenAuthenticatorOptions {
+  /**
+   * The router as an OAuth 2.1 resource server (`@trestle/auth`, made with the router's public URL and the trusted
+   * issuers): a bearer token that is no configured static token is verified there, and challenges name the
+   * endpoint's metadata document. With it, every scope is closed, with or without static tokens.
+   */
+  oauth?: ResourceServer;
   /**
    * Tokens the router made for itself (the built-in services' register-only credential). They authenticate like
    * configured tokens but do not count as configuration: with only internal tokens, the router stays open.
@@ -74,7 +94,31 @@ export function createTokenAuthenticator(
     });
     return { hash: digest(t.token), principal };
   });
-  const closed = tokens.length > 0;
+  const oauth = options.oauth;
+  const closed = tokens.length > 0 || oauth !== undefined;
+  /** The OAuth principal behind each router principal made from one, for reading its bearer (a token exchange). */
+  const bearerOwners = new WeakMap<Principal, OAuthPrincipal>();
+  /** An OAuth principal as the router's: the same object for the same verified principal (caches key on it). */
+  const fromOAuth = new WeakMap<OAuthPrincipal, Principal>();
+  const routerPrincipal = (verified: OAuthPrincipal): Principal => {
+    let principal = fromOAuth.get(verified);
+    if (!principal) {
+      principal = Object.freeze({
+        id: verified.id,
+        name: verified.name,
+        scopes: verified.scopes.filter(
+          (s): s is TokenScope => s === "mcp" || s === "admin" || s === "register",
+        ),
+        groups: verified.groups,
+        claims: verified.claims,
+        ...(verified.namespaces ? { namespaces: verified.namespaces } : {}),
+      });
+      // The bearer rides out of sight on the verified principal (for a token exchange): keep the link.
+      bearerOwners.set(principal, verified);
+      fromOAuth.set(verified, principal);
+    }
+    return principal;
+  };
 
   function identify(req: IncomingMessage): Principal | undefined | null {
     const header = req.headers.authorization;
@@ -87,14 +131,64 @@ export function createTokenAuthenticator(
     return found ? found.principal : null;
   }
 
+  /** What a principal that was identified may do here: itself, or why not. */
+  function admit(
+    principal: Principal,
+    scope: TokenScope,
+    namespace: string | undefined,
+    insufficient: () => string | undefined,
+  ): AuthOutcome {
+    if (!allows(principal, scope)) {
+      const challenge = insufficient();
+      return {
+        ok: false,
+        status: 403,
+        message: `The token '${principal.name}' does not allow ${scope} access`,
+        ...(challenge ? { challenge } : {}),
+      };
+    }
+    if (namespace !== undefined && !mayUseNamespace(principal, namespace)) {
+      return {
+        ok: false,
+        status: 403,
+        message: `The token '${principal.name}' does not allow this namespace`,
+      };
+    }
+    return { ok: true, principal };
+  }
+
+  /** The 403 challenge of `endpoint` under OAuth, naming every scope the operation needs. */
+  const insufficientScope = (
+    endpoint: ProtectedEndpoint | undefined,
+    principal: Principal,
+    scope: TokenScope,
+  ) => {
+    if (!oauth || !endpoint) return undefined;
+    try {
+      oauth.authorize(principal as unknown as OAuthPrincipal, endpoint, [scope]);
+    } catch (error) {
+      if (AuthError.is(error)) return error.challenge;
+    }
+    return undefined;
+  };
+
   return {
-    /** True when tokens are configured, so that every scope needs one. */
+    /**
+     * The OAuth access token `principal` was authenticated with, as a token exchange's subject; `undefined` for a
+     * static token or an anonymous principal (a static token is never sent anywhere).
+     */
+    bearerOf(principal: CallerPrincipal): string | undefined {
+      const verified = bearerOwners.get(principal as Principal);
+      return verified ? principalBearer(verified) : undefined;
+    },
+    /** True when tokens (or OAuth) are configured, so that every scope needs one. */
     get closed(): boolean {
       return closed;
     },
     /**
-     * Checks the request's token for `scope` (and `namespace` for MCP). A refusal never says whether the
-     * namespace exists, and reads the same for every namespace, so it cannot be used to enumerate them.
+     * Checks the request's static token for `scope` (and `namespace` for MCP). A refusal never says whether the
+     * namespace exists, and reads the same for every namespace, so it cannot be used to enumerate them. For a
+     * router without OAuth; {@link authenticate} checks OAuth tokens too.
      */
     check(req: IncomingMessage, scope: TokenScope, namespace?: string): AuthOutcome {
       const principal = identify(req);
@@ -104,21 +198,37 @@ export function createTokenAuthenticator(
       }
       if (principal === undefined) return { ok: false, status: 401, message: "A bearer token is required" };
       if (principal === null) return { ok: false, status: 401, message: "The bearer token is not valid" };
-      if (!allows(principal, scope)) {
+      return admit(principal, scope, namespace, () => undefined);
+    },
+    /**
+     * As {@link check}, and a bearer token that is no static token is verified as an OAuth access token for the
+     * endpoint at `endpointPath` (`/mcp`, `/team-a/mcp`, `/a2a`, `/api`), when OAuth is configured. Refusals
+     * carry the challenge to send: with OAuth, `resource_metadata` and `scope` (401) or `insufficient_scope`
+     * naming every scope needed (403).
+     */
+    async authenticate(
+      req: IncomingMessage,
+      scope: TokenScope,
+      endpointPath: string,
+      namespace?: string,
+    ): Promise<AuthOutcome> {
+      if (!oauth) return this.check(req, scope, namespace);
+      const endpoint = oauth.endpoint(endpointPath, { scopes: [scope] });
+      const known = identify(req);
+      if (known) return admit(known, scope, namespace, () => insufficientScope(endpoint, known, scope));
+      try {
+        const verified = await oauth.authenticate(req.headers.authorization, endpoint, [scope]);
+        const principal = routerPrincipal(verified);
+        return admit(principal, scope, namespace, () => insufficientScope(endpoint, principal, scope));
+      } catch (error) {
+        if (!AuthError.is(error)) throw error;
         return {
           ok: false,
-          status: 403,
-          message: `The token '${principal.name}' does not allow ${scope} access`,
+          status: error.status === 503 ? 503 : error.status === 403 ? 403 : 401,
+          message: error.message,
+          ...(error.challenge ? { challenge: error.challenge } : {}),
         };
       }
-      if (namespace !== undefined && !mayUseNamespace(principal, namespace)) {
-        return {
-          ok: false,
-          status: 403,
-          message: `The token '${principal.name}' does not allow this namespace`,
-        };
-      }
-      return { ok: true, principal };
     },
   };
 }
@@ -191,7 +301,8 @@ function hostName(hostHeader: string): string {
 
 /**
  * DNS-rebinding protection: a request must name an allowed host in `Host`, and a browser's `Origin` must be an
- * allowed origin or a loopback origin.
+ * allowed origin, a loopback origin, or the request's own (`Origin` naming the host and port in `Host`, when that
+ * host is allowed by name rather than by `*`).
  */
 export function createOriginGuard(options: OriginGuardOptions) {
   const anyHost = options.allowedHosts.includes("*");
@@ -212,12 +323,17 @@ export function createOriginGuard(options: OriginGuardOptions) {
         const normalized = origin.toLowerCase().replace(/\/$/, "");
         if (origins.has(normalized) || origins.has("*")) return undefined;
         if (normalized === "null") return "The origin 'null' is not allowed";
-        let originHost: string;
+        let originUrl: URL;
         try {
-          originHost = new URL(normalized).hostname;
+          originUrl = new URL(normalized);
         } catch {
           return "The Origin header is not a URL";
         }
+        // A page the router served itself (the admin UI at /ui) calling back on its own origin: the Origin names
+        // the very host and port the request was sent to, a host that passed the check above by name. Not with
+        // `*`: there a rebinding page's Host and Origin both name the attacker's host.
+        if (!anyHost && typeof host === "string" && originUrl.host === host.toLowerCase()) return undefined;
+        const originHost = originUrl.hostname;
         const bracketed = originHost.includes(":") ? `[${originHost}]` : originHost;
         if (!LOOPBACK.has(bracketed) && !LOOPBACK.has(originHost))
           return `The origin '${origin}' is not allowed`;

@@ -2,6 +2,7 @@ import { Code, TrestleError } from "@trestle/core";
 import type { RegistrationActor, Registry } from "@trestle/registry";
 import type { JsonApi } from "../http/json-api.js";
 import { type Principal, principalName } from "../http/security.js";
+import type { RegistrationPolicy } from "../registration-policy.js";
 import { managementApi as op } from "./operations.js";
 
 /**
@@ -17,37 +18,30 @@ function actorOf(request: { principal: Principal | undefined }): RegistrationAct
 
 /**
  * Capability registration on Wanaku's paths (`/api/v1/management/discovery`), and the fleet's view
- * (`/api/v1/capabilities`): list with health, status summary, health history, stale cleanup. A registration is
+ * (`/api/v1/capabilities`): list with health, status summary, circuits, health history, stale cleanup. A registration is
  * bound to the principal that made it: another one's re-registration, heartbeat or deregistration of it, or a
- * registration under its service name, is refused (403) with nothing written.
+ * registration under its service name (which stays its owner's when its instances are gone), is refused (403)
+ * with nothing written, as is one the registration policy refuses (a configured name, a private address).
  */
 export function registerDiscoveryRoutes(
   api: JsonApi,
   deps: {
     registry: Registry;
     /**
-     * Service names kept for the built-in services this process starts, and the principal they register as:
-     * no other principal (but an admin) may register under them, not even before the built-ins have.
+     * Who may register what, where: names the configuration binds (the built-ins' from the router's start, before
+     * they register) are their principal's, and non-admin registrations may not use private, loopback,
+     * link-local or other special-purpose addresses unless the operator allowed their network. Nothing is
+     * checked beyond the store's ownership when absent.
      */
-    reserved?: { serviceNames: readonly string[]; principal: string };
+    policy?: RegistrationPolicy;
   },
 ): void {
   const { services } = deps.registry;
-  const reservedNames = new Set(deps.reserved?.serviceNames ?? []);
 
   api.route(op.registerService, async (r) => {
     const registration = r.body;
     const actor = actorOf(r);
-    if (
-      reservedNames.has(registration.serviceName) &&
-      !actor.admin &&
-      actor.principal !== deps.reserved?.principal
-    ) {
-      throw new TrestleError(
-        `The service name '${registration.serviceName}' is reserved for the router's built-in services`,
-        Code.PermissionDenied,
-      );
-    }
+    await deps.policy?.checkRegistration(registration, actor);
     return { data: await services.register(registration, actor) };
   });
   api.route(op.deregisterService, async (r) => {
@@ -66,6 +60,14 @@ export function registerDiscoveryRoutes(
     for (const s of all) byState[s.health]++;
     return { data: { total: all.length, ...byState } };
   });
+  // Before `getCapability`: `circuits` is not a registration id.
+  api.route(op.capabilityCircuits, () => ({
+    data: services.list().map((s) => ({
+      id: s.id,
+      state: deps.registry.resolver.circuitState(s.id),
+      inFlight: deps.registry.resolver.inFlight(s.id),
+    })),
+  }));
   api.route(op.getCapability, ({ params }) => {
     const service = services.get(params.id);
     if (!service) throw new TrestleError(`No service with id '${params.id}'`, Code.NotFound);

@@ -2,6 +2,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Registry } from "@trestle/registry";
 import { STDIO_PRINCIPAL } from "../calls/caller.js";
+import { followCatalogChanges } from "./catalog-changes.js";
 import { type ClassifiedMessage, classifyMessage, JsonRpcErrorCode, jsonRpcError } from "./json-rpc.js";
 import { type Exchange, McpDispatcher } from "./mcp-dispatcher.js";
 import {
@@ -12,13 +13,7 @@ import {
 } from "./namespace-server.js";
 import { META, metaProtocolVersion, readModernClient } from "./protocol-era.js";
 import type { SessionState } from "./session-registry.js";
-import { createListenRegistry, type ListKind } from "./subscriptions.js";
-
-const LIST_KIND: Partial<Record<string, ListKind>> = {
-  tool: "tools",
-  resource: "resources",
-  prompt: "prompts",
-};
+import { createListenRegistry } from "./subscriptions.js";
 
 /**
  * Serves one namespace over stdio (for clients that spawn the router): the same method table and dispatcher as
@@ -151,23 +146,25 @@ export async function serveStdio(
     );
   }
 
-  const unsubscribe = registry.catalog.onChange((change) => {
-    if (change.namespace !== namespace) return;
-    const kind = LIST_KIND[change.kind];
-    if (!kind) return;
-    // A legacy client (one that initialized) hears every change; stateless ones on the subscriptions they opened.
-    const legacy = session.protocolVersion !== undefined;
-    if (legacy) send({ jsonrpc: "2.0", method: `notifications/${kind}/list_changed` } as JSONRPCMessage);
-    listeners.listChanged(namespace, kind);
-    if (change.kind !== "resource" || change.op === "added") return;
-    listeners.resourceUpdated(namespace, change.key);
-    if (legacy && session.resourceSubscriptions?.has(change.key)) {
-      send({
-        jsonrpc: "2.0",
-        method: "notifications/resources/updated",
-        params: { uri: change.key },
-      } as JSONRPCMessage);
-    }
+  const unsubscribe = followCatalogChanges(registry.catalog, {
+    listChanged(changed, kind) {
+      if (changed !== namespace) return;
+      // A legacy client (one that initialized) hears every change; stateless ones on the subscriptions they opened.
+      if (session.protocolVersion !== undefined)
+        send({ jsonrpc: "2.0", method: `notifications/${kind}/list_changed` } as JSONRPCMessage);
+      listeners.listChanged(namespace, kind);
+    },
+    resourceUpdated(changed, uri) {
+      if (changed !== namespace) return;
+      listeners.resourceUpdated(namespace, uri);
+      if (session.protocolVersion !== undefined && session.resourceSubscriptions?.has(uri)) {
+        send({
+          jsonrpc: "2.0",
+          method: "notifications/resources/updated",
+          params: { uri },
+        } as JSONRPCMessage);
+      }
+    },
   });
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

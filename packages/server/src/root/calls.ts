@@ -1,0 +1,149 @@
+import {
+  callEvents,
+  concurrencyLimit,
+  createCodeExecutionBridge,
+  createEventHub,
+  createInvokerBridge,
+  createResourceBridge,
+  type EventHub,
+  type InvokerBridge,
+  interceptTransports,
+  outcomeFeedback,
+  type ResourceBridge,
+  scrubSecrets,
+} from "@trestle/bridge";
+import type { Interceptor, PromptResult } from "@trestle/core";
+import { redactToolCallEvent } from "@trestle/core/redaction";
+import type { TransportSelector } from "@trestle/core/routing";
+import type { Registry } from "@trestle/registry";
+import type { Logger } from "pino";
+import type { CallPolicy } from "../calls/call-policy.js";
+import { type CallService, createCallService } from "../calls/call-service.js";
+import type { EngineLanguage } from "../calls/catalog-view.js";
+import type { RouterConfig } from "../config.js";
+import type { ForwardDirectory } from "../forwards/forward-directory.js";
+import { resolveForwardsFirst } from "../forwards/forward-resolver.js";
+import type { TransportsModule } from "./transports.js";
+
+/** The call path: events, the bridges behind the interceptors, what the services offer, and the call service. */
+export interface CallsModule {
+  readonly events: EventHub;
+  readonly calls: CallService;
+  /** For provisioning through the management API. */
+  readonly invoker: InvokerBridge;
+  readonly resources: ResourceBridge;
+  /** The bridges' transports, with the interceptors (closed with the router). */
+  readonly transports: TransportSelector & { close(): Promise<void> };
+  /** True while a registered service could serve resources (a resource-provider or multi-capability service). */
+  resourcesServable(): boolean;
+  /** Tells `listener` each time the registered engines change (the code execution tool changes with them). */
+  onEnginesChanged(listener: () => void): () => void;
+  close(): void;
+}
+
+/** The engines registered and up, in a stable order, and whether any service could serve resources. */
+function servicesOffer(registry: Registry): { engines: EngineLanguage[]; resources: boolean } {
+  const seen = new Map<string, EngineLanguage>();
+  let resources = false;
+  for (const s of registry.services.list()) {
+    if (s.health === "down") continue;
+    const t = s.target;
+    if (t.serviceType === "resource-provider" || t.serviceType === "multi-capability") resources = true;
+    if (t.serviceType === "code-execution-engine" && t.serviceSubType && t.languageName) {
+      seen.set(`${t.serviceSubType}/${t.languageName}`, {
+        engineType: t.serviceSubType,
+        language: t.languageName,
+      });
+    }
+  }
+  const engines = [...seen.values()].sort((a, b) =>
+    `${a.engineType}/${a.language}`.localeCompare(`${b.engineType}/${b.language}`),
+  );
+  return { engines, resources };
+}
+
+/**
+ * Builds the call path. Cross-cutting work on every call the bridges make, outermost first: the call is recorded
+ * (STARTED, then one terminal event; a call a limit refuses too), `clientCodec` (what the client's MCP revision
+ * cannot carry of a tool result, noted on the call's event from inside the recording), what comes back
+ * is scrubbed of the call's secret values before the events see it, the call waits for a slot of its service, then
+ * counts as load on the instance and feeds its circuit breaker until it settles. The capability call secret is
+ * added innermost, per transport (see the transports module).
+ */
+export function createCallsModule(
+  config: RouterConfig,
+  deps: {
+    registry: Registry;
+    transports: TransportsModule;
+    forwardDirectory: ForwardDirectory;
+    clientCodec: Interceptor;
+    /** Who may see and call what (the open policy when no rule is configured). */
+    policy: CallPolicy;
+    logger: Logger;
+  },
+): CallsModule {
+  const { registry, forwardDirectory, logger } = deps;
+  const events = createEventHub({
+    historySize: config.eventHistorySize,
+    historyMaxBytes: config.eventHistoryMaxBytes,
+    eventMaxBytes: config.eventMaxBytes,
+  });
+  const transports = interceptTransports(deps.transports.probing, [
+    callEvents({ sink: events }),
+    deps.clientCodec,
+    scrubSecrets(),
+    concurrencyLimit((target) => deps.transports.limitOf(target.serviceName)),
+    outcomeFeedback(registry.resolver),
+  ]);
+  // Forwards answer their own service names; the registry resolves the rest and says why one is unavailable.
+  const bridgeDeps = {
+    resolver: resolveForwardsFirst(forwardDirectory, registry.resolver),
+    transports,
+    events,
+  };
+  const invoker = createInvokerBridge(bridgeDeps);
+  const resources = createResourceBridge(bridgeDeps);
+  let offer = servicesOffer(registry);
+  const enginesListeners = new Set<() => void>();
+  const unsubscribeServices = registry.services.onEvent(() => {
+    const next = servicesOffer(registry);
+    const changed = JSON.stringify(next.engines) !== JSON.stringify(offer.engines);
+    offer = changed ? next : { engines: offer.engines, resources: next.resources };
+    if (changed) for (const listener of enginesListeners) listener();
+  });
+  const calls = createCallService({
+    catalog: registry.catalog,
+    invoker,
+    resources,
+    codeExecution: createCodeExecutionBridge(bridgeDeps),
+    engines: () => offer.engines,
+    codeExecutionToolName: config.codeExecutionToolName,
+    // A forward's prompt comes back in the MCP SDK's wire types: MCP's content model, which core's is.
+    forwardedPrompts: (prompt, args, options) =>
+      forwardDirectory.getPrompt(prompt, args, options) as Promise<PromptResult>,
+    maxConcurrentRunsPerPrincipal: config.maxConcurrentRunsPerPrincipal,
+    policy: deps.policy,
+  });
+  // Only a debug log wants every event: a subscriber at other levels would cost each call for nothing.
+  const debugLog = logger.isLevelEnabled("debug")
+    ? // The same name-based redaction as the event stream, again: a log outlives a stream and reaches more people.
+      events.subscribe((event) => logger.debug({ event: redactToolCallEvent(event) }, "tool call"))
+    : undefined;
+  return {
+    events,
+    calls,
+    invoker,
+    resources,
+    transports,
+    resourcesServable: () => offer.resources,
+    onEnginesChanged(listener) {
+      enginesListeners.add(listener);
+      return () => enginesListeners.delete(listener);
+    },
+    close() {
+      unsubscribeServices();
+      debugLog?.unsubscribe();
+      enginesListeners.clear();
+    },
+  };
+}

@@ -1,0 +1,161 @@
+import { readFileSync } from "node:fs";
+import type { ConcurrencyLimit } from "@trestle/bridge";
+import type { BridgeTransport, ServiceTarget } from "@trestle/core";
+import { createTransportSelector, type TransportSelector } from "@trestle/core/routing";
+import { createGrpcTransport } from "@trestle/transport-grpc";
+import { CAPABILITY_SECRET_METADATA_KEY, describeWanakuToolCall } from "@trestle/wanaku";
+import type { Logger } from "pino";
+import { type CapabilitySecretResolver, withCapabilitySecrets } from "../capability-secrets.js";
+import { DEFAULT_MAX_QUEUED_CALLS, type RouterConfig } from "../config.js";
+import type { ForwardDirectory } from "../forwards/forward-directory.js";
+import { A2A_PROTOCOL, MCP_PROTOCOL } from "../forwards/forward-identity.js";
+import { lazyTransport } from "../lazy-transport.js";
+import { SERVER_VERSION } from "../version.js";
+import type { ForwardSandbox } from "./forwards.js";
+
+/** The transports by protocol, what the registry probes through, and each service's concurrency limit. */
+export interface TransportsModule {
+  readonly byProtocol: Readonly<Record<string, BridgeTransport>>;
+  /** Picks a target's transport (by its service's configured protocol, else its registered one). */
+  readonly probing: TransportSelector;
+  /** The configured concurrency limit of a service, if any. */
+  limitOf(serviceName: string): ConcurrencyLimit | undefined;
+}
+
+/** What the transports are built from. */
+export interface TransportsDependencies {
+  config: RouterConfig;
+  /** Each capability's call secret, added below the bridge so no event or log ever holds it. */
+  secretFor: CapabilitySecretResolver;
+  /** The forwards' upstreams (MCP servers and A2A agents) by service. */
+  forwardDirectory: ForwardDirectory;
+  /** Where stdio forwards run. */
+  forwardSandbox: ForwardSandbox;
+  logger: Logger;
+  /** Extra or replacement transports by protocol name. */
+  extra?: Record<string, BridgeTransport>;
+}
+
+function readPem(path: string | undefined): Buffer | undefined {
+  return path ? readFileSync(path) : undefined;
+}
+
+/**
+ * Builds a transport for each protocol the router speaks to services: gRPC (always loaded: the built-ins and
+ * Wanaku capabilities speak it), Connect, MCP forwards and A2A forwards (each loaded when first used), and any the
+ * caller adds. Only this module and the forwards module name a wire.
+ *
+ * @throws Error when a service's configured `protocol` names no transport.
+ */
+export function createTransportsModule(deps: TransportsDependencies): TransportsModule {
+  const { config, secretFor, forwardDirectory, forwardSandbox, logger } = deps;
+  const tls = {
+    ...(config.tlsCaFile ? { ca: readPem(config.tlsCaFile) as Buffer } : {}),
+    ...(config.tlsCertFile ? { cert: readPem(config.tlsCertFile) as Buffer } : {}),
+    ...(config.tlsKeyFile ? { key: readPem(config.tlsKeyFile) as Buffer } : {}),
+  };
+  const useTls = Object.keys(tls).length > 0;
+  const timeouts = (target: ServiceTarget) => {
+    const s = config.services[target.serviceName];
+    return s
+      ? {
+          ...(s.unaryTimeoutMs ? { unaryMs: s.unaryTimeoutMs } : {}),
+          ...(s.streamTimeoutMs ? { streamMs: s.streamTimeoutMs } : {}),
+        }
+      : undefined;
+  };
+  const byProtocol: Record<string, BridgeTransport> = {
+    grpc: withCapabilitySecrets(
+      createGrpcTransport({
+        unaryTimeoutMs: config.unaryTimeoutMs,
+        streamTimeoutMs: config.streamTimeoutMs,
+        timeouts,
+        ...(useTls ? { tls } : {}),
+        // The transport falls back to the target's own dialect.
+        dialectFor: (target) => config.services[target.serviceName]?.dialect,
+      }),
+      secretFor,
+      CAPABILITY_SECRET_METADATA_KEY,
+    ),
+    connect: withCapabilitySecrets(
+      // Loaded when a service that speaks Connect is first called: most routers have none.
+      lazyTransport(
+        async () =>
+          (await import("@trestle/transport-connect")).createConnectTransport({
+            unaryTimeoutMs: config.unaryTimeoutMs,
+            streamTimeoutMs: config.streamTimeoutMs,
+            timeouts,
+            ...(useTls ? { tls } : {}),
+          }),
+        // Connect carries Wanaku's messages: until it is loaded, its calls are described by Wanaku's rules.
+        { describeToolCall: (call) => describeWanakuToolCall(call) },
+      ),
+      secretFor,
+      CAPABILITY_SECRET_METADATA_KEY,
+    ),
+    // Forwards: existing MCP servers, found in the forward directory (filled once the catalog is open).
+    [MCP_PROTOCOL]: lazyTransport(async () =>
+      (await import("@trestle/transport-mcp")).createMcpTransport({
+        // The MCP transport sees the MCP forwards only; A2A agents are the A2A transport's.
+        directory: {
+          upstreamFor: (target) => {
+            const upstream = forwardDirectory.upstreamFor(target);
+            return upstream?.kind === "a2a" ? undefined : upstream;
+          },
+          handshakeTimeoutFor: (target) => forwardDirectory.handshakeTimeoutFor(target),
+          upstreamPromptName: (target, name) => forwardDirectory.upstreamPromptName(target, name),
+        },
+        unaryTimeoutMs: config.unaryTimeoutMs,
+        timeouts,
+        sandbox: await forwardSandbox.get(),
+        perCallLimit: { maxProcesses: config.forwardMaxPerCallProcesses },
+        clientInfo: { name: "trestle", version: SERVER_VERSION },
+        // A 2026-07-28 upstream is told what the router's client can answer, no more.
+        clientCapabilities: (callOptions) => callOptions?.inputCapabilities,
+        // An upstream's messages are not tied to a call; their data may quote anything, so only their level shows.
+        onLog: ({ target, upstream, message }) =>
+          logger.debug(
+            { service: target.serviceName, upstream, level: message.level },
+            "forwarded server logged",
+          ),
+      }),
+    ),
+    // A2A forwards: agents whose skills are imported as tools, found in the same directory.
+    [A2A_PROTOCOL]: lazyTransport(async () =>
+      (await import("@trestle/transport-a2a")).createA2aTransport({
+        directory: {
+          agentFor: (target) => {
+            const upstream = forwardDirectory.upstreamFor(target);
+            return upstream?.kind === "a2a"
+              ? { url: upstream.url, ...(upstream.headers ? { headers: upstream.headers } : {}) }
+              : undefined;
+          },
+        },
+      }),
+    ),
+    ...deps.extra,
+  };
+  const byServiceName: Record<string, BridgeTransport> = {};
+  for (const [name, service] of Object.entries(config.services)) {
+    if (!service.protocol) continue;
+    const transport = byProtocol[service.protocol];
+    if (!transport) throw new Error(`services.${name}.protocol: no transport named '${service.protocol}'`);
+    byServiceName[name] = transport;
+  }
+  // Per-service concurrency limits hold calls before they reach a transport; health probes pass through.
+  const limits = new Map<string, ConcurrencyLimit>();
+  for (const [name, service] of Object.entries(config.services)) {
+    if (service.maxConcurrentCalls === undefined) continue;
+    limits.set(name, {
+      maxConcurrentCalls: service.maxConcurrentCalls,
+      maxQueuedCalls: service.maxQueuedCalls ?? DEFAULT_MAX_QUEUED_CALLS,
+      unaryTimeoutMs: service.unaryTimeoutMs ?? config.unaryTimeoutMs,
+      streamTimeoutMs: service.streamTimeoutMs ?? config.streamTimeoutMs,
+    });
+  }
+  return {
+    byProtocol,
+    probing: createTransportSelector({ byProtocol, byServiceName }),
+    limitOf: (serviceName) => limits.get(serviceName),
+  };
+}
