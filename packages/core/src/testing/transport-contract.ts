@@ -378,9 +378,13 @@ export function describeTransportContract(options: TransportContractOptions): vo
 
     it("cancels a unary call when the signal aborts, and the service sees it", async () => {
       const controller = new AbortController();
-      const call = transport.callTool(tool("sleep://5000"), target, { signal: controller.signal });
-      setTimeout(() => controller.abort(), 100);
-      const error = await rejection(call);
+      const outcome = rejection(
+        transport.callTool(tool("sleep://5000"), target, { signal: controller.signal }),
+      );
+      // Once the service runs it: a transport's first call may first connect (an MCP handshake takes 0.5 s loaded).
+      await eventually(() => capability.observations.runningCalls.includes("sleep://5000"));
+      controller.abort();
+      const error = await outcome;
       expect(error.code).toBe(Code.Canceled);
       await eventually(() => capability.observations.abortedCalls.includes("sleep://5000"));
     });
@@ -389,9 +393,12 @@ export function describeTransportContract(options: TransportContractOptions): vo
       // A caller on a hot path (the router's MCP front) gives `setCancellation`'s options: a transport reads them
       // through `cancellationOf`, or reads `signal`, which is then made from the cancellation.
       const cancellation = new CancellationController();
-      const call = transport.callTool(tool("sleep://5000"), target, setCancellation({}, cancellation));
-      setTimeout(() => cancellation.abort(new Error("the client went away")), 100);
-      const error = await rejection(call);
+      const outcome = rejection(
+        transport.callTool(tool("sleep://5000"), target, setCancellation({}, cancellation)),
+      );
+      await eventually(() => capability.observations.runningCalls.includes("sleep://5000"));
+      cancellation.abort(new Error("the client went away"));
+      const error = await outcome;
       expect(error.code).toBe(Code.Canceled);
       await eventually(() => capability.observations.abortedCalls.includes("sleep://5000"));
     });
