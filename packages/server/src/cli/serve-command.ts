@@ -120,9 +120,10 @@ function collectCallsYoung(): void {
 
 async function serve(values: ServeOptions, io: CliIo): Promise<void> {
   collectCallsYoung();
-  // Before the first full collections (loading the router runs several): see there.
-  const { pinTickObjectShape } = await import("../tick-object-shape.js");
-  const tickObjectShape = pinTickObjectShape();
+  // The process is the router's: its Node internals tuned (@trestle/server/runtime), before the first full
+  // collections (loading the router runs several) and before any node:http2 request binds an AsyncResource.
+  const { tuneProcessForRouter } = await import("../runtime/index.js");
+  const tuning = tuneProcessForRouter();
   // Loaded here, not at the top: client commands should start fast and never load the router.
   const [
     { BUILTIN_PRINCIPAL, readConfigFile, resolveConfig },
@@ -202,9 +203,6 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
       )
     : undefined;
   if (!config.databaseUrl) compileWasmForFootprint();
-  // Every gRPC call's node:http2 request binds an AsyncResource; Node's bind is slow (see there).
-  const { installLeanAsyncResourceBind } = await import("../async-resource-bind.js");
-  installLeanAsyncResourceBind();
   const router = await createRouter(config, {
     // Files of the router's own that no forward may see, even inside a directory it is shown.
     privatePaths: [...(values.config ? [values.config] : []), ...secretFiles],
@@ -230,7 +228,7 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
     await router.drain();
     await builtins?.stop();
     await router.close();
-    tickObjectShape.release();
+    tuning.release();
     process.exit(code);
   };
   process.once("SIGTERM", () => void stop(0));
