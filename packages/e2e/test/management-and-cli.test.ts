@@ -232,12 +232,12 @@ describe("the management API's streams and the trestle CLI against a running rou
     }
   });
 
-  it("serves its OpenAPI document", async () => {
-    const doc = await api<{ openapi: string; paths: Record<string, object> }>(
-      router.url,
-      "GET",
-      "/api/openapi.json",
-    );
+  it("serves its OpenAPI document as it is, for OpenAPI tools to load by its URL", async () => {
+    const response = await fetch(`${router.url}/api/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    const doc = (await response.json()) as { openapi: string; paths: Record<string, object> };
+    expect(Object.keys(doc)).not.toContain("data");
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths)).toContain("/api/v1/tools/{name}");
   });

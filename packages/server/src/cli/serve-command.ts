@@ -24,6 +24,7 @@ export interface ServeOptions {
   root?: string[];
   builtinArg?: string[];
   logLevel?: string;
+  logFormat?: string;
   insecureOpen?: boolean;
   allowedHost?: string[];
   allowedOrigin?: string[];
@@ -75,6 +76,7 @@ export function addServeCommand(program: Command, io: CliIo): void {
     .option("--stdio", "serve MCP on stdin and stdout instead of HTTP")
     .option("-n, --namespace <ns>", "with --stdio: the namespace served")
     .option("--log-level <level>", "trace, debug, info, warn, error")
+    .option("--log-format <format>", "auto (pretty on a terminal), pretty, json (env TRESTLE_LOG_FORMAT)")
     .option("--insecure-open", "listen beyond loopback without tokens (env TRESTLE_INSECURE_OPEN=1)")
     .option(
       "--allowed-host <host>",
@@ -149,6 +151,7 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
       workers: values.workers,
       stateless: values.stateless,
       logLevel: values.logLevel,
+      logFormat: values.logFormat,
       insecureOpen: values.insecureOpen,
       allowedHosts: list(values.allowedHost),
       allowedOrigins: list(values.allowedOrigin),
@@ -166,6 +169,8 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
   const secretVariables = takeSecretVariables(process.env);
   const workers = await import("./workers.js");
   workers.checkWorkers({ config, builtins: values.builtins === true, stdio: values.stdio === true });
+  // A taken port is told in one sentence before anything opens the data directory or starts a child.
+  if (!workers.isWorker()) await (await import("./port-check.js")).assertPortFree(config.host, config.port);
   if (config.workers > 1 && !workers.isWorker()) {
     const code = await workers.runWorkers({
       count: config.workers,
