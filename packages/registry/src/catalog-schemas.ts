@@ -354,15 +354,46 @@ export const namespaceEntrySchema = z
  * (a misspelt `descripton` would otherwise be dropped without a word); input-schema properties keep every
  * JSON Schema keyword.
  */
-export const toolInputSchema = z.preprocess(toolWithoutNulls, toolSchema.strict());
+export const toolInputSchema = z.preprocess(knownFieldsOnly(toolSchema, toolWithoutNulls), toolSchema);
 /** A resource as a client sends it (`null` members read as absent; unknown fields refused). */
-export const resourceInputSchema = z.preprocess(withoutNulls, resourceSchema.strict());
+export const resourceInputSchema = z.preprocess(
+  knownFieldsOnly(resourceSchema, withoutNulls),
+  resourceSchema,
+);
 /** A prompt as a client sends it (`null` members read as absent; unknown fields refused). */
-export const promptInputSchema = z.preprocess(withoutNulls, promptSchema.strict());
+export const promptInputSchema = z.preprocess(knownFieldsOnly(promptSchema, withoutNulls), promptSchema);
 /** A namespace as a client sends it (`null` members read as absent; unknown fields refused). */
-export const namespaceInputSchema = z.preprocess(withoutNulls, namespaceEntrySchema.strict());
+export const namespaceInputSchema = z.preprocess(
+  knownFieldsOnly(namespaceEntrySchema, withoutNulls),
+  namespaceEntrySchema,
+);
 /** A forward as a client sends it (`null` members read as absent; the upstream as an object; unknown fields refused). */
-export const forwardInputSchema = z.preprocess(withoutNulls, forwardSchema.strict());
+export const forwardInputSchema = z.preprocess(knownFieldsOnly(forwardSchema, withoutNulls), forwardSchema);
+
+/**
+ * `clean` (the `null` members dropped), with an issue for each field `schema` does not have: the entry's schema
+ * stays the one documented (a `$ref` in the OpenAPI document), and a misspelt field is refused by name.
+ */
+function knownFieldsOnly(
+  schema: z.ZodObject,
+  clean: (input: unknown) => unknown,
+): (input: unknown, context: { issues: z.core.$ZodRawIssue[] }) => unknown {
+  const known = new Set(Object.keys(schema.shape));
+  return (input, context) => {
+    const cleaned = clean(input);
+    if (cleaned === null || typeof cleaned !== "object" || Array.isArray(cleaned)) return cleaned;
+    const unknown = Object.keys(cleaned).filter((key) => !known.has(key));
+    if (unknown.length > 0) {
+      context.issues.push({
+        code: "unrecognized_keys",
+        keys: unknown,
+        input: cleaned as Record<string, unknown>,
+        message: `unknown field${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `'${k}'`).join(", ")}`,
+      });
+    }
+    return cleaned;
+  };
+}
 
 /** The tool without its `null` members, nor its input-schema properties'. */
 function toolWithoutNulls(input: unknown): unknown {
