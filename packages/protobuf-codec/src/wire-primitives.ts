@@ -1,3 +1,6 @@
+/**
+ * The wire's primitives on Buffers: varints (32 and 64 bits), UTF-8 strings, bytes, and field tags.
+ */
 import { getTextEncoding } from "@bufbuild/protobuf/wire";
 import { type CompiledMessage, type FieldDecoder, handOver, type Reader } from "./codec-model.js";
 

@@ -1,3 +1,7 @@
+/**
+ * A legacy upstream's server-to-client requests (elicitation, sampling, roots) relayed to the router's client
+ * through the call's `onInputRequest`.
+ */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   CreateMessageRequestSchema,

@@ -1,3 +1,7 @@
+/**
+ * A connection to a legacy upstream: the `initialize` handshake on the SDK v1 client, over stdio or Streamable
+ * HTTP, with its session, notifications and server-to-client requests.
+ */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";

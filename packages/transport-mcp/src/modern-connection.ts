@@ -1,3 +1,7 @@
+/**
+ * A connection to a 2026-07-28 (modern) upstream: probed with `server/discover`, stateless, every request on its
+ * own.
+ */
 import { DiscoverResultSchema } from "@modelcontextprotocol/core";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {

@@ -1,3 +1,7 @@
+/**
+ * Reaching an upstream over HTTP: its URL checked, and a fetch that ties each server-to-client request on a
+ * POST's stream to the call that POST made.
+ */
 import { Code, TrestleError } from "@trestle/core";
 import type { FailureSubject } from "./mcp-failure.js";
 import type { McpUpstream } from "./mcp-upstream.js";

@@ -1,3 +1,7 @@
+/**
+ * What an upstream sends on the side of a call, handed to the router's listeners: progress routed by token, log
+ * messages scrubbed, and listeners that throw kept from taking the connection down.
+ */
 import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonObject } from "@trestle/core";
 import { type FailureSubject, scrubUpstreamValue } from "./mcp-failure.js";
