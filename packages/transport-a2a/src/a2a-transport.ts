@@ -1,13 +1,11 @@
-import { type Message, type Part, Role, type SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
+import { type Part, Role, type SendMessageRequest, TaskState } from "@a2a-js/sdk";
 import {
   type BridgeTransport,
   type CallOptions,
   Code,
   type CodeOutput,
   createCallScope,
-  type ErrorDetail,
   healthFromProbeError,
-  type InputAnswers,
   type JsonObject,
   type JsonValue,
   type ServiceTarget,
@@ -20,10 +18,17 @@ import {
   translationRecorderKey,
 } from "@trestle/core";
 import { appendParts, dataPart, partsToContent, textOf, textPart } from "./a2a-content.js";
+import { a2aFailure, unimplemented } from "./a2a-failure.js";
 import { A2A_META_KEY, checkCredentials } from "./agent-catalog.js";
-import { type A2aAgent, type AgentConnection, agentOrigin, connectAgent, scrub } from "./agent-client.js";
+import { type A2aAgent, type AgentConnection, connectAgent } from "./agent-client.js";
+import { A2A_INPUT_KEY, answerText, fromAnswers, REPLY_SCHEMA } from "./agent-questions.js";
+import { skillArguments } from "./skill-arguments.js";
 import { a2aSkillUri, parseA2aSkillUri } from "./skill-uri.js";
+import { type Exchange, fromTask, isTerminal, taskStateName } from "./task-exchange.js";
 import { decodeTaskHandle, encodeTaskHandle, type TaskHandle } from "./task-handle.js";
+
+// The input key and the names of task states are part of this module's API: results carry them.
+export { A2A_INPUT_KEY, taskStateName };
 
 /** Where the transport finds the agent behind a target: the router's A2A forwards. Asked on every call. */
 export interface A2aAgentDirectory {
@@ -53,171 +58,12 @@ const DEFAULT_MAX_INPUT_ROUNDS = 8;
 const DEFAULT_CARD_TTL_MS = 300_000;
 const CANCEL_TIMEOUT_MS = 5_000;
 
-/** The key of the one input request an `INPUT_REQUIRED` task makes, and of the answer to it. */
-export const A2A_INPUT_KEY = "reply";
-
-/** The schema of the answer the agent's question asks for: one line of text. */
-const REPLY_SCHEMA: JsonObject = {
-  type: "object",
-  properties: { [A2A_INPUT_KEY]: { type: "string", description: "Your answer to the agent" } },
-  required: [A2A_INPUT_KEY],
-};
-
-/** A task state as a short name (`input-required`), as MCP-side results carry it. */
-export function taskStateName(state: TaskState | undefined): string {
-  switch (state) {
-    case TaskState.TASK_STATE_SUBMITTED:
-      return "submitted";
-    case TaskState.TASK_STATE_WORKING:
-      return "working";
-    case TaskState.TASK_STATE_COMPLETED:
-      return "completed";
-    case TaskState.TASK_STATE_FAILED:
-      return "failed";
-    case TaskState.TASK_STATE_CANCELED:
-      return "canceled";
-    case TaskState.TASK_STATE_INPUT_REQUIRED:
-      return "input-required";
-    case TaskState.TASK_STATE_REJECTED:
-      return "rejected";
-    case TaskState.TASK_STATE_AUTH_REQUIRED:
-      return "auth-required";
-    default:
-      return "unknown";
-  }
-}
-
-function isTerminal(state: TaskState | undefined): boolean {
-  return (
-    state === TaskState.TASK_STATE_COMPLETED ||
-    state === TaskState.TASK_STATE_FAILED ||
-    state === TaskState.TASK_STATE_CANCELED ||
-    state === TaskState.TASK_STATE_REJECTED
-  );
-}
-
-function unimplemented(method: string): TrestleError {
-  return new TrestleError(
-    `A2A agents have no counterpart of ${method}, so an A2A agent behind the router cannot serve it`,
-    Code.Unimplemented,
-  );
-}
-
 function safely(call: () => void): void {
   try {
     call();
   } catch {
     // A listener that throws must not fail the call.
   }
-}
-
-/** What one exchange (one message sent, its reply or stream read) left. */
-interface Exchange {
-  /** A direct reply (no task). */
-  message?: Message;
-  taskId?: string;
-  contextId: string;
-  state?: TaskState;
-  statusParts: Part[];
-  /** Artifacts by id, in the order they first came, parts appended as the agent streamed them. */
-  artifacts: Map<string, Part[]>;
-}
-
-function fromTask(task: Task, into: Exchange): void {
-  into.taskId = task.id;
-  into.contextId = task.contextId || into.contextId;
-  into.state = task.status?.state;
-  into.statusParts = task.status?.message?.parts ?? [];
-  for (const artifact of task.artifacts) into.artifacts.set(artifact.artifactId, [...artifact.parts]);
-}
-
-/** The arguments of a skill tool call, checked. */
-interface SkillArguments {
-  message?: string;
-  data?: JsonObject;
-  task?: string;
-}
-
-function skillArguments(args: JsonObject): SkillArguments {
-  const out: SkillArguments = {};
-  const { message, data, task } = args;
-  if (message !== undefined) {
-    if (typeof message !== "string")
-      throw new TrestleError("'message' must be a string", Code.InvalidArgument);
-    out.message = message;
-  }
-  if (data !== undefined) {
-    if (typeof data !== "object" || data === null || Array.isArray(data)) {
-      throw new TrestleError("'data' must be a JSON object", Code.InvalidArgument);
-    }
-    out.data = data;
-  }
-  if (task !== undefined) {
-    if (typeof task !== "string") throw new TrestleError("'task' must be a string", Code.InvalidArgument);
-    out.task = task;
-  }
-  return out;
-}
-
-/** The text of an answer to the agent's question: the `reply` field, else the whole answer as JSON. */
-function answerText(content: JsonValue | undefined): string | undefined {
-  if (content === undefined || content === null) return undefined;
-  if (typeof content === "object" && !Array.isArray(content)) {
-    const reply = content[A2A_INPUT_KEY];
-    if (typeof reply === "string") return reply;
-  }
-  return typeof content === "string" ? content : JSON.stringify(content);
-}
-
-/** Reads the client's answers to an earlier `inputRequired` (MCP's elicitation result shape). */
-function fromAnswers(input: InputAnswers): { handle: TaskHandle; accepted: boolean; text?: string } {
-  if (!input.state) {
-    throw new TrestleError(
-      "The answers carry no state: repeat the call with the state given",
-      Code.InvalidArgument,
-    );
-  }
-  const handle = decodeTaskHandle(input.state);
-  const response = input.responses[A2A_INPUT_KEY] ?? Object.values(input.responses)[0];
-  if (!response) throw new TrestleError(`The answers hold no '${A2A_INPUT_KEY}'`, Code.InvalidArgument);
-  const action = response.action;
-  const text = answerText(response.content ?? response.result);
-  const accepted = (action === undefined || action === "accept") && text !== undefined;
-  return { handle, accepted, ...(text !== undefined ? { text } : {}) };
-}
-
-/** Maps an error of the A2A client to one sentence and a code. */
-function a2aFailure(error: unknown, agent: A2aAgent, method: string): TrestleError {
-  if (error instanceof TrestleError) return error;
-  const origin = agentOrigin(agent.url);
-  const name = (error as { name?: string })?.name ?? "";
-  const raw = error instanceof Error ? error.message : String(error);
-  const message = scrub(raw, agent);
-  const byName: Record<string, Code> = {
-    TaskNotFoundError: Code.NotFound,
-    TaskNotCancelableError: Code.FailedPrecondition,
-    UnsupportedOperationError: Code.Unimplemented,
-    VersionNotSupportedError: Code.FailedPrecondition,
-    ContentTypeNotSupportedError: Code.InvalidArgument,
-    InvalidAgentResponseError: Code.Internal,
-    RequestMalformedError: Code.InvalidArgument,
-  };
-  let code = byName[name] ?? Code.Unknown;
-  if (/\b401\b|unauthori[sz]ed|unauthenticated/i.test(raw)) code = Code.Unauthenticated;
-  else if (/\b403\b|forbidden/i.test(raw)) code = Code.PermissionDenied;
-  else if (error instanceof TypeError || /fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(raw))
-    code = Code.Unavailable;
-  // An agent's JSON-RPC error keeps its code, typed: a front may answer with it (the envelope's `data` is the agent's
-  // own text, not carried).
-  const envelopeCode = (error as { envelopeCode?: unknown } | null)?.envelopeCode;
-  const details: ErrorDetail[] =
-    typeof envelopeCode === "number" && Number.isInteger(envelopeCode)
-      ? [{ type: "json-rpc", protocol: "a2a", code: envelopeCode }]
-      : [];
-  return new TrestleError(`The A2A agent at ${origin} failed ${method}: ${message}`, code, {
-    cause: error,
-    details,
-  });
 }
 
 /**

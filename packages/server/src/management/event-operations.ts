@@ -1,0 +1,63 @@
+import { z } from "zod";
+import { defineOperation } from "../http/json-api.js";
+import { registryEventSchema, toolCallEventSchema } from "./api-schemas.js";
+
+// Events
+const toolCallNotifications = defineOperation({
+  id: "toolCallNotifications",
+  method: "GET",
+  path: "/api/v2/tool-calls/notifications",
+  summary: "Stream tool-call events as they happen",
+  description:
+    "Server-sent events named `started`, `completed` or `failed`; the SSE id is `<eventId>:<type>`, and a client that reconnects with `Last-Event-ID` gets the events it missed first. Events are redacted at their source.",
+  tags: ["events"],
+  scope: "admin",
+  query: z.object({
+    toolName: z.string().optional().describe("Only this tool's events"),
+    lastEventId: z
+      .string()
+      .optional()
+      .describe("Resume after this SSE id (for clients that cannot send the `Last-Event-ID` header)"),
+  }),
+  response: { kind: "sse", description: "Tool-call events.", events: toolCallEventSchema },
+  errors: [],
+});
+const toolCallHistory = defineOperation({
+  id: "toolCallHistory",
+  method: "GET",
+  path: "/api/v2/tool-calls/history",
+  summary: "The latest tool-call events",
+  tags: ["events"],
+  scope: "admin",
+  query: z.object({
+    limit: z.string().optional().describe("How many events at most (a positive integer; default 100)"),
+    toolName: z.string().optional().describe("Only this tool's events"),
+    type: z.string().optional().describe("Only events of this type: `started`, `completed` or `failed`"),
+    namespace: z.string().optional().describe("Only events of calls made in this namespace"),
+  }),
+  response: {
+    kind: "json",
+    status: 200,
+    description: "The events, oldest first",
+    data: z.array(toolCallEventSchema),
+  },
+  errors: [],
+});
+const registryEvents = defineOperation({
+  id: "registryEvents",
+  method: "GET",
+  path: "/api/v1/management/events",
+  summary: "Stream registry events: registrations, deregistrations, updates and health changes",
+  description: "Server-sent events named after the event's type.",
+  tags: ["events"],
+  scope: "admin",
+  response: { kind: "sse", description: "Registry events.", events: registryEventSchema },
+  errors: [],
+});
+
+/** The event operations: the live tool-call notifications, the tool-call history and the registry's change feed. By `operationId`, as `managementApi` lists them. */
+export const eventOperations = {
+  toolCallNotifications,
+  toolCallHistory,
+  registryEvents,
+} as const;
