@@ -55,6 +55,8 @@ describe("the admin UI in Chromium", () => {
         { name: "agent", token: AGENT, scopes: ["mcp"] },
         { name: "fixtures", token: REGISTER, scopes: ["register"] },
       ]),
+      // The fixture registers on loopback with a register token: private addresses are for admins unless allowed.
+      TRESTLE_REGISTRATION_ALLOWED_NETWORKS: "127.0.0.0/8",
     });
     await startFixtureCapability(router.url, [
       "--service-name",
