@@ -28,6 +28,7 @@ import {
   serviceCircuitSchema,
   toolCallEventSchema,
 } from "./api-schemas.js";
+import { auditOperations } from "./audit-operations.js";
 import { forwardRequestSchema, forwardShorthandSchema } from "./forward-shorthand.js";
 
 /*
@@ -711,6 +712,7 @@ export const managementApi = {
   refreshForward,
   startCodeExecution,
   codeExecutionStream,
+  ...auditOperations,
   openApiDocument,
 } as const;
 
