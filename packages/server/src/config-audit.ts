@@ -24,7 +24,9 @@ export type AuditSettings = z.output<typeof auditSettingsSchema>;
 /** The router's keys for the audit trail. */
 export const auditConfigFields = {
   audit: z
-    .union([z.literal(false), auditSettingsSchema])
+    .union([z.literal(false), auditSettingsSchema], {
+      error: 'must be false, or {arguments: "none" | "redacted", retentionMs: at least 60000}',
+    })
     .default({ arguments: "none", retentionMs: THIRTY_DAYS_MS })
     .describe(
       "The audit trail in the store: one record per policy decision and call outcome (who, what, the rule, the outcome, never a token); false turns it off",
