@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { auditConfigFields, auditConfigSources } from "./config-audit.js";
 import {
   identityConfigFields,
   identityConfigSources,
@@ -176,6 +177,7 @@ export const routerConfigSchema = z.object({
     ),
   ...securityConfigFields,
   ...identityConfigFields,
+  ...auditConfigFields,
   maxInstancesPerService: z
     .number()
     .int()
@@ -441,6 +443,7 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   insecureOpen: { env: "TRESTLE_INSECURE_OPEN", flag: "--insecure-open" },
   ...securityConfigSources,
   ...identityConfigSources,
+  ...auditConfigSources,
   maxInstancesPerService: { env: "TRESTLE_MAX_INSTANCES_PER_SERVICE" },
   rateLimit: { env: "TRESTLE_RATE_LIMIT" },
   forwardHeaders: { env: "TRESTLE_FORWARD_HEADERS", flag: "--forward-header" },

@@ -19,6 +19,7 @@ import {
 import type { McpEndpoint } from "./mcp/mcp-endpoint.js";
 import type { McpBackend, McpSettings } from "./mcp/namespace-server.js";
 import { revisionNotes } from "./mcp/revision-notes.js";
+import { openAuditModule } from "./root/audit.js";
 import { createCallsModule } from "./root/calls.js";
 import { createCloserStack } from "./root/closers.js";
 import { createForwardDirectoryModule, createForwardsModule } from "./root/forwards.js";
@@ -128,6 +129,9 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     // The registry leaves the store open (see createRegistry); a throw-away store removes its directory here.
     closers.push("store", () => store.close());
     closers.push("registry", () => registry.close());
+    // The policy in force (configured rules, then the API's) and the audit trail: both in the shared store.
+    const audit = await openAuditModule(config, { sql: store.sql, catalog: registry.catalog, logger });
+    closers.push("audit", () => audit.close());
     const forwards = createForwardsModule(registry.catalog, forwardDirectory, transports, forwardLog);
     closers.push("forwards", () => forwards.supervisor.close());
     const calls = createCallsModule(config, {
@@ -135,7 +139,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       transports,
       forwardDirectory: forwardDirectory.directory,
       clientCodec: revisionNotes(),
-      policy: identity.policy,
+      policy: audit.policy,
       logger,
     });
     closers.push("transports", () => calls.transports.close());
@@ -146,7 +150,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     // Each of --workers N counts its own requests: limits per process are the configured ones divided by N.
     const limiter = createRateLimiter({ defaultLimit: effectiveRateLimit(config) });
     const mcp = await createMcpModule(config, {
-      calls,
+      calls: { ...calls, calls: audit.forFront(calls.calls, "mcp") },
       state,
       registry,
       forwardDirectory: forwardDirectory.directory,
@@ -155,9 +159,15 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       logger,
     });
     closers.push("mcp", () => mcp.close());
+    // A policy change may show or hide entries for some principals: their clients list again.
+    const unsubscribePolicy = audit.managedPolicy.onChange(() => {
+      for (const kind of ["tools", "resources", "prompts"] as const)
+        mcp.endpoint.listChanged(undefined, kind);
+    });
+    closers.push("policy changes", () => unsubscribePolicy());
     // The A2A front: each namespace's tools as an A2A agent, its tasks in the store (any replica answers them).
     const a2a = lazyA2aEndpoint({
-      backend: { calls: calls.calls },
+      backend: { calls: audit.forFront(calls.calls, "a2a") },
       tasks: state.a2aTasks,
       maxBodyBytes: config.maxBodyBytes,
       version: SERVER_VERSION,
@@ -173,9 +183,10 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     closers.push("a2a", () => a2a.close());
     const management = createManagementModule(config, {
       registry,
-      calls,
+      calls: { ...calls, calls: audit.forFront(calls.calls, "management") },
       forwards,
       security,
+      audit,
       builtinServiceNames: Object.keys(overrides.builtinSecrets ?? {}),
       onStreamDropped: (stream, bytes) => onStreamDropped(stream)(bytes),
     });

@@ -9,6 +9,7 @@ import {
   type JsonApi,
   undocumentedRoutes,
 } from "../src/http/json-api.js";
+import { registerAuditRoutes } from "../src/management/audit-routes.js";
 import { registerCatalogRoutes } from "../src/management/catalog-routes.js";
 import { registerCodeExecutionRoutes } from "../src/management/code-execution-routes.js";
 import { registerDiscoveryRoutes } from "../src/management/discovery-routes.js";
@@ -34,6 +35,7 @@ function routerApi(): JsonApi {
   registerEventRoutes(api, { events: none, registry });
   registerForwardRoutes(api, { forwards: none });
   registerCodeExecutionRoutes(api, { calls: none }).close();
+  registerAuditRoutes(api, { auditLog: none, managedPolicy: none, policyTable: none });
   registerDocumentRoute(api);
   return api;
 }

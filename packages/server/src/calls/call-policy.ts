@@ -32,6 +32,8 @@ export interface CallPolicy {
   decide(caller: Caller, request: PolicyRequest): PolicyDecision;
   /** True when the policy filters nothing: lists are then shared by every caller as they are. */
   readonly open: boolean;
+  /** Changes whenever the rules do (a policy managed at run time): lists filtered before are filtered again. */
+  readonly revision?: number;
 }
 
 const ALLOWED: PolicyDecision = { allowed: true };

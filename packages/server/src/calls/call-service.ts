@@ -140,19 +140,21 @@ export interface CallService {
 }
 
 /**
- * A list filtered for each caller by the policy, made again only when the list itself changes: callers with the
- * same principal object share one filtered copy, and an open policy hands out the list as it is.
+ * A list filtered for each caller by the policy, made again only when the list itself or the policy's rules change:
+ * callers with the same principal object share one filtered copy, and an open policy hands out the list as it is.
  */
 function perCaller<T>(
   policy: CallPolicy,
   keep: (caller: Caller, item: T) => boolean,
 ): (caller: Caller, all: readonly T[]) => readonly T[] {
   let source: readonly T[] | undefined;
+  let revision = policy.revision;
   let filtered = new WeakMap<object, Map<string, readonly T[]>>();
   return (caller, all) => {
     if (policy.open) return all;
-    if (all !== source) {
+    if (all !== source || policy.revision !== revision) {
       source = all;
+      revision = policy.revision;
       filtered = new WeakMap();
     }
     let byNamespace = filtered.get(caller.principal);

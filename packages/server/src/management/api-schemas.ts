@@ -3,6 +3,7 @@ import type { ToolCallEvent } from "@trestle/core/events";
 import { SERVICE_TYPES } from "@trestle/core/routing";
 import { type HealthRecord, labelsSchema, type RegisteredService } from "@trestle/registry";
 import { z } from "zod";
+import type { StoredAuditRecord } from "../audit/audit-record.js";
 import type { ForwardView } from "../forwards/forward-view.js";
 
 /*
@@ -268,3 +269,98 @@ export const codeExecutionEventSchema = z.union([
   z.object({ dropped: z.number().int() }),
   z.object({ taskId: z.string() }),
 ]);
+
+/** One record of the audit trail (`GET /api/audit`, `GET /api/audit/stream`). */
+export const auditRecordSchema = z
+  .object({
+    id: z.string().describe("Increasing: the cursor of the next page, and the SSE id"),
+    at: z.number().describe("Epoch milliseconds when the call began"),
+    principalId: z.string(),
+    principalName: z.string(),
+    principalKind: z.enum(["token", "oauth", "stdio", "anonymous"]),
+    namespace: z.string(),
+    method: z.enum(["tools/call", "resources/read", "prompts/get", "tools/list", "code/execute"]),
+    target: z
+      .string()
+      .nullable()
+      .describe("The tool, resource URI, prompt, or engine/language; null for a list"),
+    decision: z.enum(["allowed", "denied"]),
+    rule: z
+      .string()
+      .nullable()
+      .describe("The rule that decided, `(default)` when none matched; null when no policy applies"),
+    outcome: z.enum(["ok", "isError", "error"]).nullable().describe("null when denied"),
+    errorCode: z.string().nullable().describe("The failure's code when the outcome is `error`"),
+    durationMs: z.number().nullable(),
+    front: z.enum(["mcp", "a2a", "management"]),
+    requestId: z.string().nullable(),
+    arguments: z
+      .unknown()
+      .describe("The arguments, redacted and bounded, with `audit.arguments: redacted`; null otherwise"),
+  })
+  .describe(
+    "A policy decision and the outcome of the call it let through",
+  ) satisfies z.ZodType<StoredAuditRecord>;
+
+const digits = z.string().regex(/^\d+$/, "must be a non-negative integer");
+
+/** `GET /api/audit`'s filters. */
+export const auditQuerySchema = z.object({
+  principal: z.string().optional().describe("Only this principal's records (its id: a token's name)"),
+  namespace: z.string().optional().describe("Only records of calls made in this namespace"),
+  tool: z.string().optional().describe("Only records of this target (tool, resource URI, prompt)"),
+  decision: z.enum(["allowed", "denied"]).optional(),
+  outcome: z.enum(["ok", "isError", "error"]).optional(),
+  since: digits.optional().describe("Only records at or after this time (epoch ms)"),
+  until: digits.optional().describe("Only records before this time (epoch ms)"),
+  limit: digits.optional().describe("How many records at most (1 to 1000; default 100)"),
+  cursor: digits.optional().describe("The `nextCursor` of the previous page: the records older than it"),
+});
+
+/** A page of the audit trail, newest first. */
+export const auditPageSchema = z.object({
+  records: z.array(auditRecordSchema),
+  nextCursor: z
+    .string()
+    .nullable()
+    .describe("Pass it as `cursor` for the next (older) page; null at the end"),
+});
+
+const policyRuleSchema = z.object({
+  name: z
+    .string()
+    .min(1)
+    .max(200)
+    .describe("Unique among the configured and managed rules; refusals name it"),
+  effect: z.enum(["allow", "deny"]),
+  when: z
+    .string()
+    .min(1)
+    .max(4096)
+    .describe("A CEL expression over principal, ns, method, tool, resource, prompt, arguments"),
+});
+
+/** `PUT /api/policies`: the rules managed through the API, in order, and optionally the default. */
+export const policyUpdateSchema = z.strictObject({
+  rules: z.array(policyRuleSchema).describe("The managed rules, tried in order after the configured ones"),
+  default: z
+    .enum(["allow", "deny"])
+    .nullable()
+    .optional()
+    .describe("What decides when no rule matches; null or absent: the configured `policyDefault`"),
+});
+
+/** The policy in force (`GET /api/policies`). */
+export const policyViewSchema = z.object({
+  configured: z
+    .array(policyRuleSchema)
+    .describe("The rules of the configuration: read-only here, tried first"),
+  rules: z
+    .array(policyRuleSchema)
+    .describe("The rules managed through the API, tried after the configured ones"),
+  default: z.enum(["allow", "deny"]).describe("What decides when no rule matches"),
+  defaultSource: z.enum(["configuration", "api"]),
+  revision: z.number().describe("Increases with every change through the API (0: never changed)"),
+  updatedAt: z.number().nullable().describe("Epoch ms of the last change through the API"),
+  updatedBy: z.string().nullable().describe("The principal that made it"),
+});

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineOperation } from "../http/json-api.js";
+import { auditOperations } from "./audit-operations.js";
 import { capabilityOperations } from "./capability-operations.js";
 import { catalogOperations } from "./catalog-operations.js";
 import { codeExecutionOperations } from "./code-execution-operations.js";
@@ -41,6 +42,7 @@ export const managementApi = {
   ...eventOperations,
   ...forwardOperations,
   ...codeExecutionOperations,
+  ...auditOperations,
   openApiDocument,
 } as const;
 

@@ -1,12 +1,14 @@
 import type { Registry } from "@trestle/registry";
 import type { RouterConfig } from "../config.js";
 import { createJsonApi, type JsonApi } from "../http/json-api.js";
+import { registerAuditRoutes } from "../management/audit-routes.js";
 import { registerCatalogRoutes } from "../management/catalog-routes.js";
 import { registerCodeExecutionRoutes } from "../management/code-execution-routes.js";
 import { registerDiscoveryRoutes } from "../management/discovery-routes.js";
 import { MANAGEMENT_API_INFO, registerDocumentRoute } from "../management/document-route.js";
 import { registerEventRoutes } from "../management/event-routes.js";
 import { registerForwardRoutes } from "../management/forward-routes.js";
+import type { AuditModule } from "./audit.js";
 import type { CallsModule } from "./calls.js";
 import type { ForwardsModule } from "./forwards.js";
 import type { RouterSecurity } from "./router-security.js";
@@ -29,6 +31,7 @@ export function createManagementModule(
     calls: CallsModule;
     forwards: ForwardsModule;
     security: RouterSecurity;
+    audit: Pick<AuditModule, "auditLog" | "managedPolicy" | "policyTable">;
     /** The built-in services' names: they register shortly after the router starts. */
     builtinServiceNames?: readonly string[];
     onStreamDropped: (stream: string, bufferedBytes: number) => void;
@@ -51,6 +54,13 @@ export function createManagementModule(
     onSubscriberDropped: deps.onStreamDropped,
   });
   registerForwardRoutes(api, { forwards: deps.forwards.service });
+  registerAuditRoutes(api, {
+    auditLog: deps.audit.auditLog,
+    managedPolicy: deps.audit.managedPolicy,
+    policyTable: deps.audit.policyTable,
+    sseMaxBufferedBytes: config.sseMaxBufferedBytes,
+    onSubscriberDropped: deps.onStreamDropped,
+  });
   const codeExecution = registerCodeExecutionRoutes(api, { calls: deps.calls.calls });
   registerDocumentRoute(api);
   return { api, close: () => codeExecution.close() };

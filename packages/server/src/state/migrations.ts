@@ -80,4 +80,47 @@ export const SERVER_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX IF NOT EXISTS trestle_mcp_tasks_principal ON trestle_mcp_tasks (principal, expires_at);
     `,
   },
+  {
+    version: 5,
+    name: "the audit trail",
+    // One row per policy decision and call outcome, written in batches by every replica; `id` orders the rows
+    // (newest first in queries, the live tail reads forward from an id), `at` serves the retention's deletes.
+    sql: `
+      CREATE TABLE IF NOT EXISTS trestle_audit (
+        id bigserial PRIMARY KEY,
+        at bigint NOT NULL,
+        principal_id text NOT NULL,
+        principal_name text NOT NULL,
+        principal_kind text NOT NULL,
+        namespace text NOT NULL,
+        method text NOT NULL,
+        target text,
+        decision text NOT NULL,
+        rule text,
+        outcome text,
+        error_code text,
+        duration_ms integer,
+        front text NOT NULL,
+        request_id text,
+        arguments jsonb
+      );
+      CREATE INDEX IF NOT EXISTS trestle_audit_at ON trestle_audit (at);
+      CREATE INDEX IF NOT EXISTS trestle_audit_principal ON trestle_audit (principal_id, id DESC);
+    `,
+  },
+  {
+    version: 6,
+    name: "policy rules managed through the management API",
+    // One row: the rules that follow the configured ones, and the default when the API set one.
+    sql: `
+      CREATE TABLE IF NOT EXISTS trestle_policies (
+        id text PRIMARY KEY,
+        rules jsonb NOT NULL,
+        default_effect text,
+        revision bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        updated_by text NOT NULL
+      );
+    `,
+  },
 ];

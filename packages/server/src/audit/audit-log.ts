@@ -1,0 +1,206 @@
+import { TrestleError } from "@trestle/core";
+import type { AuditRecord, StoredAuditRecord } from "./audit-record.js";
+import type { AuditQuery, AuditTable } from "./audit-table.js";
+
+/** What the audit log tells its operator: one line per interval at most, whatever the number of calls. */
+export interface AuditLogger {
+  warn(fields: object, message: string): void;
+}
+
+/** Options of {@link createAuditLog}. */
+export interface AuditLogOptions {
+  table: AuditTable;
+  logger: AuditLogger;
+  /** How long records are kept (ms). */
+  retentionMs: number;
+  /** Records waiting to be written at most; further ones are counted as lost until the buffer drains. */
+  maxBuffered?: number;
+  /** Records per insert at most. */
+  batchSize?: number;
+  /** How long a record may wait for its batch (ms). */
+  flushDelayMs?: number;
+  /** How often old records are deleted (ms). */
+  sweepIntervalMs?: number;
+  /** At most one warning per this many ms about records that could not be written. */
+  warnIntervalMs?: number;
+  now?: () => number;
+}
+
+/** A live reader of the trail: told of every record written on any replica after the one it started from. */
+export interface AuditTail {
+  stop(): void;
+}
+
+/**
+ * The audit trail as the router writes and reads it. {@link AuditLog.record} never blocks and never throws: records
+ * wait in a bounded buffer and are written in batches; a store that fails costs the records of that batch and one
+ * warning per interval, never a call.
+ */
+export interface AuditLog {
+  /** Queues one record. */
+  record(record: AuditRecord): void;
+  /** Records matching `query`, newest first (those still queued are not written yet). */
+  query(query: AuditQuery): Promise<StoredAuditRecord[]>;
+  /**
+   * Follows the trail from the record after `afterId` (the newest when absent): `onRecords` with each batch in
+   * order, from every replica. Catching up after a lost notification reads what was missed.
+   */
+  tail(afterId: string | undefined, onRecords: (records: StoredAuditRecord[]) => void): Promise<AuditTail>;
+  /** Writes what is queued now (tests, shutdown). */
+  flush(): Promise<void>;
+  /** Writes what is queued, stops the timers and the tail's subscription. */
+  close(): Promise<void>;
+}
+
+/** Records one tail reads per query: a reader far behind catches up in steps of this size. */
+const TAIL_PAGE = 500;
+
+/** Creates the {@link AuditLog} over its table, and starts deleting records past their retention. */
+export function createAuditLog(options: AuditLogOptions): AuditLog {
+  const { table, logger } = options;
+  const now = options.now ?? Date.now;
+  const maxBuffered = options.maxBuffered ?? 10_000;
+  const batchSize = options.batchSize ?? 500;
+  const flushDelayMs = options.flushDelayMs ?? 200;
+  const warnIntervalMs = options.warnIntervalMs ?? 60_000;
+  let buffer: AuditRecord[] = [];
+  let flushTimer: NodeJS.Timeout | undefined;
+  let writing: Promise<void> | undefined;
+  let lost = 0;
+  let lastError = "";
+  let lastWarning = Number.NEGATIVE_INFINITY;
+  let closed = false;
+
+  /** Warns of records lost, at most once per interval: a store down for an hour is one line a minute. */
+  const warnLost = () => {
+    if (lost === 0 || now() - lastWarning < warnIntervalMs) return;
+    lastWarning = now();
+    logger.warn({ lost, err: lastError }, "could not write audit records to the store; they are lost");
+    lost = 0;
+  };
+
+  const writeOnce = async (): Promise<void> => {
+    while (buffer.length > 0) {
+      const batch = buffer.slice(0, batchSize);
+      buffer = buffer.slice(batch.length);
+      try {
+        await table.insert(batch);
+      } catch (error) {
+        lost += batch.length;
+        lastError = TrestleError.from(error).rawMessage;
+      }
+    }
+    warnLost();
+  };
+
+  const flush = (): Promise<void> => {
+    if (flushTimer) clearTimeout(flushTimer);
+    flushTimer = undefined;
+    writing ??= writeOnce().finally(() => {
+      writing = undefined;
+    });
+    return writing;
+  };
+
+  const schedule = () => {
+    if (flushTimer || closed) return;
+    flushTimer = setTimeout(() => void flush(), flushDelayMs);
+    flushTimer.unref();
+  };
+
+  const sweep = async () => {
+    try {
+      // In steps, so one sweep never holds a long lock; several replicas sweeping at once delete nothing twice.
+      while ((await table.deleteOlderThan(now() - options.retentionMs, 5_000)) === 5_000);
+    } catch (error) {
+      lastError = TrestleError.from(error).rawMessage;
+      logger.warn({ err: lastError }, "could not delete audit records past their retention");
+    }
+  };
+  const sweepTimer = setInterval(() => void sweep(), options.sweepIntervalMs ?? 10 * 60_000);
+  sweepTimer.unref();
+  void sweep();
+
+  // One subscription per process, shared by every tail; made when the first tail starts.
+  const wakers = new Set<() => void>();
+  let subscription: Promise<() => Promise<void>> | undefined;
+  const subscribe = () => {
+    subscription ??= table.subscribe(
+      () => {
+        for (const wake of wakers) wake();
+      },
+      () => {
+        for (const wake of wakers) wake();
+      },
+    );
+    return subscription;
+  };
+
+  return {
+    record(record) {
+      if (closed) return;
+      if (buffer.length >= maxBuffered) {
+        lost += 1;
+        lastError = "the audit buffer is full";
+        warnLost();
+        return;
+      }
+      buffer.push(record);
+      if (buffer.length >= batchSize) void flush();
+      else schedule();
+    },
+
+    query: (query) => table.query(query),
+
+    async tail(afterId, onRecords) {
+      let cursor = afterId ?? (await table.lastId());
+      let reading = false;
+      let again = false;
+      let stopped = false;
+      const read = async () => {
+        if (reading) {
+          again = true;
+          return;
+        }
+        reading = true;
+        try {
+          do {
+            again = false;
+            for (;;) {
+              const records = await table.after(cursor, TAIL_PAGE);
+              if (stopped || records.length === 0) break;
+              cursor = (records[records.length - 1] as StoredAuditRecord).id;
+              onRecords(records);
+              if (records.length < TAIL_PAGE) break;
+            }
+          } while (again && !stopped);
+        } catch (error) {
+          logger.warn({ err: TrestleError.from(error).rawMessage }, "could not read the audit trail's tail");
+        } finally {
+          reading = false;
+        }
+      };
+      const wake = () => void read();
+      wakers.add(wake);
+      await subscribe();
+      void read();
+      return {
+        stop() {
+          stopped = true;
+          wakers.delete(wake);
+        },
+      };
+    },
+
+    flush,
+
+    async close() {
+      closed = true;
+      clearInterval(sweepTimer);
+      await flush();
+      wakers.clear();
+      const unsubscribe = await subscription?.catch(() => undefined);
+      await unsubscribe?.();
+    },
+  };
+}
