@@ -15,6 +15,7 @@ import {
   securityConfigSources,
   serviceRegistrationFields,
 } from "./config-security.js";
+import { telemetryConfigFields, telemetryConfigSources } from "./config-telemetry.js";
 import { MCP_REVISIONS } from "./mcp/protocol-era.js";
 
 const rateLimitSchema = z.strictObject({
@@ -182,6 +183,7 @@ export const routerConfigSchema = z.object({
     ),
   ...securityConfigFields,
   ...identityConfigFields,
+  ...telemetryConfigFields,
   maxInstancesPerService: z
     .number()
     .int()
@@ -441,6 +443,7 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   insecureOpen: { env: "TRESTLE_INSECURE_OPEN", flag: "--insecure-open" },
   ...securityConfigSources,
   ...identityConfigSources,
+  ...telemetryConfigSources,
   maxInstancesPerService: { env: "TRESTLE_MAX_INSTANCES_PER_SERVICE" },
   rateLimit: { env: "TRESTLE_RATE_LIMIT" },
   forwardHeaders: { env: "TRESTLE_FORWARD_HEADERS", flag: "--forward-header" },

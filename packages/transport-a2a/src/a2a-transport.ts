@@ -24,6 +24,7 @@ import { A2A_META_KEY, checkCredentials } from "./agent-catalog.js";
 import { type A2aAgent, type AgentConnection, agentOrigin, connectAgent, scrub } from "./agent-client.js";
 import { a2aSkillUri, parseA2aSkillUri } from "./skill-uri.js";
 import { decodeTaskHandle, encodeTaskHandle, type TaskHandle } from "./task-handle.js";
+import { traceHeaders } from "./trace-headers.js";
 
 /** Where the transport finds the agent behind a target: the router's A2A forwards. Asked on every call. */
 export interface A2aAgentDirectory {
@@ -426,7 +427,15 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
           metadata: undefined,
         };
         exchange = { contextId: handle?.contextId ?? "", statusParts: [], artifacts: new Map() };
-        await exchangeMessage(connection, request, streaming, exchange, scope.signal, report);
+        await exchangeMessage(
+          connection,
+          request,
+          streaming,
+          exchange,
+          scope.signal,
+          report,
+          traceHeaders(callOptions),
+        );
         if (exchange.state !== TaskState.TASK_STATE_INPUT_REQUIRED || !callOptions?.onInputRequest) break;
         if (round >= maxInputRounds) break;
         const question = textOf(exchange.statusParts).trim() || "The agent needs more input";
@@ -480,9 +489,11 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
     into: Exchange,
     signal: AbortSignal,
     report: (text: string) => void,
+    serviceParameters?: Record<string, string>,
   ): Promise<void> {
+    const options = serviceParameters ? { signal, serviceParameters } : { signal };
     if (!streaming) {
-      const reply = await connection.client.sendMessage(request, { signal });
+      const reply = await connection.client.sendMessage(request, options);
       if ("role" in reply) {
         into.message = reply;
         into.contextId = reply.contextId || into.contextId;
@@ -491,7 +502,7 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
       }
       return;
     }
-    for await (const event of connection.client.sendMessageStream(request, { signal })) {
+    for await (const event of connection.client.sendMessageStream(request, options)) {
       const payload = event.payload;
       switch (payload?.$case) {
         case "message":
