@@ -25,9 +25,9 @@ import {
   ServerCallContext,
   type TaskStore,
 } from "@a2a-js/sdk/server";
+import type { ServerRequestObservation } from "@trestle/telemetry";
 import type { Caller, CallerPrincipal } from "../calls/caller.js";
 import { isJsonContentType, readBody, writeJson } from "../http/body.js";
-import type { RequestObservation } from "../mcp/mcp-dispatcher.js";
 import { createSealedBox } from "../sealed-box.js";
 import type { A2aTaskTable } from "../state/a2a-tasks.js";
 import { createStoreTaskStore, PrincipalUser } from "./task-store.js";
@@ -90,7 +90,7 @@ export interface A2aEndpointOptions {
     req: IncomingMessage,
     namespace: string,
     principal: CallerPrincipal,
-  ) => RequestObservation;
+  ) => ServerRequestObservation;
 }
 
 /** The A2A front: one agent per namespace at `/{namespace}/a2a`, the default namespace's at `/a2a`. */
