@@ -7,6 +7,7 @@ import {
   serviceIdentityFields,
 } from "./config-identity.js";
 import { securityConfigFields, securityConfigSources, serviceRegistrationFields } from "./config-security.js";
+import { telemetryConfigFields, telemetryConfigSources } from "./config-telemetry.js";
 import { MCP_REVISIONS } from "./mcp/protocol-era.js";
 
 // Loading (file, environment, flags) lives in its own module; its entry points are part of this one's API.
@@ -178,6 +179,7 @@ export const routerConfigSchema = z.object({
   ...securityConfigFields,
   ...identityConfigFields,
   ...auditConfigFields,
+  ...telemetryConfigFields,
   maxInstancesPerService: z
     .number()
     .int()
@@ -444,6 +446,7 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   ...securityConfigSources,
   ...identityConfigSources,
   ...auditConfigSources,
+  ...telemetryConfigSources,
   maxInstancesPerService: { env: "TRESTLE_MAX_INSTANCES_PER_SERVICE" },
   rateLimit: { env: "TRESTLE_RATE_LIMIT" },
   forwardHeaders: { env: "TRESTLE_FORWARD_HEADERS", flag: "--forward-header" },

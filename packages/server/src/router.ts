@@ -30,6 +30,7 @@ import { createManagementModule } from "./root/management.js";
 import { createMcpModule } from "./root/mcp.js";
 import { routerSecurity } from "./root/router-security.js";
 import { openStoreModule } from "./root/store.js";
+import { createTelemetryModule } from "./root/telemetry.js";
 import { createTransportsModule } from "./root/transports.js";
 import { SERVER_VERSION } from "./version.js";
 
@@ -114,6 +115,10 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     // Who may register what where decides which instances get a call secret and which the prober may reach.
     const security = routerSecurity(config, overrides.builtinSecrets ?? {});
     const identity = createIdentityModule(config);
+    const telemetry = createTelemetryModule(
+      config,
+      (overrides.internalTokens ?? []).map((t) => t.name),
+    );
     const forwardLog = logger.child({ component: "forwards" });
     const forwardDirectory = createForwardDirectoryModule(config, overrides.privatePaths ?? [], forwardLog);
     closers.push("forward sandbox", () => forwardDirectory.sandbox.dispose());
@@ -141,6 +146,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       clientCodec: revisionNotes(),
       policy: audit.policy,
       logger,
+      telemetry: telemetry.interceptors,
     });
     closers.push("transports", () => calls.transports.close());
     closers.push("calls", () => calls.close());
@@ -157,6 +163,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       limiter,
       onStreamDropped: onStreamDropped("mcp"),
       logger,
+      ...(telemetry.observeMcp ? { observe: telemetry.observeMcp } : {}),
     });
     closers.push("mcp", () => mcp.close());
     // A policy change may show or hide entries for some principals: their clients list again.
@@ -165,6 +172,16 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
         mcp.endpoint.listChanged(undefined, kind);
     });
     closers.push("policy changes", () => unsubscribePolicy());
+    telemetry.watch({
+      mcpSessions: () => mcp.endpoint.sessions.size,
+      listenStreams: () => mcp.endpoint.listeners.size,
+      circuits: () =>
+        registry.services.list().map((s) => ({
+          service: s.target.serviceName,
+          instance: s.id,
+          state: registry.resolver.circuitState(s.id),
+        })),
+    });
     // The A2A front: each namespace's tools as an A2A agent, its tasks in the store (any replica answers them).
     const a2a = lazyA2aEndpoint({
       backend: { calls: audit.forFront(calls.calls, "a2a") },
@@ -179,6 +196,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       sseMaxBufferedBytes: config.sseMaxBufferedBytes,
       onStreamDropped: onStreamDropped("a2a"),
       onError: (error) => logger.error({ err: error }, "an A2A request failed"),
+      ...(telemetry.observeA2a ? { observe: telemetry.observeA2a } : {}),
     });
     closers.push("a2a", () => a2a.close());
     const management = createManagementModule(config, {
@@ -214,6 +232,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
         Math.max(1, Math.ceil(config.maxRequestsPerPrincipal / config.workers)),
       ),
       api: management.api,
+      ...(telemetry.endpoint ? { metrics: telemetry.endpoint } : {}),
       mcp: (req, res, namespace, principal) => mcp.endpoint.handle(req, res, namespace, principal),
       a2a: (req, res, namespace, kind, principal) => a2a.handle(req, res, namespace, kind, principal),
       hasNamespace: (name) => registry.catalog.getNamespace(name) !== undefined,

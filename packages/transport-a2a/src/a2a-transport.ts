@@ -26,6 +26,7 @@ import { skillArguments } from "./skill-arguments.js";
 import { a2aSkillUri, parseA2aSkillUri } from "./skill-uri.js";
 import { type Exchange, fromTask, isTerminal, taskStateName } from "./task-exchange.js";
 import { decodeTaskHandle, encodeTaskHandle, type TaskHandle } from "./task-handle.js";
+import { traceHeaders } from "./trace-headers.js";
 
 // The input key and the names of task states are part of this module's API: results carry them.
 export { A2A_INPUT_KEY, taskStateName };
@@ -272,7 +273,15 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
           metadata: undefined,
         };
         exchange = { contextId: handle?.contextId ?? "", statusParts: [], artifacts: new Map() };
-        await exchangeMessage(connection, request, streaming, exchange, scope.signal, report);
+        await exchangeMessage(
+          connection,
+          request,
+          streaming,
+          exchange,
+          scope.signal,
+          report,
+          traceHeaders(callOptions),
+        );
         if (exchange.state !== TaskState.TASK_STATE_INPUT_REQUIRED || !callOptions?.onInputRequest) break;
         if (round >= maxInputRounds) break;
         const question = textOf(exchange.statusParts).trim() || "The agent needs more input";
@@ -326,9 +335,11 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
     into: Exchange,
     signal: AbortSignal,
     report: (text: string) => void,
+    serviceParameters?: Record<string, string>,
   ): Promise<void> {
+    const options = serviceParameters ? { signal, serviceParameters } : { signal };
     if (!streaming) {
-      const reply = await connection.client.sendMessage(request, { signal });
+      const reply = await connection.client.sendMessage(request, options);
       if ("role" in reply) {
         into.message = reply;
         into.contextId = reply.contextId || into.contextId;
@@ -337,7 +348,7 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
       }
       return;
     }
-    for await (const event of connection.client.sendMessageStream(request, { signal })) {
+    for await (const event of connection.client.sendMessageStream(request, options)) {
       const payload = event.payload;
       switch (payload?.$case) {
         case "message":

@@ -29,6 +29,7 @@ import { createSpawnLimit, type PerCallLimit } from "./spawn-limit.js";
 import { createStdioSandbox, type StdioSandbox } from "./stdio-sandbox.js";
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from "./timeouts.js";
 import { parseMcpToolUri } from "./tool-uri.js";
+import { traceMeta } from "./trace-meta.js";
 import {
   type ConnectionHooks,
   type EraVerdict,
@@ -463,6 +464,7 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
           name: toolName,
           arguments: call.arguments,
           ...answersFor(connection, call.input, subject),
+          ...traceMeta(callOptions),
         };
         const result = await connection.request(
           "tools/call",
@@ -480,7 +482,11 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
         callOptions,
         "resources/read",
         async (connection, requestOptions, subject) => {
-          const result = await connection.request("resources/read", { uri: read.uri }, requestOptions);
+          const result = await connection.request(
+            "resources/read",
+            { uri: read.uri, ...traceMeta(callOptions) },
+            requestOptions,
+          );
           if (result.resultType === "input_required") {
             throw new TrestleError(
               `The MCP server ${subject.label} asked for input to read a resource, which the router cannot pass on`,
@@ -497,7 +503,12 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     getPrompt(get, target, callOptions): Promise<PromptResult> {
       const name = directory?.upstreamPromptName?.(target, get.prompt.name) ?? get.prompt.name;
       return withUpstream(target, callOptions, "prompts/get", async (connection, requestOptions, subject) => {
-        const params = { name, arguments: get.arguments, ...answersFor(connection, get.input, subject) };
+        const params = {
+          name,
+          arguments: get.arguments,
+          ...answersFor(connection, get.input, subject),
+          ...traceMeta(callOptions),
+        };
         const result = await connection.request("prompts/get", params, requestOptions);
         const inputRequired = inputRequiredOf(result, subject);
         if (inputRequired) return withMeta<PromptResult>({ messages: [], inputRequired }, result);

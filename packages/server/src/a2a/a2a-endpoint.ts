@@ -25,6 +25,7 @@ import {
   ServerCallContext,
   type TaskStore,
 } from "@a2a-js/sdk/server";
+import type { ServerRequestObservation } from "@trestle/telemetry";
 import type { Caller, CallerPrincipal } from "../calls/caller.js";
 import { isJsonContentType, readBody, writeJson } from "../http/body.js";
 import { createSealedBox } from "../sealed-box.js";
@@ -80,6 +81,16 @@ export interface A2aEndpointOptions {
   maxTasksPerPrincipal: number;
   /** Told when a request failed in a way no client caused (logged by the caller, without the request's data). */
   onError?: (error: unknown) => void;
+  /**
+   * Observes each A2A JSON-RPC request with a known method (telemetry: its server span, active until the handler
+   * answers or returns its stream); nothing is observed without it.
+   */
+  observe?: (
+    request: { method: string; params: unknown; id: unknown },
+    req: IncomingMessage,
+    namespace: string,
+    principal: CallerPrincipal,
+  ) => ServerRequestObservation;
 }
 
 /** The A2A front: one agent per namespace at `/{namespace}/a2a`, the default namespace's at `/a2a`. */
@@ -415,9 +426,25 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
       ]),
     });
     const agent = agentOf(namespace);
-    const answer = legacy
-      ? await agent.legacy.handle(request as Record<string, unknown>, context)
-      : await agent.rpc.handle(request as Record<string, unknown>, context);
+    const run = () =>
+      legacy
+        ? agent.legacy.handle(request as Record<string, unknown>, context)
+        : agent.rpc.handle(request as Record<string, unknown>, context);
+    const observation = options.observe?.(
+      { method, params: request.params, id: request.id },
+      req,
+      namespace,
+      principal,
+    );
+    let answer: Awaited<ReturnType<typeof run>>;
+    try {
+      answer = await (observation ? observation.run(run) : run());
+    } catch (error) {
+      observation?.end("internal", error);
+      throw error;
+    }
+    const failed = (answer as { error?: { code?: unknown } }).error;
+    observation?.end(failed ? String(failed.code) : undefined);
     if (typeof (answer as AsyncGenerator)[Symbol.asyncIterator] !== "function") {
       sendJson(res, answer);
       return;

@@ -208,6 +208,8 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
       )
     : undefined;
   if (!config.databaseUrl) compileWasmForFootprint();
+  // Before the router: it adds spans to its call path only when an SDK is registered as it starts.
+  const telemetry = await (await import("./otel-sdk.js")).startTelemetry(io.env);
   const router = await createRouter(config, {
     // Files of the router's own that no forward may see, even inside a directory it is shown.
     privatePaths: [...(values.config ? [values.config] : []), ...secretFiles],
@@ -233,6 +235,8 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
     await router.drain();
     await builtins?.stop();
     await router.close();
+    // The last spans leave before the process does.
+    await telemetry?.shutdown().catch(() => undefined);
     tuning.release();
     process.exit(code);
   };

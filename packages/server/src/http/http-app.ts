@@ -4,6 +4,7 @@ import { type AdminUi, isAdminUiPath } from "./admin-ui.js";
 import { writeJson } from "./body.js";
 import type { JsonApi } from "./json-api.js";
 import { sendData, sendError } from "./json-api.js";
+import { type MetricsEndpoint, serveMetrics } from "./metrics-route.js";
 import type { PrincipalBudget } from "./principal-budget.js";
 import type { RateLimiter } from "./rate-limit.js";
 import type { OriginGuard, TokenAuthenticator } from "./security.js";
@@ -72,6 +73,8 @@ export interface HttpAppDependencies {
   protectedResourceMetadata?(path: string): object | undefined;
   /** The admin UI's static files at `/ui` (public: every call the page makes needs a token). None without it. */
   adminUi?: AdminUi;
+  /** Prometheus metrics at `/metrics` (see {@link serveMetrics}); nothing there without it. */
+  metrics?: MetricsEndpoint;
   /** True when the namespace exists. */
   hasNamespace(name: string): boolean;
   /** True once the router serves; false while it starts or drains. */
@@ -230,6 +233,10 @@ export function createHttpApp(deps: HttpAppDependencies) {
       }
 
       if (deps.adminUi && isAdminUiPath(path)) return deps.adminUi.handle(req, res, path);
+      if (path === "/metrics" && deps.metrics) {
+        await serveMetrics(req, res, deps.metrics, { auth: deps.auth, limiter: deps.limiter });
+        return;
+      }
       if (path === "/api" || path.startsWith("/api/")) {
         const scope = isDiscoveryPath(path) ? "register" : "admin";
         const outcome = await deps.auth.authenticate(req, scope, "/api");

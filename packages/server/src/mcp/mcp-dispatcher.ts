@@ -38,10 +38,29 @@ export interface InboundContext {
   readonly principal: CallerPrincipal;
 }
 
+/** One request observed while it is handled (a span, a duration): see {@link McpDispatcherOptions.observe}. */
+export interface RequestObservation {
+  /** Runs the handler (with the request's trace context active). */
+  run<T>(fn: () => T): T;
+  /** The request was answered: `errorType` is the JSON-RPC error code, `tool_error` for an `isError` result. */
+  end(errorType: string | undefined, error?: unknown): void;
+}
+
 /** Options for {@link McpDispatcher}. */
 export interface McpDispatcherOptions {
   /** The router's identity, in every stateless result's `_meta`. */
   serverInfo: { name: string; version: string };
+  /** Observes each request a handler runs for (telemetry); nothing is observed without it. */
+  observe?: (
+    request: { method: string; params: unknown; id: RequestId },
+    context: InboundContext,
+  ) => RequestObservation;
+}
+
+/** The `error.type` of a handler's answer: `tool_error` for a result marked `isError`, else none. */
+function resultErrorType(result: unknown): string | undefined {
+  const value = result instanceof ReusableResult ? result.value : result;
+  return (value as { isError?: unknown } | undefined)?.isError === true ? "tool_error" : undefined;
 }
 
 /** One request being handled; it is the handler's {@link RequestOrigin} too, so a request costs one object. */
@@ -208,16 +227,19 @@ export class McpDispatcher {
     if (session) {
       extra.sendRequest = (request) => this.requestFromClient(session.id, request, state, cancellation);
     }
+    const observation = this.options.observe?.({ method, params: message.params, id: originalId }, context);
     // Started on a later tick, as the SDK's Protocol did: a batch's requests all get their ids (and can be
     // cancelled) before any handler runs, and a handler that throws synchronously answers like one that rejects.
     Promise.resolve()
       .then(() => {
         // Cancelled before it started: nothing to run, nothing to answer.
         if (cancellation.aborted) return undefined;
-        return handler(message as { method: string; params?: unknown }, extra);
+        const run = () => handler(message as { method: string; params?: unknown }, extra);
+        return observation ? observation.run(run) : run();
       })
       .then(
-        (result) =>
+        (result) => {
+          observation?.end(resultErrorType(result));
           this.answer(flight, {
             jsonrpc: "2.0",
             id: originalId,
@@ -232,8 +254,13 @@ export class McpDispatcher {
                 : modern
                   ? this.modernResult(result)
                   : result,
-          } as JSONRPCMessage),
-        (error: unknown) => this.answer(flight, errorResponse(originalId, error)),
+          } as JSONRPCMessage);
+        },
+        (error: unknown) => {
+          const response = errorResponse(originalId, error);
+          observation?.end(String((response as { error?: { code?: number } }).error?.code), error);
+          this.answer(flight, response);
+        },
       );
   }
 

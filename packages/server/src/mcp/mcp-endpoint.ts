@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { CallerPrincipal } from "../calls/caller.js";
-import { McpDispatcher } from "./mcp-dispatcher.js";
+import { McpDispatcher, type McpDispatcherOptions } from "./mcp-dispatcher.js";
 import {
   createNamespaceMethods,
   DEFAULT_MAX_RESOURCE_URI_LENGTH,
@@ -34,6 +34,8 @@ export interface McpEndpointOptions
   maxListenStreamsPerPrincipal: number;
   /** How long a `subscriptions/listen` stream stays open before it is closed (its client opens another). */
   listenMaxAgeMs: number;
+  /** Observes each MCP request (telemetry: spans, durations); nothing is observed without it. */
+  observe?: McpDispatcherOptions["observe"];
 }
 
 export type { ListKind } from "./subscriptions.js";
@@ -80,6 +82,7 @@ export function createMcpEndpoint(backend: McpBackend, options: McpEndpointOptio
     if (!dispatcher) {
       dispatcher = new McpDispatcher(createNamespaceMethods(namespace, backend, settings), {
         serverInfo: settings.serverInfo,
+        ...(options.observe ? { observe: options.observe } : {}),
       });
       namespaces.set(namespace, dispatcher);
     }

@@ -23,6 +23,7 @@ import type { EngineLanguage } from "../calls/catalog-view.js";
 import type { RouterConfig } from "../config.js";
 import type { ForwardDirectory } from "../forwards/forward-directory.js";
 import { resolveForwardsFirst } from "../forwards/forward-resolver.js";
+import type { TelemetryModule } from "./telemetry.js";
 import type { TransportsModule } from "./transports.js";
 
 /** The call path: events, the bridges behind the interceptors, what the services offer, and the call service. */
@@ -80,6 +81,8 @@ export function createCallsModule(
     /** Who may see and call what (the open policy when no rule is configured). */
     policy: CallPolicy;
     logger: Logger;
+    /** Metric and tracing layers (see the telemetry module); none when absent. */
+    telemetry?: TelemetryModule["interceptors"];
   },
 ): CallsModule {
   const { registry, forwardDirectory, logger } = deps;
@@ -88,12 +91,18 @@ export function createCallsModule(
     historyMaxBytes: config.eventHistoryMaxBytes,
     eventMaxBytes: config.eventMaxBytes,
   });
+  const observed = deps.telemetry ?? {};
+  // Metrics count from outside the limit (queued and refused calls too); the client span is innermost, so the
+  // trace context it adds reaches the wire and its duration is the transport's.
   const transports = interceptTransports(deps.transports.probing, [
     callEvents({ sink: events }),
     deps.clientCodec,
     scrubSecrets(),
+    ...(observed.calls ? [observed.calls] : []),
     concurrencyLimit((target) => deps.transports.limitOf(target.serviceName)),
+    ...(observed.admitted ? [observed.admitted] : []),
     outcomeFeedback(registry.resolver),
+    ...(observed.tracing ? [observed.tracing] : []),
   ]);
   // Forwards answer their own service names; the registry resolves the rest and says why one is unavailable.
   const bridgeDeps = {

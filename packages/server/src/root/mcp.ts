@@ -8,7 +8,7 @@ import type { ForwardDirectory } from "../forwards/forward-directory.js";
 import type { RateLimiter } from "../http/rate-limit.js";
 import { followCatalogChanges } from "../mcp/catalog-changes.js";
 import { followEndedSessions, storeLedger } from "../mcp/ended-sessions.js";
-import { createMcpEndpoint, type McpEndpoint } from "../mcp/mcp-endpoint.js";
+import { createMcpEndpoint, type McpEndpoint, type McpEndpointOptions } from "../mcp/mcp-endpoint.js";
 import type { McpBackend, McpSettings } from "../mcp/namespace-server.js";
 import { parseAcceptedRevisions } from "../mcp/protocol-era.js";
 import { createTaskRunner } from "../mcp/tasks.js";
@@ -63,6 +63,8 @@ export async function createMcpModule(
     limiter: RateLimiter;
     onStreamDropped: (bufferedBytes: number) => void;
     logger: Logger;
+    /** Observes each MCP request (telemetry); nothing is observed without it. */
+    observe?: McpEndpointOptions["observe"];
   },
 ): Promise<McpModule> {
   const { state, registry } = deps;
@@ -84,6 +86,7 @@ export async function createMcpModule(
     sseMaxBufferedBytes: config.sseMaxBufferedBytes,
     limiter: deps.limiter,
     onStreamDropped: deps.onStreamDropped,
+    ...(deps.observe ? { observe: deps.observe } : {}),
     settings,
     sessions: {
       idleTimeoutMs: config.sessionIdleTimeoutMs,
