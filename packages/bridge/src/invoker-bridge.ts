@@ -212,7 +212,7 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
     const options = callOptionsFor(context);
     // One bag per call: the call events and the scrubbing interceptors read what only the bridge knows.
     const callRecord = record(parts);
-    options.contextValues = createContextValues()
+    options.contextValues = (options.contextValues ?? createContextValues())
       .set(callRecordKey, callRecord)
       .set(callSecretsKey, secrets)
       .set(

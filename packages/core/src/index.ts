@@ -64,6 +64,7 @@ export type {
   ResourceReference,
   ToolPayload,
   ToolReference,
+  UpstreamAuth,
 } from "./catalog.js";
 export {
   type Annotations,
@@ -176,3 +177,4 @@ export {
   type TransportSelector,
   type TransportSelectorOptions,
 } from "./transport-selector.js";
+export { upstreamCredentialKey, withCredentialHeaders } from "./upstream-credential.js";

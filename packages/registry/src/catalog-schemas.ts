@@ -261,6 +261,54 @@ const stringMapSchema = (what: string) =>
       message: `at most ${CATALOG_LIMITS.labelCount} ${what} are allowed`,
     });
 
+/** One string or a few (a token exchange's audiences, resources, scopes). */
+const oneOrMoreSchema = z.union([
+  z.string().min(1).max(CATALOG_LIMITS.uriLength),
+  z.array(z.string().min(1).max(CATALOG_LIMITS.uriLength)).min(1).max(16),
+]);
+
+/** An http(s) URL; plain http only on a loopback address (a token endpoint carries a client secret). */
+const tokenEndpointSchema = z
+  .string()
+  .max(CATALOG_LIMITS.uriLength)
+  .refine(
+    (s) =>
+      /^https:\/\/[^\s]+$/i.test(s) || /^http:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?(\/[^\s]*)?$/i.test(s),
+    { message: "must be an https URL (http only on a loopback address)" },
+  );
+
+/**
+ * The router's own credential for a forward's upstream (`UpstreamAuth`): a static header, or an RFC 8693 token
+ * exchange of each caller's OAuth token. Stored sealed with the rest of the upstream.
+ */
+const upstreamAuthSchema = z.union(
+  [
+    z.strictObject({
+      static: z.strictObject({
+        header: z
+          .string()
+          .min(1)
+          .max(256)
+          .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "must be an HTTP header name")
+          .optional(),
+        value: z.string().min(1).max(CATALOG_LIMITS.uriLength),
+      }),
+    }),
+    z.strictObject({
+      tokenExchange: z.strictObject({
+        tokenEndpoint: tokenEndpointSchema,
+        clientId: z.string().min(1).max(CATALOG_LIMITS.nameLength),
+        clientSecret: z.string().min(1).max(CATALOG_LIMITS.uriLength),
+        clientAuth: z.enum(["client_secret_basic", "client_secret_post"]).optional(),
+        audience: oneOrMoreSchema.optional(),
+        resource: oneOrMoreSchema.optional(),
+        scope: oneOrMoreSchema.optional(),
+      }),
+    }),
+  ],
+  { error: 'must be { "static": { "value": … } } or { "tokenExchange": { "tokenEndpoint": …, … } }' },
+);
+
 const forwardUpstreamSchema = z.discriminatedUnion(
   "kind",
   [
@@ -293,6 +341,7 @@ const forwardUpstreamSchema = z.discriminatedUnion(
         .max(CATALOG_LIMITS.uriLength)
         .refine((s) => /^https?:\/\/[^\s]+$/i.test(s), { message: "must be an http:// or https:// URL" }),
       headers: stringMapSchema("headers").optional(),
+      upstreamAuth: upstreamAuthSchema.optional(),
     }),
     z.object({
       kind: z.literal("a2a"),
@@ -301,6 +350,7 @@ const forwardUpstreamSchema = z.discriminatedUnion(
         .max(CATALOG_LIMITS.uriLength)
         .refine((s) => /^https?:\/\/[^\s]+$/i.test(s), { message: "must be an http:// or https:// URL" }),
       headers: stringMapSchema("headers").optional(),
+      upstreamAuth: upstreamAuthSchema.optional(),
     }),
   ],
   {

@@ -16,8 +16,11 @@ import {
   type TranslationRecorder,
   TrestleError,
   translationRecorderKey,
+  upstreamCredentialKey,
+  withCredentialHeaders,
 } from "@trestle/core";
 import { appendParts, dataPart, partsToContent, textOf, textPart } from "./a2a-content.js";
+import { type Credential, sendOptions } from "./call-credential.js";
 import { A2A_META_KEY, checkCredentials } from "./agent-catalog.js";
 import { type A2aAgent, type AgentConnection, agentOrigin, connectAgent, scrub } from "./agent-client.js";
 import { a2aSkillUri, parseA2aSkillUri } from "./skill-uri.js";
@@ -276,11 +279,11 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
     return connection;
   }
 
-  async function cancelQuietly(connection: AgentConnection, taskId: string): Promise<void> {
+  async function cancelQuietly(connection: AgentConnection, taskId: string, credential: Credential) {
     try {
       await connection.client.cancelTask(
         { tenant: "", id: taskId, metadata: undefined },
-        { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) },
+        sendOptions(AbortSignal.timeout(CANCEL_TIMEOUT_MS), credential),
       );
     } catch {
       // The task may have ended meanwhile; the call's own outcome stands.
@@ -293,7 +296,12 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
     callOptions?: CallOptions,
   ): Promise<ToolResult> {
     const { forward, skillId } = parseA2aSkillUri(call.tool.uri);
-    const agent = resolveAgent(target);
+    // The router's credential for this call's caller goes with its requests (failures are scrubbed of it too).
+    const credential = callOptions?.contextValues?.get(upstreamCredentialKey);
+    const configured = resolveAgent(target);
+    const agent = credential
+      ? { ...configured, headers: withCredentialHeaders(configured.headers, credential) }
+      : configured;
     const args = skillArguments(call.arguments ?? {});
     const recorder = callOptions?.contextValues?.get(translationRecorderKey);
     const notes: TranslationNote[] = [];
@@ -316,8 +324,8 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
         // The client declined: the task waits for nobody, so it ends here.
         const declined = createCallScope(callOptions?.signal, deadlineMs);
         try {
-          const connection = await connectionFor(target, agent, declined.signal);
-          if (handle.taskId) await cancelQuietly(connection, handle.taskId);
+          const connection = await connectionFor(target, configured, declined.signal);
+          if (handle.taskId) await cancelQuietly(connection, handle.taskId, credential);
         } finally {
           declined.dispose();
         }
@@ -364,7 +372,7 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
     let connection: AgentConnection | undefined;
     let exchange: Exchange | undefined;
     try {
-      connection = await connectionFor(target, agent, scope.signal);
+      connection = await connectionFor(target, configured, scope.signal);
       const streaming = connection.card.capabilities?.streaming === true;
       const legacy = connection.version.startsWith("0.");
       const method = streaming
@@ -401,7 +409,7 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
           metadata: undefined,
         };
         exchange = { contextId: handle?.contextId ?? "", statusParts: [], artifacts: new Map() };
-        await exchangeMessage(connection, request, streaming, exchange, scope.signal, report);
+        await exchangeMessage(connection, request, streaming, exchange, scope.signal, report, credential);
         if (exchange.state !== TaskState.TASK_STATE_INPUT_REQUIRED || !callOptions?.onInputRequest) break;
         if (round >= maxInputRounds) break;
         const question = textOf(exchange.statusParts).trim() || "The agent needs more input";
@@ -417,7 +425,7 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
         const text =
           answer.action === "accept" ? answerText(answer.result?.content ?? answer.result) : undefined;
         if (text === undefined) {
-          if (exchange.taskId) await cancelQuietly(connection, exchange.taskId);
+          if (exchange.taskId) await cancelQuietly(connection, exchange.taskId, credential);
           return {
             isError: true,
             content: [
@@ -438,7 +446,7 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
         const reason = TrestleError.from(scope.signal.reason, Code.Canceled);
         if (connection && exchange?.taskId && !isTerminal(exchange.state)) {
           note("rewritten", "cancellation", "the call's cancellation sent to the agent as CancelTask");
-          await cancelQuietly(connection, exchange.taskId);
+          await cancelQuietly(connection, exchange.taskId, credential);
         }
         throw reason;
       }
@@ -455,9 +463,11 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
     into: Exchange,
     signal: AbortSignal,
     report: (text: string) => void,
+    credential: Credential,
   ): Promise<void> {
+    const requestOptions = sendOptions(signal, credential);
     if (!streaming) {
-      const reply = await connection.client.sendMessage(request, { signal });
+      const reply = await connection.client.sendMessage(request, requestOptions);
       if ("role" in reply) {
         into.message = reply;
         into.contextId = reply.contextId || into.contextId;
@@ -466,7 +476,7 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
       }
       return;
     }
-    for await (const event of connection.client.sendMessageStream(request, { signal })) {
+    for await (const event of connection.client.sendMessageStream(request, requestOptions)) {
       const payload = event.payload;
       switch (payload?.$case) {
         case "message":

@@ -22,6 +22,7 @@ import {
   type ToolResult,
   TrestleError,
   targetAddress,
+  upstreamCredentialKey,
 } from "@trestle/core";
 import { createConnectionPool } from "./connection-pool.js";
 import {
@@ -31,7 +32,7 @@ import {
   requestFailure,
   scrubUpstreamValue,
 } from "./mcp-failure.js";
-import { type McpUpstream, upstreamKey } from "./mcp-upstream.js";
+import { type McpUpstream, upstreamKey, withCallCredential } from "./mcp-upstream.js";
 import {
   ALL_INPUT_CAPABILITIES,
   inputRequiredOf,
@@ -267,8 +268,8 @@ function isEraRefused(error: unknown): boolean {
  * input requests meet a legacy upstream), serving concurrent calls at once, closed after `idleTimeoutMs` without
  * calls and started again by the next call after it dies; `per-call` mode spawns a process for each call. Legacy
  * HTTP upstreams keep one session, initialised again (and the call sent again, once) when the server no longer
- * knows it; 2026-07-28 HTTP upstreams keep nothing but idle TCP connections. `release(target)` and `close()` end
- * the processes, and any process they started.
+ * knows it; 2026-07-28 HTTP upstreams keep nothing but idle TCP connections. A call with a credential (core's
+ * `upstreamCredentialKey`) has HTTP connections that only calls with it share. `release` and `close` end processes.
  *
  * @example
  * ```ts
@@ -349,9 +350,10 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
 
   const pool = createConnectionPool({
     idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
-    open(target, upstream, lane, onClosed) {
-      const subject = failureSubject(upstream);
-      return openUpstreamConnection(upstream, {
+    open(target, upstream, lane, onClosed, credential) {
+      const connected = withCallCredential(upstream, credential);
+      const subject = failureSubject(connected);
+      return openUpstreamConnection(connected, {
         ...connectionOptions(upstream, subject, target, lane === "interactive"),
         hooks: { ...hooksFor(target, subject, undefined, true), onClosed },
       });
@@ -403,7 +405,10 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     ) => Promise<T>,
   ): Promise<T> {
     const upstream = resolveUpstream(target);
-    const subject = failureSubject(upstream);
+    // The router's credential for this call's caller (an exchanged token): HTTP connections of its own.
+    const credential =
+      upstream.kind === "http" ? callOptions?.contextValues?.get(upstreamCredentialKey) : undefined;
+    const subject = failureSubject(withCallCredential(upstream, credential));
     const deadlineMs = deadlineFor(target, callOptions);
     const scope = createCallScope(callOptions?.signal, deadlineMs);
     const started = Date.now();
@@ -442,7 +447,7 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
       // Only a legacy session fixes its capabilities at the start: a modern upstream learns them per request.
       const lane = onInputRequest && verdicts.get(key)?.era !== "modern" ? "interactive" : "plain";
       for (let attempt = 0; ; attempt++) {
-        const lease = await pool.acquire(target, upstream, scope.signal, lane);
+        const lease = await pool.acquire(target, upstream, scope.signal, lane, credential);
         try {
           return await request(lease.connection, requestOptions(), subject);
         } catch (error) {

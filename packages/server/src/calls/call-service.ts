@@ -19,10 +19,11 @@ import {
   type ToolReference,
   type ToolResult,
   TrestleError,
+  createContextValues,
 } from "@trestle/core";
 import { createPrincipalBudget } from "../http/principal-budget.js";
 import { type CallPolicy, OPEN_POLICY, type PolicyRequest, policyRefusal } from "./call-policy.js";
-import type { Caller } from "./caller.js";
+import { type Caller, callerPrincipalKey } from "./caller.js";
 import type { CatalogView, EngineLanguage } from "./catalog-view.js";
 import { codeExecutionTool, type OutputListener, runCodeExecutionTool } from "./code-execution.js";
 import { expandPrompt } from "./prompt-expansion.js";
@@ -216,6 +217,16 @@ export function createCallService(deps: CallServiceDependencies): CallService {
 
   const isCodeExecution = (tool: ToolReference): boolean => tool === codeTool?.tool;
 
+  /**
+   * The caller on the call's own context (a fresh one per call: no copy on the hot path): its namespace and name for
+   * the events, the principal itself for the interceptors below the bridge (the upstream's credential).
+   */
+  const stamp = (context: CallContext, caller: Caller): void => {
+    context.namespace = caller.namespace;
+    context.principal = caller.principal.name;
+    context.contextValues = createContextValues().set(callerPrincipalKey, caller.principal);
+  };
+
   /** One of the principal's code runs, or the refusal when it has as many going as it may. */
   const takeRun = (caller: Caller): (() => void) => {
     const release = runs.take(caller.principal.id);
@@ -236,8 +247,7 @@ export function createCallService(deps: CallServiceDependencies): CallService {
   ): AsyncGenerator<CodeOutput, void, undefined> {
     const release = takeRun(caller);
     try {
-      context.namespace = caller.namespace;
-      context.principal = caller.principal.name;
+      stamp(context, caller);
       yield* deps.codeExecution.execute(engineType, language, input, context);
     } finally {
       release();
@@ -269,10 +279,8 @@ export function createCallService(deps: CallServiceDependencies): CallService {
 
     async callTool(caller, tool, args, options) {
       decide(caller, { method: "tools/call", tool, arguments: args });
-      // The caller is stamped on the call's own context (a fresh one per call: no copy on the hot path).
       const context = options;
-      context.namespace = caller.namespace;
-      context.principal = caller.principal.name;
+      stamp(context, caller);
       if (!isCodeExecution(tool)) return deps.invoker.execute(args, tool, context);
       context.toolName = name;
       return runCodeExecutionTool(
@@ -315,8 +323,7 @@ export function createCallService(deps: CallServiceDependencies): CallService {
 
     async readResource(caller, resource, uri, context) {
       decide(caller, { method: "resources/read", resource, uri });
-      context.namespace = caller.namespace;
-      context.principal = caller.principal.name;
+      stamp(context, caller);
       return deps.resources.read(resource, uri, context);
     },
 
