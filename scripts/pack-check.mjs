@@ -15,7 +15,8 @@
 //  5. `npm i -g` of the @trestle/server tarball into a temporary prefix; `<prefix>/bin/trestle serve
 //     --memory-store --port 0 --builtins` runs from an empty directory: /healthz, /readyz, MCP initialize,
 //     tools/list until the built-in code execution engine is listed, one execute_code call, the built-ins started
-//     from their bundles (dist/bundle), then SIGTERM and a clean exit with the built-in services gone.
+//     from their bundles (dist/bundle), the admin UI's page and script at /ui, then SIGTERM and a clean exit with
+//     the built-in services gone.
 //
 // Options: --global-prefix DIR  installs the server into DIR and keeps it (the container recipe uses this);
 //          --keep               keeps the temporary directory and prints where it is.
@@ -170,6 +171,9 @@ function importsOf(text) {
   return specs;
 }
 
+/** The admin UI's browser bundle inside the server package: self-contained, imports nothing from npm. */
+const isBundledUi = (file) => file.startsWith("dist/ui/");
+
 const DEV_ONLY_FILE =
   /(^|\/)(test|tests|__tests__|fixtures|test-results|coverage|\.turbo)\/|\.(test|spec)\.[cm]?[jt]sx?$|(^|\/)(tsconfig[^/]*\.json|vitest\.config\.[cm]?[jt]s|[^/]*\.tsbuildinfo)$/;
 const WORKSPACE_RANGE = /^(workspace|link|file|catalog|portal):/;
@@ -211,6 +215,8 @@ function inspectPackage(dir, siblings) {
 
   for (const file of files) {
     if (DEV_ONLY_FILE.test(file)) problem(`${file} is a test or build configuration file`);
+    // The server's dist/ui is the admin UI's build (packages/ui), copied in whole: no source of its own here.
+    if (isBundledUi(file)) continue;
     if (file.startsWith("dist/") && file.endsWith(".js") && !has.has(`src/${file.slice(5, -3)}.ts`))
       problem(`${file} has no source in src/ (stale build output: rebuild from a clean dist/)`);
   }
@@ -222,7 +228,7 @@ function inspectPackage(dir, siblings) {
   );
   const devOnly = new Set(Object.keys(manifest.devDependencies ?? {}));
   for (const file of files) {
-    if (!/\.(m?js|cjs|d\.ts)$/.test(file)) continue;
+    if (!/\.(m?js|cjs|d\.ts)$/.test(file) || isBundledUi(file)) continue;
     for (const spec of importsOf(readFileSync(join(dir, file), "utf8"))) {
       if (spec.startsWith("node:") || builtinModules.includes(spec)) continue;
       if (spec.startsWith(".") || spec.startsWith("/")) {
@@ -549,6 +555,19 @@ async function checkGlobalServer(scratch, registry, serverTarball, serverVersion
       const response = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(10_000) });
       if (response.status !== 200) throw new CheckFailure(`GET ${path}: HTTP ${response.status}`);
     }
+
+    const page = await fetch(`${base}/ui/`, { signal: AbortSignal.timeout(10_000) });
+    const html = await page.text();
+    const script = /<script type="module" crossorigin src="(\/ui\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    if (page.status !== 200 || !script)
+      throw new CheckFailure(`GET /ui/: HTTP ${page.status}, no admin UI page:\n${html.slice(0, 300)}`);
+    if (!(page.headers.get("content-security-policy") ?? "").includes("default-src 'self'"))
+      throw new CheckFailure("GET /ui/: no Content-Security-Policy");
+    const asset = await fetch(`${base}${script}`, { signal: AbortSignal.timeout(10_000) });
+    if (asset.status !== 200 || !(asset.headers.get("content-type") ?? "").startsWith("text/javascript"))
+      throw new CheckFailure(`GET ${script}: HTTP ${asset.status} ${asset.headers.get("content-type")}`);
+    await asset.arrayBuffer();
+    console.log(`the admin UI is installed: /ui/ and ${script}`);
 
     const endpoint = `${base}/mcp`;
     const init = await mcp(endpoint, {

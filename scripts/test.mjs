@@ -90,6 +90,8 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const missing = [];
+/** Every failing test as "package: file › test", printed just above the closing line where a log's tail shows it. */
+const failures = [];
 /** Adds one vitest JSON report's counts; a package whose report is missing counts as a failure. */
 function count(dir, reportName, label) {
   const report = join(dir, reportName);
@@ -102,8 +104,22 @@ function count(dir, reportName, label) {
   failed += json.numFailedTests;
   skipped += json.numPendingTests + json.numTodoTests;
   // A file that failed to load has no tests to count; count it as a failure.
-  for (const file of json.testResults)
-    if (file.status === "failed" && file.assertionResults.length === 0) failed += 1;
+  for (const file of json.testResults) {
+    const where = `${label}: ${file.name.slice(dir.length + 1)}`;
+    if (file.status === "failed" && file.assertionResults.length === 0) {
+      failed += 1;
+      failures.push(`${where} (did not load: ${firstLine(file.message)})`);
+    }
+    for (const test of file.assertionResults)
+      if (test.status === "failed")
+        failures.push(`${where} › ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
+  }
+}
+
+/** The first line of a failure message, shortened: enough to tell one failure from another in a log's tail. */
+function firstLine(message) {
+  const line = String(message ?? "").split("\n", 1)[0];
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
 const tested = packageDirs.filter(
@@ -129,5 +145,6 @@ if (failed === 0 && (run.status !== 0 || !node24.ok)) {
   );
   failed += 1;
 }
+if (failures.length > 0) console.log(`\nFailed:\n${failures.map((failure) => `  ${failure}`).join("\n")}`);
 console.log(`\n${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`);
 process.exit(failed > 0 || run.status !== 0 || !node24.ok ? 1 : 0);

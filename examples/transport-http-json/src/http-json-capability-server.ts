@@ -1,18 +1,12 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  Code,
-  type HandlerContext,
-  type JsonValue,
-  REQUEST_ID_METADATA_KEY,
-  type ServiceHandlers,
-  TrestleError,
-} from "@trestle/core";
+import { Code, type HandlerContext, type JsonValue, type ServiceHandlers, TrestleError } from "@trestle/core";
 import {
   CALL_PATHS,
   httpStatusFor,
   NDJSON,
+  REQUEST_ID_KEY,
   type ReplyLine,
   type RequestEnvelope,
   toWireError,
@@ -64,7 +58,7 @@ function parseEnvelope(text: string): RequestEnvelope {
 function contextFor(envelope: RequestEnvelope, signal: AbortSignal): HandlerContext {
   const metadata: Record<string, string> = {};
   for (const [key, value] of Object.entries(envelope.metadata)) metadata[key.toLowerCase()] = String(value);
-  return { signal, requestId: metadata[REQUEST_ID_METADATA_KEY] ?? "", metadata };
+  return { signal, requestId: metadata[REQUEST_ID_KEY] ?? "", metadata };
 }
 
 function line(message: ReplyLine): string {

@@ -10,12 +10,19 @@ import {
   type HealthStatus,
   healthFromProbeError,
   type JsonValue,
-  REQUEST_ID_METADATA_KEY,
   type ServiceTarget,
+  type TranslationLeg,
   TrestleError,
   targetAddress,
+  translationRecorderKey,
 } from "@trestle/core";
-import { CALL_PATHS, fromWireError, type ReplyLine, type RequestEnvelope } from "./wire.js";
+import { CALL_PATHS, fromWireError, REQUEST_ID_KEY, type ReplyLine, type RequestEnvelope } from "./wire.js";
+
+/** The leg a tool call and a code execution speak, for the call's translation record: frozen, shared by every call. */
+const LEGS = {
+  callTool: Object.freeze({ protocol: "http-json", method: CALL_PATHS.callTool }),
+  executeCode: Object.freeze({ protocol: "http-json", method: CALL_PATHS.executeCode }),
+} satisfies Record<string, TranslationLeg>;
 
 /** Options for {@link createHttpJsonTransport}. */
 export interface HttpJsonTransportOptions {
@@ -78,7 +85,7 @@ export function createHttpJsonTransport(options: HttpJsonTransportOptions = {}):
     const metadata: Record<string, string> = {};
     for (const [key, value] of Object.entries(callOptions?.metadata ?? {}))
       metadata[key.toLowerCase()] = value;
-    if (callOptions?.requestId) metadata[REQUEST_ID_METADATA_KEY] = callOptions.requestId;
+    if (callOptions?.requestId) metadata[REQUEST_ID_KEY] = callOptions.requestId;
     // The neutral calls are plain JSON: they go on the wire as they are.
     const envelope: RequestEnvelope = { request: call as JsonValue, metadata };
     return fetch(`http://${targetAddress(target)}${path}`, {
@@ -128,6 +135,7 @@ export function createHttpJsonTransport(options: HttpJsonTransportOptions = {}):
     target: ServiceTarget,
     callOptions?: CallOptions,
   ): AsyncGenerator<CodeOutput> {
+    callOptions?.contextValues?.get(translationRecorderKey)?.backend(LEGS.executeCode);
     const call = startCall(callOptions, streamTimeoutMs);
     // Leaving the loop early (break, return, a throw in the consumer) aborts the request: the engine stops.
     const leave = new AbortController();
@@ -164,7 +172,11 @@ export function createHttpJsonTransport(options: HttpJsonTransportOptions = {}):
   }
 
   return {
-    callTool: (call, target, callOptions) => unary(CALL_PATHS.callTool, call, target, callOptions),
+    callTool(call, target, callOptions) {
+      // Every transport says which leg it spoke: the call's event records it beside the client's.
+      callOptions?.contextValues?.get(translationRecorderKey)?.backend(LEGS.callTool);
+      return unary(CALL_PATHS.callTool, call, target, callOptions);
+    },
     readResource: (read, target, callOptions) => unary(CALL_PATHS.readResource, read, target, callOptions),
     getPrompt: (get, target, callOptions) => unary(CALL_PATHS.getPrompt, get, target, callOptions),
     provision: (provisioning, target, callOptions) =>

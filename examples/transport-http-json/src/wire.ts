@@ -13,6 +13,9 @@ export const CALL_PATHS = {
   probeHealth: "/probe-health",
 } as const;
 
+/** The metadata key that carries the caller's request id (`CallOptions.requestId`) on this wire. */
+export const REQUEST_ID_KEY = "x-request-id";
+
 /** What a client sends: the call (a `ToolCall`, a `CodeRun`, …) as JSON, and its metadata (keys lower-case). */
 export interface RequestEnvelope {
   request: JsonValue;

@@ -1,17 +1,16 @@
-import {
-  type CallOptions,
-  type Cancellation,
-  type ContentBlock,
-  type ContextValues,
-  type InputAnswers,
-  type ServiceResolver,
-  setCancellation,
-  type ToolCallEventSink,
-  type ToolResult,
-  type TranslationLeg,
-  type TranslationNote,
-  type TransportSelector,
+import type {
+  CallOptions,
+  Cancellation,
+  ContentBlock,
+  ContextValues,
+  InputAnswers,
+  ToolResult,
+  TranslationLeg,
+  TranslationNote,
 } from "@trestle/core";
+import { setCancellation } from "@trestle/core/cancellation";
+import type { ToolCallEventSink } from "@trestle/core/events";
+import type { ServiceResolver, TransportSelector } from "@trestle/core/routing";
 
 /** What the caller knows about one MCP request. */
 export interface CallContext {

@@ -2,13 +2,11 @@ import {
   type CodeOutput,
   type CodeRun,
   createContextValues,
-  isSecretArgumentKey,
-  isSecretHeaderKey,
-  REDACTED_CODE,
   type ServiceTarget,
   TrestleError,
   translationRecorderKey,
 } from "@trestle/core";
+import { isSecretArgumentKey, isSecretHeaderKey, REDACTED_CODE } from "@trestle/core/redaction";
 import type { BridgeDependencies, CallContext } from "./call-context.js";
 import { callOptionsFor } from "./call-context.js";
 import { describeFailure, safeError } from "./failure.js";
@@ -21,7 +19,7 @@ import {
 import { callSecretsKey } from "./interceptors/scrub-secrets.js";
 import { addSecretMetadata, createSecretValues } from "./secret-values.js";
 import { resolveEngine } from "./service-resolution.js";
-import { translationFor } from "./translation-record.js";
+import { createClientLegs, translationFor } from "./translation-record.js";
 
 /**
  * What a client asks a code execution engine to run: the code (Base64-encoded or as raw text), its arguments
@@ -86,6 +84,8 @@ export function createCodeExecutionBridge(
   const eventOptions: CallEventsOptions = { sink: deps.events, clock: deps.clock, newId: deps.newId };
   const clock = deps.clock ?? Date.now;
   const deadlineGraceMs = options.deadlineGraceMs ?? 5_000;
+  // Backend legs a report starts with until the transport says which it spoke: frozen, one per protocol.
+  const legs = createClientLegs();
 
   async function* run(
     engineType: string,
@@ -137,7 +137,7 @@ export function createCodeExecutionBridge(
       .set(callSecretsKey, secrets)
       .set(
         translationRecorderKey,
-        translationFor(record, context?.client, target, context?.translationNotes),
+        translationFor(record, context?.client, target, context?.translationNotes, legs),
       );
     const run: CodeRun = { ...input, engineType, language };
     try {

@@ -1,4 +1,4 @@
-import type { DeferredToolCallEvents, ToolCallEvent, ToolCallEventSink } from "@trestle/core";
+import type { DeferredToolCallEvents, ToolCallEvent, ToolCallEventSink } from "@trestle/core/events";
 import { boundEventSizeMeasured, DEFAULT_EVENT_MAX_BYTES, type MeasuredEvent } from "./event-size.js";
 import { boundForHistory, PackedEvent } from "./packed-event.js";
 

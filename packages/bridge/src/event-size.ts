@@ -1,4 +1,4 @@
-import type { ToolCallEvent } from "@trestle/core";
+import type { ToolCallEvent } from "@trestle/core/events";
 
 /** The default bound on one event's size, serialised as JSON: 16 KiB. */
 export const DEFAULT_EVENT_MAX_BYTES = 16 * 1024;

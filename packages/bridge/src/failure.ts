@@ -47,13 +47,16 @@ export function describeFailure(error: TrestleError, subject: FailureSubject): s
 }
 
 /**
- * A `TrestleError` safe to hand to a caller: its text scrubbed of the call's `secrets` (when the call had any), and
- * no `cause` or `metadata`, since either may carry what the service echoed back.
+ * A `TrestleError` safe to hand to a caller: its text scrubbed of the call's `secrets` (when the call had any), its
+ * typed details kept (scrubbed likewise: a front answers with them, as with a backend's -32021), and no `cause` or
+ * `metadata`, since either may carry what the service echoed back.
  */
 export function safeError(
   error: TrestleError,
   message: string,
-  secrets?: Pick<SecretValues, "scrub">,
+  secrets?: Pick<SecretValues, "scrub" | "scrubDeep">,
 ): TrestleError {
-  return new TrestleError(secrets ? secrets.scrub(message) : message, error.code);
+  return new TrestleError(secrets ? secrets.scrub(message) : message, error.code, {
+    details: secrets ? secrets.scrubDeep(error.details) : error.details,
+  });
 }

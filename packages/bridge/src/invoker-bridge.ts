@@ -1,26 +1,20 @@
 import {
+  type BridgeTransport,
   Code,
   createContextValues,
   type JsonObject,
-  REDACTED,
-  redactArguments,
-  redactBody,
-  redactHeaders,
-  redactSecretsUri,
-  requiredClientCapabilities,
   type ServiceTarget,
   type ToolCall,
-  type ToolCallParts,
-  type ToolPayload,
+  type ToolCallDescription,
   type ToolReference,
   type ToolResult,
-  type TranslationReport,
   TrestleError,
-  toolCallParts,
-  toolCallPartsKey,
   translationRecorderKey,
-  validateRequiredArguments,
 } from "@trestle/core";
+import { type ToolPayload, validateRequiredArguments } from "@trestle/core/catalog";
+import type { TranslationReport } from "@trestle/core/events";
+import { redactSecretsUri } from "@trestle/core/redaction";
+import { describeArguments, describeUndispatched } from "./argument-description.js";
 import type { BridgeDependencies, CallContext } from "./call-context.js";
 import { callOptionsFor } from "./call-context.js";
 import { describeFailure } from "./failure.js";
@@ -35,7 +29,19 @@ import { callSecretsKey } from "./interceptors/scrub-secrets.js";
 import { applyToolProvisioning, provisionOnService } from "./provisioning.js";
 import { addSecretMetadata, createSecretValues, type SecretValues } from "./secret-values.js";
 import { resolveServiceNow, resolveToolService } from "./service-resolution.js";
-import { translationFor } from "./translation-record.js";
+import { createClientLegs, translationFor } from "./translation-record.js";
+
+/**
+ * The capabilities a backend's refusal says the calling client lacks (a `FailedPrecondition` with a
+ * `required-client-capabilities` detail): the front's to answer, in its client's protocol.
+ */
+function requiredCapabilities(error: unknown): boolean {
+  return (
+    error instanceof TrestleError &&
+    error.code === Code.FailedPrecondition &&
+    error.findDetail("required-client-capabilities") !== undefined
+  );
+}
 
 /** Routes `tools/call` to capability services and provisions tools on them. */
 export interface InvokerBridge {
@@ -45,12 +51,13 @@ export interface InvokerBridge {
    * followed by one COMPLETED or FAILED event, and `scrubSecrets` scrubs what comes back; a call that fails
    * before it reaches a transport (missing arguments, no service) the bridge records itself.
    *
-   * Rejects only when the backend refused because the client lacks a capability (a `FailedPrecondition` naming
-   * them, see `requiredClientCapabilities`): the front answers that in its client's protocol. Every other failure
+   * Rejects only when the backend refused because the client lacks a capability (a `FailedPrecondition` with a
+   * `required-client-capabilities` detail): the front answers that in its client's protocol. Every other failure
    * (missing arguments, no service, service down, an error the service reported, cancellation) comes back as an
-   * `isError: true` result whose text a user can act on. Secret values sent in
-   * the call (`wanaku_auth_*` values, secret-looking arguments, credential headers) are scrubbed from the
-   * result and the events, even when the service echoes them back.
+   * `isError: true` result whose text a user can act on. The secret values the call sends — what the target's
+   * transport says are secret (`describeToolCall`: for a Wanaku service, its credential headers and body fields),
+   * else the secret-named arguments by core's rules — are scrubbed from the result and the events, even when the
+   * service echoes them back. The arguments reach the transport as the client sent them.
    */
   execute(args: Record<string, unknown>, tool: ToolReference, context?: CallContext): Promise<ToolResult>;
   /**
@@ -67,32 +74,6 @@ function textResult(texts: string[], isError: boolean): ToolResult {
   const result: ToolResult = { content: texts.map((text) => ({ type: "text", text })) };
   if (isError) result.isError = true;
   return result;
-}
-
-/** Redacted arguments, or none when a value cannot be turned into text (the call then fails on that). */
-function safeRedactArguments(args: Record<string, unknown>): Record<string, string> {
-  try {
-    return redactArguments(args);
-  } catch {
-    return {};
-  }
-}
-
-function redactedHeaders(parts: ToolCallParts): Record<string, string> {
-  const headers = redactHeaders(parts.headers);
-  for (const name of parts.authHeaders) headers[name] = REDACTED;
-  return headers;
-}
-
-/**
- * About how much memory a call's recorded request holds until its event is built: its parts' texts, and as much
- * again for the arguments they were made from.
- */
-function partsBytes(parts: ToolCallParts): number {
-  let bytes = parts.body.length;
-  for (const name in parts.arguments) bytes += name.length + (parts.arguments[name] as string).length;
-  for (const name in parts.headers) bytes += name.length + (parts.headers[name] as string).length;
-  return 2 * bytes;
 }
 
 /**
@@ -113,16 +94,14 @@ class ToolCallRecord implements CallRecord {
   readonly startedAt: number;
   readonly estimatedBytes: number | undefined;
   translation: TranslationReport | undefined = undefined;
-  readonly #args: Record<string, unknown>;
   readonly #tool: ToolReference;
-  /** Whether the call got as far as being split into parts: they are split again when the event is built. */
-  readonly #split: boolean;
+  /** How the call travels, as its transport said (or core's rules for the arguments): it records the request. */
+  readonly #description: ToolCallDescription;
   #started: StartedDetails | undefined = undefined;
 
   constructor(
-    args: Record<string, unknown>,
     tool: ToolReference,
-    parts: ToolCallParts | undefined,
+    description: ToolCallDescription,
     context: CallContext | undefined,
     startedAt: number,
   ) {
@@ -133,27 +112,23 @@ class ToolCallRecord implements CallRecord {
     this.principal = context?.principal;
     this.requestId = context?.requestId;
     this.startedAt = startedAt;
-    this.estimatedBytes = parts ? partsBytes(parts) : undefined;
-    this.#args = args;
+    this.estimatedBytes = description.estimatedBytes;
     this.#tool = tool;
-    this.#split = parts !== undefined;
+    this.#description = description;
   }
 
   get what(): string {
     return toolWhat(this.toolName);
   }
 
-  /**
-   * Redacted when an event is built, not for every call: no event is built while none is kept or read. The parts
-   * are split again then, rather than kept with the record: a history keeps records of a thousand calls.
-   */
+  /** Redacted when an event is built, not for every call: no event is built while none is kept or read. */
   get started(): StartedDetails {
     if (this.#started === undefined) {
-      const parts = this.#split ? toolCallParts(this.#args, this.#tool) : undefined;
+      const request = this.#description.record();
       this.#started = {
-        arguments: safeRedactArguments(this.#args),
-        headers: parts ? redactedHeaders(parts) : {},
-        body: redactBody(parts?.body ?? "").text,
+        arguments: request.arguments,
+        headers: request.headers,
+        body: request.body,
         configurationURI: this.#tool.configurationURI ?? "",
         secretsURI: redactSecretsUri(this.#tool.secretsURI),
       };
@@ -180,6 +155,9 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
   const eventOptions: CallEventsOptions = { sink: deps.events, clock: deps.clock, newId: deps.newId };
   const clock = deps.clock ?? Date.now;
 
+  // Backend legs a report starts with until a transport says which it spoke: frozen, one per protocol and kind.
+  const legs = createClientLegs();
+
   async function invoke(
     args: Record<string, unknown>,
     tool: ToolReference,
@@ -188,51 +166,65 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
   ): Promise<ToolResult> {
     const startedAt = clock();
     const what = toolWhat(tool.name);
-    const record = (parts?: ToolCallParts): CallRecord =>
-      new ToolCallRecord(args, tool, parts, context, startedAt);
-    let target: ServiceTarget;
-    let parts: ToolCallParts;
+    // The arguments go to the transport as the client sent them: how a wire carries them is the transport's.
+    const call: ToolCall = { tool, arguments: args as JsonObject };
+    if (context?.input) call.input = context.input;
+    let target: ServiceTarget | undefined;
+    let transport: BridgeTransport;
+    let description: ToolCallDescription;
     try {
-      // Split for every protocol: it checks that the arguments can be sent and finds the secret values to scrub.
-      parts = toolCallParts(args, tool);
-      for (const value of parts.secretValues) secrets.add(value);
       validateRequiredArguments(args, tool);
       target =
         resolveServiceNow(deps.resolver, tool.type, "tool-invoker") ??
         (await resolveToolService(deps.resolver, tool.type));
+      transport = deps.transports.transportFor(target);
+      // The transport says which values of what it sends are secret (and checks that it can send them); a transport
+      // that sends the arguments as they are says nothing, and core's name rules judge them.
+      description = transport.describeToolCall?.(call, target) ?? describeArguments(args);
     } catch (thrown) {
       // Never dispatched: no transport (and so no interceptor) saw the call, the bridge records it.
       const error = TrestleError.from(thrown);
-      recordUndispatched(record(), error, eventOptions, secrets);
-      const message = secrets.scrub(describeFailure(error, { what, operation: "tool invocation" }));
-      if (context?.failures === "reject")
-        throw new TrestleError(message, error.code, { metadata: error.metadata });
+      const undispatched = describeUndispatched(args);
+      for (const value of undispatched.secretValues) secrets.add(value);
+      recordUndispatched(
+        new ToolCallRecord(tool, undispatched, context, startedAt),
+        error,
+        eventOptions,
+        secrets,
+      );
+      const message = secrets.scrub(
+        describeFailure(error, { ...(target ? { target } : {}), what, operation: "tool invocation" }),
+      );
+      if (context?.failures === "reject") {
+        // The typed details go along (an upstream's JSON-RPC code, which a task records), scrubbed like the text.
+        throw new TrestleError(message, error.code, { details: secrets.scrubDeep(error.details) });
+      }
       return textResult([message], true);
     }
+    for (const value of description.secretValues) secrets.add(value);
     const options = callOptionsFor(context);
     // One bag per call: the call events and the scrubbing interceptors read what only the bridge knows.
-    const callRecord = record(parts);
+    const callRecord = new ToolCallRecord(tool, description, context, startedAt);
     options.contextValues = (options.contextValues ?? createContextValues())
       .set(callRecordKey, callRecord)
       .set(callSecretsKey, secrets)
       .set(
         translationRecorderKey,
-        translationFor(callRecord, context?.client, target, context?.translationNotes),
-      )
-      .set(toolCallPartsKey, { arguments: args, tool, parts });
-    const call: ToolCall = { tool, arguments: args as JsonObject };
-    if (context?.input) call.input = context.input;
+        translationFor(callRecord, context?.client, target, context?.translationNotes, legs),
+      );
     try {
-      return await deps.transports.transportFor(target).callTool(call, target, options);
+      return await transport.callTool(call, target, options);
     } catch (thrown) {
       // A refusal for what the client cannot do is the front's to answer, in its client's protocol.
-      if (requiredClientCapabilities(thrown)) throw thrown;
+      if (requiredCapabilities(thrown)) throw thrown;
       // The bridge words this message around the error's text (already scrubbed by the `scrubSecrets` interceptor
       // where the composition root installed it); a failure path, so one more scrub is cheap insurance.
       const error = TrestleError.from(thrown);
       const message = secrets.scrub(describeFailure(error, { target, what, operation: "tool invocation" }));
-      if (context?.failures === "reject")
-        throw new TrestleError(message, error.code, { metadata: error.metadata });
+      if (context?.failures === "reject") {
+        // The typed details go along (an upstream's JSON-RPC code, which a task records), scrubbed like the text.
+        throw new TrestleError(message, error.code, { details: secrets.scrubDeep(error.details) });
+      }
       return textResult([message], true);
     }
   }
@@ -244,7 +236,7 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
       try {
         return await invoke(args ?? {}, tool, context, secrets);
       } catch (thrown) {
-        if (requiredClientCapabilities(thrown) || context?.failures === "reject") throw thrown;
+        if (requiredCapabilities(thrown) || context?.failures === "reject") throw thrown;
         // Only a defect can get here (invoke catches everything it awaits); keep the promise of never rejecting.
         const message = secrets.scrub(TrestleError.from(thrown, Code.Internal).rawMessage);
         return textResult(

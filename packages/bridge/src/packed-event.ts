@@ -1,4 +1,4 @@
-import type { ToolCallEvent } from "@trestle/core";
+import type { ToolCallEvent } from "@trestle/core/events";
 import {
   byteLength,
   CUT_TRIES,

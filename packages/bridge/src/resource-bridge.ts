@@ -1,12 +1,12 @@
 import {
   Code,
   type ResourceContents,
-  type ResourcePayload,
   type ResourceRead,
   type ResourceReference,
   type ServiceTarget,
   TrestleError,
 } from "@trestle/core";
+import type { ResourcePayload } from "@trestle/core/catalog";
 import type { BridgeDependencies, CallContext } from "./call-context.js";
 import { callOptionsFor } from "./call-context.js";
 import { describeFailure, safeError } from "./failure.js";

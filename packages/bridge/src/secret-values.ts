@@ -1,4 +1,4 @@
-import { isSecretHeaderKey, scrubSecrets } from "@trestle/core";
+import { isSecretHeaderKey, scrubSecrets } from "@trestle/core/redaction";
 
 /**
  * The secret values sent in one call, collected so that they can be scrubbed from any text that leaves the

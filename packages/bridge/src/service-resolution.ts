@@ -1,10 +1,5 @@
-import {
-  Code,
-  type ServiceResolver,
-  type ServiceTarget,
-  type ServiceType,
-  TrestleError,
-} from "@trestle/core";
+import { Code, type ServiceTarget, type ServiceType, TrestleError } from "@trestle/core";
+import type { ServiceResolver } from "@trestle/core/routing";
 
 /**
  * A {@link ServiceResolver} that can also say why it found no instance, as the registry's health-aware resolver

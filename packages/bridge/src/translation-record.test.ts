@@ -27,14 +27,20 @@ describe("translationFor", () => {
     expect(r.translation).toBeUndefined();
   });
 
-  it("reports an A2A client calling a gRPC service at once, with the backend's method", () => {
+  it("reports an A2A client calling a gRPC service at once, and takes the backend leg the transport reports", () => {
     const r = record();
-    translationFor(r, { protocol: "a2a", version: "1.0", method: "SendMessage" }, target("grpc"));
+    const recorder = translationFor(
+      r,
+      { protocol: "a2a", version: "1.0", method: "SendMessage" },
+      target("grpc"),
+    );
     expect(r.translation).toEqual({
       client: { protocol: "a2a", version: "1.0", method: "SendMessage" },
-      backend: { protocol: "grpc", method: "InvokeTool" },
+      backend: { protocol: "grpc", method: "callTool" },
       notes: [],
     });
+    recorder.backend({ protocol: "grpc", method: "InvokeTool" });
+    expect(r.translation?.backend).toEqual({ protocol: "grpc", method: "InvokeTool" });
   });
 
   it("records the leg and notes a transport reports, with the MCP front as the client by default", () => {
@@ -49,20 +55,29 @@ describe("translationFor", () => {
     });
   });
 
-  it("shares one frozen default backend leg between calls and replaces it, never changes it, when a transport reports", () => {
+  it("shares one frozen starting leg between calls, and keeps a transport's frozen leg as it is", () => {
     const mcpClient = { protocol: "mcp", version: "2025-11-25", method: "tools/call" };
+    const legs = createClientLegs();
     const first = record();
     const second = record();
-    translationFor(first, mcpClient, target("grpc"));
-    translationFor(second, mcpClient, target("grpc")).backend({ protocol: "grpc", method: "Other" });
+    translationFor(first, mcpClient, target("grpc"), [], legs);
+    translationFor(second, mcpClient, target("grpc"), [], legs);
     const shared = first.translation?.backend;
-    expect(shared).toEqual({ protocol: "grpc", method: "InvokeTool" });
+    expect(shared).toEqual({ protocol: "grpc", method: "callTool" });
     expect(Object.isFrozen(shared)).toBe(true);
-    expect(second.translation?.backend).toEqual({ protocol: "grpc", method: "Other" });
+    expect(second.translation?.backend).toBe(shared);
+    // What a transport reports: one frozen leg for all its calls, kept rather than copied.
+    const invoke = Object.freeze({ protocol: "grpc", method: "InvokeTool" });
     const third = record();
-    translationFor(third, mcpClient, target("grpc"));
-    expect(third.translation?.backend).toBe(shared);
-    expect(shared).toEqual({ protocol: "grpc", method: "InvokeTool" });
+    translationFor(third, mcpClient, target("grpc"), [], legs).backend(invoke);
+    expect(third.translation?.backend).toBe(invoke);
+    // A leg that is not frozen may change after it is reported: the report keeps a copy.
+    const loose = { protocol: "grpc", method: "Other" };
+    const fourth = record();
+    translationFor(fourth, mcpClient, target("grpc"), [], legs).backend(loose);
+    loose.method = "Changed";
+    expect(fourth.translation?.backend).toEqual({ protocol: "grpc", method: "Other" });
+    expect(shared).toEqual({ protocol: "grpc", method: "callTool" });
   });
 
   it("copies the client's leg, so a front that reuses its object cannot change a recorded report", () => {
@@ -83,10 +98,13 @@ describe("translationFor", () => {
     expect(second.translation?.client).toBe(client);
   });
 
-  it("names a custom transport's backend leg after the capability RPC", () => {
+  it("names the backend leg of a transport that reports none by the target's protocol and the neutral method", () => {
     const r = record();
     translationFor(r, { protocol: "a2a", version: "1.0", method: "SendMessage" }, target("nats"));
-    expect(r.translation?.backend).toEqual({ protocol: "nats", method: "InvokeTool" });
+    expect(r.translation?.backend).toEqual({ protocol: "nats", method: "callTool" });
+    const run = { ...record(), kind: "code-execution" as const };
+    translationFor(run, { protocol: "a2a", version: "1.0", method: "SendMessage" }, target());
+    expect(run.translation?.backend).toEqual({ protocol: "grpc", method: "executeCode" });
   });
 });
 

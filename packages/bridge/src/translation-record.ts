@@ -1,44 +1,12 @@
 import type { ServiceTarget, TranslationLeg, TranslationNote, TranslationRecorder } from "@trestle/core";
+import { DEFAULT_PROTOCOL } from "@trestle/core/routing";
 import type { CallRecord } from "./interceptors/call-events.js";
 
 /** The client leg of a call whose front did not say: the MCP front's `tools/call`. */
 const MCP_CLIENT: TranslationLeg = Object.freeze({ protocol: "mcp", method: "tools/call" });
 
-type CallKind = "tool" | "code-execution";
-
-/** The capability contract's RPC for each kind of call: what a gRPC or Connect service (or a custom one) sees. */
-const CAPABILITY_METHOD: Readonly<Record<CallKind, string>> = Object.freeze({
-  tool: "InvokeTool",
-  "code-execution": "ExecuteCode",
-});
-
-function legs(
-  protocol: string,
-  tool = CAPABILITY_METHOD.tool,
-  codeExecution = CAPABILITY_METHOD["code-execution"],
-): Readonly<Record<CallKind, TranslationLeg>> {
-  return Object.freeze({
-    tool: Object.freeze({ protocol, method: tool }),
-    "code-execution": Object.freeze({ protocol, method: codeExecution }),
-  });
-}
-
-/**
- * The backend leg of each built-in protocol for a tool call and a code execution, until a transport reports the
- * leg it spoke. Frozen and shared: a report's legs are replaced, never changed in place, and a history of a
- * thousand calls then keeps one of each rather than one per call.
- */
-const DEFAULT_BACKENDS: Readonly<Record<string, Readonly<Record<CallKind, TranslationLeg>>>> = Object.freeze({
-  grpc: legs("grpc"),
-  connect: legs("connect"),
-  mcp: legs("mcp", "tools/call", "tools/call"),
-  a2a: legs("a2a", "SendMessage", "SendMessage"),
-});
-
-/** The backend leg a call to `protocol` has until its transport says otherwise (a capability service's RPC). */
-function defaultBackend(protocol: string, kind: CallKind): TranslationLeg {
-  return DEFAULT_BACKENDS[protocol]?.[kind] ?? { protocol, method: CAPABILITY_METHOD[kind] };
-}
+/** Makes (or shares) a frozen leg; see {@link createClientLegs}. */
+export type LegFactory = (protocol: string, version: string | undefined, method: string) => TranslationLeg;
 
 /**
  * The recorder of one call: it makes the record's report the first time a transport reports, so a call nobody
@@ -56,7 +24,8 @@ class TranslationRecording implements TranslationRecorder {
   }
 
   backend(leg: TranslationLeg): void {
-    this.#report().backend = { ...leg };
+    // A transport's leg is frozen and shared by its calls: the report keeps it as it is, one for a thousand calls.
+    this.#report().backend = Object.isFrozen(leg) ? leg : { ...leg };
   }
 
   note(note: TranslationNote): void {
@@ -70,21 +39,25 @@ class TranslationRecording implements TranslationRecorder {
 }
 
 /**
- * Fills `record.translation` for a call: at once when the client's protocol differs from the backend's (the A2A
- * front calling a gRPC service), and through the returned recorder when a transport reports that it translated
- * (an A2A agent behind the MCP front). A call between two legs of the same protocol and no notes has no report.
+ * Fills `record.translation` for a call: at once when the client's protocol differs from the target's (the A2A
+ * front calling a gRPC service), and through the returned recorder when a transport reports the leg it spoke (every
+ * transport does, on each call) or what it translated (an A2A agent behind the MCP front). Until a transport
+ * reports, the backend leg is the target's protocol and the neutral method (`callTool`, `executeCode`): what a
+ * transport that reports nothing leaves. A call between two legs of the same protocol and no notes has no report.
+ * `legs` makes the legs frozen and shared (see {@link createClientLegs}).
  */
 export function translationFor(
   record: CallRecord,
   client: TranslationLeg | undefined,
   target: ServiceTarget,
   clientNotes: readonly TranslationNote[] = [],
+  legs: LegFactory = createClientLegs(0),
 ): TranslationRecorder {
   // A copy: the report outlives the call in the history, the front's object does not have to. A frozen leg cannot
   // change, and the front shares it between calls: the report shares it too.
   const clientLeg: TranslationLeg = client ? (Object.isFrozen(client) ? client : { ...client }) : MCP_CLIENT;
-  const protocol = target.protocol ?? "grpc";
-  const backend = defaultBackend(protocol, record.kind === "code-execution" ? "code-execution" : "tool");
+  const protocol = target.protocol ?? DEFAULT_PROTOCOL;
+  const backend = legs(protocol, undefined, record.kind === "code-execution" ? "executeCode" : "callTool");
   // A front that names its client's revision (MCP) gets a report on every call: a call between two revisions of
   // one protocol is a translation too, and the codec notes there what a revision cannot carry.
   if (
@@ -97,20 +70,18 @@ export function translationFor(
 }
 
 /**
- * Client legs for a front to put in its calls' contexts, frozen and one per protocol, version and method: a
- * report shares a frozen leg instead of copying it (see {@link translationFor}), and the event history keeps the
- * reports of a thousand calls. Keeps at most `limit` legs (a front speaks a few revisions and methods); past it,
- * each call gets a leg of its own.
+ * Client legs for a front to put in its calls' contexts (and the backend legs a bridge starts a report with), frozen
+ * and one per protocol, version and method: a report shares a frozen leg instead of copying it (see
+ * {@link translationFor}), and the event history keeps the reports of a thousand calls. Keeps at most `limit` legs
+ * (a front speaks a few revisions and methods); past it, each call gets a leg of its own.
  */
-export function createClientLegs(
-  limit = 32,
-): (protocol: string, version: string, method: string) => TranslationLeg {
+export function createClientLegs(limit = 32): LegFactory {
   const legs = new Map<string, TranslationLeg>();
   return (protocol, version, method) => {
-    const key = `${protocol}\u0000${version}\u0000${method}`;
+    const key = `${protocol}\u0000${version ?? ""}\u0000${method}`;
     let leg = legs.get(key);
     if (!leg) {
-      leg = Object.freeze({ protocol, version, method });
+      leg = Object.freeze(version === undefined ? { protocol, method } : { protocol, version, method });
       if (legs.size < limit) legs.set(key, leg);
     }
     return leg;

@@ -1,4 +1,5 @@
-import { Code, type CodeOutput, type ToolCallEvent, TrestleError } from "@trestle/core";
+import { Code, type CodeOutput, TrestleError } from "@trestle/core";
+import type { ToolCallEvent } from "@trestle/core/events";
 import { type CodeExecutionRequest, ExecutionStatus, OutputType } from "@trestle/proto";
 import type { CapabilityHandlers } from "@trestle/wanaku";
 import { createWanakuReferenceCapability, type WanakuReferenceCapability } from "@trestle/wanaku/testing";

@@ -1,4 +1,4 @@
-import type { DeferredToolCallEvents, ToolCallEvent } from "@trestle/core";
+import type { DeferredToolCallEvents, ToolCallEvent } from "@trestle/core/events";
 import { describe, expect, it } from "vitest";
 import { createEventHub } from "../src/index.js";
 

@@ -1,4 +1,5 @@
-import type { ToolCallStartedEvent, ToolReference } from "@trestle/core";
+import type { ToolReference } from "@trestle/core";
+import type { ToolCallStartedEvent } from "@trestle/core/events";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createInvokerBridge, type InvokerBridge } from "../src/index.js";
 import { createHarness, type Harness } from "./harness.js";

@@ -1,4 +1,4 @@
-import type { ToolCallEvent } from "@trestle/core";
+import type { ToolCallEvent } from "@trestle/core/events";
 import { describe, expect, it, vi } from "vitest";
 import { boundEventSizeMeasured } from "../src/event-size.js";
 import { boundEventSize, createEventHub } from "../src/index.js";

@@ -8,14 +8,8 @@ import {
   createFileProvisioner,
   readProvisionedConfiguration,
 } from "@trestle/capability";
-import {
-  Code,
-  createTransportSelector,
-  type ServiceTarget,
-  type ToolReference,
-  type TransportSelector,
-  TrestleError,
-} from "@trestle/core";
+import { Code, type ServiceTarget, type ToolReference, TrestleError } from "@trestle/core";
+import { createTransportSelector, type TransportSelector } from "@trestle/core/routing";
 import { ExecutionStatus, OutputType } from "@trestle/proto";
 import { createGrpcTransport } from "@trestle/transport-grpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

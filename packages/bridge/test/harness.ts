@@ -1,18 +1,18 @@
-import {
-  type BridgeTransport,
-  type CallOutcomeListener,
-  type ContentBlock,
-  createInMemoryNetwork,
-  createInMemoryTransport,
-  createTransportSelector,
-  type ServiceHandlers,
-  type ServiceResolver,
-  type ServiceTarget,
-  type ServiceType,
-  type ToolCallEvent,
-  type ToolCallEventSink,
-  type TransportSelector,
+import type {
+  BridgeTransport,
+  ContentBlock,
+  ServiceHandlers,
+  ServiceTarget,
+  ServiceType,
 } from "@trestle/core";
+import type { ToolCallEvent, ToolCallEventSink } from "@trestle/core/events";
+import { createInMemoryNetwork, createInMemoryTransport } from "@trestle/core/in-memory";
+import {
+  type CallOutcomeListener,
+  createTransportSelector,
+  type ServiceResolver,
+  type TransportSelector,
+} from "@trestle/core/routing";
 import { type CapabilityHandlers, fromCapabilityHandlers } from "@trestle/wanaku";
 import {
   type BridgeDependencies,

@@ -1,12 +1,6 @@
-import {
-  Code,
-  createTransportSelector,
-  type ToolCallEvent,
-  type ToolCallEventSink,
-  type ToolCallFailedEvent,
-  type ToolReference,
-  TrestleError,
-} from "@trestle/core";
+import { Code, type ToolReference, TrestleError } from "@trestle/core";
+import type { ToolCallEvent, ToolCallEventSink, ToolCallFailedEvent } from "@trestle/core/events";
+import { createTransportSelector } from "@trestle/core/routing";
 import { createWanakuReferenceCapability, type WanakuReferenceCapability } from "@trestle/wanaku/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {

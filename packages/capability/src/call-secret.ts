@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http2";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import { CAPABILITY_SECRET_METADATA_KEY } from "@trestle/core";
+import { CAPABILITY_SECRET_METADATA_KEY } from "@trestle/wanaku";
 
 /**
  * What a refused caller is told. The same words whether the secret was missing or wrong, and never what was

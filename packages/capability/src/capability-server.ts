@@ -5,7 +5,7 @@ import * as net from "node:net";
 import type { Duplex } from "node:stream";
 import * as tls from "node:tls";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { InFlightSet } from "@trestle/core";
+import { InFlightSet } from "@trestle/core/in-flight";
 import type { CapabilityHandlers } from "@trestle/wanaku";
 
 import { createCallSecretCheck } from "./call-secret.js";

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http2";
 import type { HandlerContext as ConnectHandlerContext } from "@connectrpc/connect";
-import { CAPABILITY_SECRET_METADATA_KEY, type HandlerContext, REQUEST_ID_METADATA_KEY } from "@trestle/core";
+import type { HandlerContext } from "@trestle/core";
+import { CAPABILITY_SECRET_METADATA_KEY, REQUEST_ID_METADATA_KEY } from "@trestle/wanaku";
 
 /**
  * Headers that belong to the HTTP, gRPC or Connect framing rather than to the caller's metadata; a handler

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-export { CAPABILITY_SECRET_METADATA_KEY } from "@trestle/core";
+export { CAPABILITY_SECRET_METADATA_KEY } from "@trestle/wanaku";
 export {
   type CapabilityServer,
   type CapabilityServerAddress,

@@ -5,8 +5,8 @@ import {
   createGrpcTransport,
   createGrpcWebTransport,
 } from "@connectrpc/connect-node";
-import { CAPABILITY_SECRET_METADATA_KEY } from "@trestle/core";
 import { CodeExecutor, HealthProbe, ToolInvokeRequestSchema, ToolInvoker } from "@trestle/proto";
+import { CAPABILITY_SECRET_METADATA_KEY } from "@trestle/wanaku";
 import { createWanakuReferenceCapability } from "@trestle/wanaku/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CapabilityServer, createCapabilityServer } from "../src/index.js";

@@ -8,12 +8,7 @@ import {
 } from "@bufbuild/protobuf";
 import { Code as ConnectCode, ConnectError } from "@connectrpc/connect";
 import * as grpc from "@grpc/grpc-js";
-import {
-  CAPABILITY_SECRET_METADATA_KEY,
-  type HandlerContext,
-  Code as TrestleCode,
-  TrestleError,
-} from "@trestle/core";
+import { type HandlerContext, Code as TrestleCode, TrestleError } from "@trestle/core";
 import {
   CodeExecutionReplySchema,
   CodeExecutionRequestSchema,
@@ -21,7 +16,12 @@ import {
   ToolInvokeRequestSchema,
 } from "@trestle/proto";
 import { afterEach, describe, expect, it } from "vitest";
-import { type CapabilityServer, type CapabilityServerOptions, createCapabilityServer } from "../src/index.js";
+import {
+  CAPABILITY_SECRET_METADATA_KEY,
+  type CapabilityServer,
+  type CapabilityServerOptions,
+  createCapabilityServer,
+} from "../src/index.js";
 
 const INVOKE = "/ai.wanaku.tool.v1.ToolInvoker/InvokeTool";
 const EXECUTE = "/ai.wanaku.codeexecution.v1.CodeExecutor/ExecuteCode";

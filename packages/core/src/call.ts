@@ -31,6 +31,38 @@ export interface ToolResult {
   _meta?: JsonObject;
 }
 
+/**
+ * How a transport sends a tool call, said before it sends it (see {@link BridgeTransport.describeToolCall}): which
+ * values of what it sends are credentials, and the request as a call's event records it. A transport whose wire
+ * turns arguments into something else (Wanaku's headers and body) describes its calls; one that sends the
+ * arguments as they are needs not, and the router then applies core's name rules to the arguments.
+ */
+export interface ToolCallDescription {
+  /**
+   * Every value the call sends that is a credential (a credential header, a secret field of a body, a secret
+   * argument): the router scrubs each from the result, the error messages and the events of the call.
+   */
+  readonly secretValues: readonly string[];
+  /**
+   * About how many bytes {@link record} stands for, when the transport knows it cheaply: a call's events may then
+   * be kept unbuilt until read.
+   */
+  readonly estimatedBytes?: number;
+  /**
+   * The request as a call's STARTED event records it, every value already redacted (names by core's rules, values
+   * among {@link secretValues} scrubbed afterwards by the router). Called only when an event is built: perhaps
+   * never, perhaps after the call ended; it must not depend on the call's progress.
+   */
+  record(): {
+    /** The arguments sent as arguments, redacted, as text. */
+    arguments: Record<string, string>;
+    /** The headers the call sends beside its arguments, redacted. */
+    headers: Record<string, string>;
+    /** The body it sends, redacted; "" for none. */
+    body: string;
+  };
+}
+
 /** A resource read: the catalog's resource and the concrete URI asked for. */
 export interface ResourceRead {
   resource: ResourceReference;
@@ -234,10 +266,23 @@ export interface CallOptions {
  * `DeadlineExceeded` when `timeoutMs` passes, `Canceled` when `signal` aborts, `Unimplemented` naming the
  * method when the protocol has no such call, and the service's own code otherwise. Implementations prove
  * their behaviour with the kit in `@trestle/core/testing`.
+ *
+ * A transport reports the leg it speaks (`{ protocol, version?, method }`) on each `callTool` and `executeCode`
+ * to the call's `TranslationRecorder` (under `translationRecorderKey` in `options.contextValues`, when there is
+ * one), with what its translation dropped or rewrote: the call's event records both.
  */
 export interface BridgeTransport {
   /** Calls a tool. A tool that reports its own failure resolves with `isError: true`. */
   callTool(call: ToolCall, target: ServiceTarget, options?: CallOptions): Promise<ToolResult>;
+  /**
+   * Says how `callTool(call, target)` would send the call, without sending it: the credentials among what it sends
+   * and the request as the call's event records it. Optional, synchronous and cheap (the router asks before every
+   * tool call it records); absent, or `undefined` for a call: the arguments go as they are, and the router applies
+   * core's name rules to them.
+   *
+   * @throws TrestleError `InvalidArgument` when the call cannot be sent (an argument the wire cannot carry).
+   */
+  describeToolCall?(call: ToolCall, target: ServiceTarget): ToolCallDescription | undefined;
   /** Reads a resource. */
   readResource(read: ResourceRead, target: ServiceTarget, options?: CallOptions): Promise<ResourceResult>;
   /** Gets a prompt, where the protocol has prompts. Optional. */

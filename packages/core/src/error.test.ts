@@ -29,6 +29,47 @@ describe("TrestleError", () => {
     expect(TrestleError.from("text").rawMessage).toBe("text");
   });
 
+  it("carries typed details and finds the first of a type", () => {
+    const e = new TrestleError("refused", Code.FailedPrecondition, {
+      metadata: { "retry-after": "3" },
+      details: [
+        { type: "json-rpc", protocol: "mcp", code: -32021, data: { requiredCapabilities: { sampling: {} } } },
+        { type: "required-client-capabilities", capabilities: { sampling: {} } },
+      ],
+    });
+    expect(e.findDetail("json-rpc")?.code).toBe(-32021);
+    expect(e.findDetail("required-client-capabilities")?.capabilities).toEqual({ sampling: {} });
+    expect(e.metadata).toEqual({ "retry-after": "3" });
+    expect(new TrestleError("plain").findDetail("json-rpc")).toBeUndefined();
+    expect(new TrestleError("plain").details).toEqual([]);
+  });
+
+  it("is an instance by its brand, so an error of another copy of the module is one too", () => {
+    // What a second copy of @trestle/core makes: another class, the same global brand on its prototype.
+    class OtherCopyError extends Error {
+      code = Code.Unavailable;
+      rawMessage = "down";
+      metadata = {};
+      details = [];
+    }
+    Object.defineProperty(OtherCopyError.prototype, Symbol.for("@trestle/core.TrestleError"), {
+      value: true,
+    });
+    const foreign = new OtherCopyError("[unavailable] down");
+    expect(foreign instanceof TrestleError).toBe(true);
+    expect(TrestleError.from(foreign)).toBe(foreign);
+    expect(new Error("x") instanceof TrestleError).toBe(false);
+    expect({ code: 14, rawMessage: "forged" } instanceof TrestleError).toBe(false);
+    expect((null as unknown) instanceof TrestleError).toBe(false);
+  });
+
+  it("keeps instanceof exact for subclasses", () => {
+    class Narrow extends TrestleError {}
+    expect(new Narrow("x") instanceof Narrow).toBe(true);
+    expect(new Narrow("x") instanceof TrestleError).toBe(true);
+    expect(new TrestleError("x") instanceof Narrow).toBe(false);
+  });
+
   it("round-trips code names", () => {
     for (const code of [Code.Canceled, Code.Unavailable, Code.Unauthenticated]) {
       expect(codeFromString(codeToString(code))).toBe(code);

@@ -1,3 +1,5 @@
+import type { JsonObject, JsonValue } from "./content.js";
+
 /**
  * Error codes, aligned number for number with gRPC status codes (as Connect's `Code` is), so that a
  * gRPC status maps to a Trestle code without a table.
@@ -79,54 +81,80 @@ export function codeFromNumber(status: number): Code {
     : Code.Unknown;
 }
 
+/**
+ * A typed detail of a failure, for the layers of the router that act on it (connect-es's `details`, typed for what
+ * Trestle reads): the upstream's own JSON-RPC error, or the client capabilities a backend said the call needs.
+ * Read one with {@link TrestleError.findDetail}; the discriminant is `type`.
+ */
+export type ErrorDetail = JsonRpcErrorDetail | RequiredCapabilitiesDetail;
+
+/**
+ * The JSON-RPC error an upstream answered with (an MCP server, an A2A agent): its code, and its `data` where a front
+ * may pass it on (already scrubbed of the upstream's secrets and bounded in size).
+ */
+export interface JsonRpcErrorDetail {
+  type: "json-rpc";
+  /** Whose JSON-RPC the code is in: `mcp`, `a2a`. A front passes on only a code of its own protocol. */
+  protocol: string;
+  /** The upstream's error code, e.g. -32602. */
+  code: number;
+  /** The error's `data`, where it is one a front answers with (MCP 2026-07-28's -32020, -32021, -32022). */
+  data?: JsonValue;
+}
+
+/**
+ * A backend refused the call because the calling client lacks a capability (MCP's -32021): what it requires,
+ * keyed like a client's capabilities (`{ sampling: {} }`). The bridge does not turn such a refusal into an error
+ * result: the front answers its client in its own protocol.
+ */
+export interface RequiredCapabilitiesDetail {
+  type: "required-client-capabilities";
+  capabilities: JsonObject;
+}
+
 /** Options for {@link TrestleError}. */
 export interface TrestleErrorOptions {
   /** The error that caused this one. Never shown to users; kept for logs after redaction. */
   cause?: unknown;
-  /** Key-value details from the other side (e.g. trailers), already free of secrets. */
+  /** Wire metadata from the other side (e.g. trailers), already free of secrets. */
   metadata?: Record<string, string>;
+  /** Typed details (see {@link ErrorDetail}), already free of secrets. */
+  details?: readonly ErrorDetail[];
 }
+
+/**
+ * The brand every {@link TrestleError} carries on its prototype, in the global symbol registry: `instanceof`
+ * answers by it, so an error made by another copy of this module (two versions installed side by side, a bundle
+ * with its own copy) is still a `TrestleError` to this one.
+ */
+const TRESTLE_ERROR_BRAND = Symbol.for("@trestle/core.TrestleError");
 
 /**
  * The one error type of Trestle. Every failure that crosses a package boundary is a `TrestleError` with a
  * {@link Code}; transports map their wire statuses to it and the server maps it to MCP and HTTP at its edge.
  *
- * `message` is `"[code] rawMessage"`; `rawMessage` is the text alone, for users.
+ * `message` is `"[code] rawMessage"`; `rawMessage` is the text alone, for users. `metadata` is what the wire
+ * carried (trailers, headers); `details` are typed facts a layer above acts on, read with {@link findDetail}.
+ *
+ * `instanceof TrestleError` is true for an error of any copy of this module (see `Symbol.hasInstance` below).
  *
  * @example
  * ```ts
  * throw new TrestleError("Missing required parameter(s): city", Code.InvalidArgument);
+ * throw new TrestleError("The server answered with error -32602", Code.InvalidArgument, {
+ *   details: [{ type: "json-rpc", protocol: "mcp", code: -32602 }],
+ * });
  * ```
  */
-/**
- * Metadata key of a `FailedPrecondition` failure a backend refused because the calling client lacks a capability
- * (MCP's -32021): the JSON object of what it requires, keyed like a client's capabilities (`{"sampling": {}}`).
- * The bridge does not turn such a refusal into an error result: the front answers its client in its own protocol.
- */
-export const REQUIRED_CAPABILITIES_METADATA_KEY = "required-client-capabilities";
-
-/** The capabilities a refusal says the client lacks (see {@link REQUIRED_CAPABILITIES_METADATA_KEY}), if it says. */
-export function requiredClientCapabilities(error: unknown): Record<string, unknown> | undefined {
-  if (!(error instanceof TrestleError) || error.code !== Code.FailedPrecondition) return undefined;
-  const json = error.metadata[REQUIRED_CAPABILITIES_METADATA_KEY];
-  if (json === undefined) return undefined;
-  try {
-    const value = JSON.parse(json) as unknown;
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export class TrestleError extends Error {
   /** The gRPC-aligned code. */
   readonly code: Code;
   /** The message without the code prefix. */
   readonly rawMessage: string;
-  /** Details from the other side, free of secrets. */
+  /** Wire metadata from the other side, free of secrets. */
   readonly metadata: Readonly<Record<string, string>>;
+  /** Typed details, free of secrets (see {@link ErrorDetail}). */
+  readonly details: readonly ErrorDetail[];
 
   constructor(message: string, code: Code = Code.Unknown, options: TrestleErrorOptions = {}) {
     super(
@@ -137,6 +165,27 @@ export class TrestleError extends Error {
     this.code = code;
     this.rawMessage = message;
     this.metadata = options.metadata ?? {};
+    this.details = options.details ?? [];
+  }
+
+  /**
+   * True for a `TrestleError` of any copy of this module (by its brand), and for subclasses as `instanceof`
+   * always answers for them: `error instanceof TrestleError` holds across duplicated installs, as connect-es's
+   * `ConnectError` and `@a2a-js/sdk`'s `A2AError` do.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // `this` is the class `instanceof` asks about: a subclass keeps the ordinary prototype check.
+    // biome-ignore lint/complexity/noThisInStatic: the class asked about, which may be a subclass, not TrestleError
+    if (this !== TrestleError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === "object" && value !== null && TRESTLE_ERROR_BRAND in value;
+  }
+
+  /** The first detail of `type`, typed; `undefined` when the error carries none. */
+  findDetail<T extends ErrorDetail["type"]>(type: T): Extract<ErrorDetail, { type: T }> | undefined {
+    for (const detail of this.details) {
+      if (detail.type === type) return detail as Extract<ErrorDetail, { type: T }>;
+    }
+    return undefined;
   }
 
   /**
@@ -161,6 +210,8 @@ export class TrestleError extends Error {
     });
   }
 }
+
+Object.defineProperty(TrestleError.prototype, TRESTLE_ERROR_BRAND, { value: true });
 
 /** True when `value` is a {@link TrestleError}, optionally with the given code. */
 export function isTrestleError(value: unknown, code?: Code): value is TrestleError {

@@ -1,4 +1,7 @@
 import { Code, TrestleError } from "./error.js";
+import type { TranslationReport } from "./translation.js";
+
+export type { TranslationLeg, TranslationNote, TranslationReport } from "./translation.js";
 
 /** Why a routed call failed, as Wanaku's tool-call events classify it. */
 export type ErrorCategory =
@@ -78,37 +81,6 @@ export interface ToolCallStartedEvent extends ToolCallEventBase {
   code?: string;
   /** Code execution only: how many arguments were passed (their values are not recorded). */
   argumentCount?: number;
-}
-
-/** One side of a translated call: the protocol it spoke, its revision or version, and the method it saw. */
-export interface TranslationLeg {
-  /** `mcp`, `a2a`, `grpc`, `connect`, … */
-  protocol: string;
-  /** The protocol revision or version this side negotiated (`2025-06-18`, `1.0`), where it has one. */
-  version?: string;
-  /** The method this side saw (`tools/call`, `SendMessage`, `InvokeTool`). */
-  method: string;
-}
-
-/** One thing a translation did not carry over unchanged. */
-export interface TranslationNote {
-  /** `dropped`: not carried at all; `rewritten`: carried in another form; `approximated`: carried in part. */
-  action: "dropped" | "rewritten" | "approximated";
-  /** What it was, e.g. `content[1] (audio)`, `structuredContent`, `skill input schema`. */
-  what: string;
-  /** Why, and what the other side got instead. */
-  detail: string;
-}
-
-/**
- * What a call's translation between the client's protocol (or revision) and the backend's kept and lost: the
- * operator's record of every lossy step. Present on a terminal event when the two legs differ.
- */
-export interface TranslationReport {
-  client: TranslationLeg;
-  backend: TranslationLeg;
-  /** Empty when nothing was lost. */
-  notes: TranslationNote[];
 }
 
 /** A routed call completed; `isError` is false. */

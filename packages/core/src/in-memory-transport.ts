@@ -1,9 +1,5 @@
 import type { BridgeTransport, CallOptions, CodeOutput } from "./call.js";
-import {
-  DEFAULT_STREAM_TIMEOUT_MS,
-  DEFAULT_UNARY_TIMEOUT_MS,
-  REQUEST_ID_METADATA_KEY,
-} from "./call-options.js";
+import { DEFAULT_STREAM_TIMEOUT_MS, DEFAULT_UNARY_TIMEOUT_MS } from "./call-options.js";
 import { createCallScope, raceAbort } from "./call-scope.js";
 import { Code, TrestleError } from "./error.js";
 import { healthFromProbeError } from "./health.js";
@@ -99,7 +95,8 @@ function asWireError(error: unknown): TrestleError {
  * A {@link BridgeTransport} that calls {@link ServiceHandlers} in this process: no sockets, with the wire's
  * semantics (values copied, deadlines, cancellation, errors reduced to code and message). For tests of
  * everything above the transport. To serve Wanaku `CapabilityHandlers` on it, wrap them with
- * `fromCapabilityHandlers` from `@trestle/wanaku`.
+ * `fromCapabilityHandlers` from `@trestle/wanaku`. It describes a tool call as the served handlers do
+ * ({@link ServiceHandlers.describeToolCall}), and reports no leg of its own: it has no protocol.
  */
 export function createInMemoryTransport(options: InMemoryTransportOptions): BridgeTransport {
   const unaryTimeoutMs = options.unaryTimeoutMs ?? DEFAULT_UNARY_TIMEOUT_MS;
@@ -116,7 +113,6 @@ export function createInMemoryTransport(options: InMemoryTransportOptions): Brid
   function contextFor(signal: AbortSignal, callOptions: CallOptions | undefined): HandlerContext {
     const metadata: Record<string, string> = {};
     for (const [k, v] of Object.entries(callOptions?.metadata ?? {})) metadata[k.toLowerCase()] = v;
-    if (callOptions?.requestId) metadata[REQUEST_ID_METADATA_KEY] = callOptions.requestId;
     return { signal, requestId: callOptions?.requestId ?? "", metadata };
   }
 
@@ -152,6 +148,11 @@ export function createInMemoryTransport(options: InMemoryTransportOptions): Brid
   }
 
   return {
+    describeToolCall(call, target) {
+      // A capability that is not served (yet) describes nothing: the call then fails when it is made.
+      const entry = closed ? undefined : options.network.lookup(targetAddress(target));
+      return entry?.handlers.describeToolCall?.(call);
+    },
     callTool(call, target, callOptions) {
       const input = overTheWire(call);
       return unary(target, callOptions, "callTool", (h, c) => h.callTool?.(input, c));

@@ -119,6 +119,27 @@ describe("withInterceptors", () => {
     });
   });
 
+  it("passes describeToolCall straight to the transport, past every interceptor, and has it only when the transport does", () => {
+    const log: string[] = [];
+    expect(withInterceptors(recordingTransport(log), [layer("a", log)]).describeToolCall).toBeUndefined();
+    const description = {
+      secretValues: ["s3cr3t-value"],
+      record: () => ({ arguments: {}, headers: {}, body: "" }),
+    };
+    const describing = withInterceptors(
+      {
+        ...recordingTransport(log),
+        describeToolCall(input, to) {
+          log.push(`describe:${input.tool.name}:${to.serviceName}`);
+          return description;
+        },
+      },
+      [layer("a", log)],
+    );
+    expect(describing.describeToolCall?.(call, target)).toBe(description);
+    expect(log).toEqual(["describe:echo:svc"]);
+  });
+
   it("has getPrompt only when the transport has it", async () => {
     const bare = withInterceptors(recordingTransport([]), []);
     expect(bare.getPrompt).toBeUndefined();

@@ -94,8 +94,8 @@ function invokeTransport(transport: BridgeTransport): Invoke {
 
 /**
  * A transport that runs every call through `interceptors` before `transport`. The first interceptor in the
- * list is the outermost layer (it sees the call first and the result last), as in connect-es. `release` and
- * `close` go straight to `transport`; `getPrompt` exists only when `transport` has it.
+ * list is the outermost layer (it sees the call first and the result last), as in connect-es. `describeToolCall`,
+ * `release` and `close` go straight to `transport`; `getPrompt` exists only when `transport` has it.
  */
 export function withInterceptors(
   transport: BridgeTransport,
@@ -117,6 +117,11 @@ export function withInterceptors(
   if (transport.getPrompt) {
     wrapped.getPrompt = (input, target, options = {}) =>
       invoke({ method: "getPrompt", input, target, options });
+  }
+  if (transport.describeToolCall) {
+    // Not a call: it says how the transport would send one, so it goes straight to the transport.
+    const describe = transport.describeToolCall.bind(transport);
+    wrapped.describeToolCall = (call, target) => describe(call, target);
   }
   if (transport.release) {
     const release = transport.release.bind(transport);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  argumentSecretValues,
   isSecretName,
   REDACTED,
   redactArguments,
@@ -13,13 +14,46 @@ import {
   stringifyArgument,
 } from "./redaction.js";
 
-describe("redactArguments", () => {
-  it("removes wanaku_auth_* and wanaku_meta_* arguments", () => {
-    expect(
-      redactArguments({ wanaku_auth_Authorization: "Bearer x", wanaku_meta_trace: "t", city: "Oslo" }),
-    ).toEqual({
-      city: "Oslo",
+describe("argumentSecretValues", () => {
+  it("finds secret-named arguments, secret fields nested in objects, and URL passwords", () => {
+    const values = argumentSecretValues({
+      api_key: "k3y-123",
+      app: "shop",
+      environment: { DATABASE_URL: "postgres://db", credentials: { password: "hunter22" } },
+      dsn: "postgres://app:s3cret-pw@db:5432/shop",
+      count: 3,
+      gone: null,
     });
+    expect(values).toEqual(["k3y-123", "hunter22", "s3cret-pw"]);
+  });
+
+  it("holds a secret-named object argument as the JSON text it is sent as", () => {
+    expect(argumentSecretValues({ credentials: { user: "al", pin: 1234 } })).toEqual([
+      '{"user":"al","pin":1234}',
+    ]);
+  });
+
+  it("treats the Wanaku credential prefix as secret in every protocol, and nothing else by prefix", () => {
+    expect(argumentSecretValues({ wanaku_auth_Tenant: "acme-tenant", wanaku_meta_trace: "t-1" })).toEqual([
+      "acme-tenant",
+    ]);
+  });
+
+  it("says which argument cannot be sent as text", () => {
+    expect(() => argumentSecretValues({ token: { n: 1n } })).toThrowError(/Argument 'token' cannot be sent/);
+  });
+});
+
+describe("redactArguments", () => {
+  it("keeps every argument by its name, whatever the protocol: wanaku_auth_* redacted, wanaku_meta_* as it is", () => {
+    expect(
+      redactArguments({
+        wanaku_auth_Tenant: "acme-tenant",
+        wanaku_meta_trace: "t",
+        wanaku_body: "{}",
+        city: "Oslo",
+      }),
+    ).toEqual({ wanaku_auth_Tenant: REDACTED, wanaku_meta_trace: "t", wanaku_body: "{}", city: "Oslo" });
   });
 
   it.each([

@@ -1,3 +1,4 @@
+import { Code, TrestleError } from "./error.js";
 import type { ToolCallEvent, ToolCallStartedEvent } from "./events.js";
 
 /** What a redacted value is replaced with. */
@@ -6,14 +7,13 @@ export const REDACTED = "[REDACTED]";
 /** What code is replaced with in events. */
 export const REDACTED_CODE = "[CODE]";
 
-/** Prefix of arguments that become headers (`wanaku_meta_X` → header `X`). */
-export const META_ARGUMENT_PREFIX = "wanaku_meta_";
-
-/** Prefix of arguments that carry credentials as headers (`wanaku_auth_X` → header `X`). */
-export const AUTH_ARGUMENT_PREFIX = "wanaku_auth_";
-
-/** The argument that carries a request body, where the tool declares it. */
-export const BODY_ARGUMENT = "wanaku_body";
+/**
+ * The prefix the Wanaku contract reserves for arguments that carry credentials (`wanaku_auth_X`). Only a
+ * redaction rule here, for every protocol: such an argument is recorded as `[REDACTED]` and its value scrubbed
+ * whatever its name says, since a value redacted by mistake costs nothing and a recorded credential is a leak.
+ * What the prefix means on the wire is `@trestle/wanaku`'s.
+ */
+const CREDENTIAL_ARGUMENT_PREFIX = "wanaku_auth_";
 
 /*
  * Which names hold a secret. A name is cut into words (at `-`, `_`, `.`, spaces and camelCase humps) and
@@ -83,9 +83,12 @@ export function isSecretName(name: string): boolean {
   return SECRET_LAST_WORDS.has(words[words.length - 1] as string);
 }
 
-/** True when an argument named `key` holds a secret and must not be recorded (see {@link isSecretName}). */
+/**
+ * True when an argument named `key` holds a secret and must not be recorded: a secret name (see
+ * {@link isSecretName}), or a name with the Wanaku contract's credential prefix `wanaku_auth_`, in any protocol.
+ */
 export function isSecretArgumentKey(key: string): boolean {
-  return isSecretName(key) || key.startsWith(AUTH_ARGUMENT_PREFIX);
+  return isSecretName(key) || key.startsWith(CREDENTIAL_ARGUMENT_PREFIX);
 }
 
 /** True when a header named `key` holds a credential and must not be recorded (see {@link isSecretName}). */
@@ -94,23 +97,63 @@ export function isSecretHeaderKey(key: string): boolean {
 }
 
 /**
- * Arguments as they may be recorded in an event or a log: `wanaku_auth_*` and `wanaku_meta_*` removed;
- * arguments whose name holds a secret (see {@link isSecretName}) replaced with `[REDACTED]`; other values
- * turned into strings.
+ * Arguments as they may be recorded in an event or a log, whatever the protocol that carries them: arguments whose
+ * name holds a secret (see {@link isSecretArgumentKey}) replaced with `[REDACTED]`; an object argument as JSON with
+ * its own secret-named fields redacted, at any depth; a URL's password redacted; other values turned into strings;
+ * `null` values dropped.
  */
 export function redactArguments(args: Readonly<Record<string, unknown>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(args)) {
-    if (key.startsWith(AUTH_ARGUMENT_PREFIX) || key.startsWith(META_ARGUMENT_PREFIX)) continue;
     if (value === null || value === undefined) continue;
-    // An object argument is recorded as JSON with its own secret-named fields redacted, at any depth.
-    out[key] = isSecretName(key)
+    out[key] = isSecretArgumentKey(key)
       ? REDACTED
       : typeof value === "string"
         ? redactUrlCredentials(value)
         : stringifyArgument(typeof value === "object" ? redactJson(value, []) : value);
   }
   return out;
+}
+
+/**
+ * The secret values among a call's arguments, by the name rules alone and whatever the protocol: the value of
+ * every argument whose name holds a secret (see {@link isSecretArgumentKey}; every string of it when it is an
+ * object), of every secret-named field inside an object argument at any depth, and every URL password. The router
+ * scrubs them from whatever comes back (a result, an error message, an event), since a backend may echo what it
+ * received.
+ *
+ * @throws TrestleError `InvalidArgument` when a secret-named argument cannot be turned into text (a bigint inside
+ * an object).
+ *
+ * @example
+ * ```ts
+ * argumentSecretValues({ api_key: "k3y", db: { password: "s3" }, url: "postgres://u:pw@db/x" }); // ["k3y", "s3", "pw"]
+ * ```
+ */
+export function argumentSecretValues(args: Readonly<Record<string, unknown>>): string[] {
+  const found: string[] = [];
+  // `for…in` with an own-property check walks what `Object.entries` would without making its pairs (every call).
+  for (const name in args) {
+    if (!Object.hasOwn(args, name)) continue;
+    const value = args[name];
+    if (value === null || value === undefined) continue;
+    if (isSecretArgumentKey(name)) found.push(secretText(name, value));
+    else if (typeof value === "object") redactJson(value, found);
+    else if (typeof value === "string") redactUrlCredentials(value, found);
+  }
+  return found;
+}
+
+/** A secret argument's value as the text it is sent and echoed as. */
+function secretText(name: string, value: unknown): string {
+  try {
+    return stringifyArgument(value);
+  } catch (error) {
+    throw new TrestleError(
+      `Argument '${name}' cannot be sent as text: ${error instanceof Error ? error.message : String(error)}`,
+      Code.InvalidArgument,
+    );
+  }
 }
 
 /**

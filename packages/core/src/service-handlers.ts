@@ -9,6 +9,7 @@ import type {
   ResourceRead,
   ResourceResult,
   ToolCall,
+  ToolCallDescription,
   ToolResult,
 } from "./call.js";
 
@@ -16,7 +17,7 @@ import type {
 export interface HandlerContext {
   /** Aborted when the caller cancels, the deadline passes, or the connection drops. */
   signal: AbortSignal;
-  /** The caller's request id (`x-wanaku-request-id`), or "" when none was sent. */
+  /** The caller's request id, or "" when none was sent. */
   requestId: string;
   /** Request metadata, keys lower-cased. */
   metadata: Readonly<Record<string, string>>;
@@ -32,6 +33,11 @@ export interface HandlerContext {
  * (`wanakuHandlers`), and the transport test kit's reference capability is written with them.
  */
 export interface ServiceHandlers {
+  /**
+   * How a call to these handlers travels, for handlers that stand for a wire (Wanaku handlers served in memory
+   * through `fromCapabilityHandlers`): what the in-memory transport's `describeToolCall` answers. Optional.
+   */
+  describeToolCall?(call: ToolCall): ToolCallDescription | undefined;
   callTool?(call: ToolCall, context: HandlerContext): Promise<ToolResult> | ToolResult;
   readResource?(read: ResourceRead, context: HandlerContext): Promise<ResourceResult> | ResourceResult;
   getPrompt?(get: PromptGet, context: HandlerContext): Promise<PromptResult> | PromptResult;

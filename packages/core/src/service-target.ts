@@ -42,8 +42,12 @@ export interface ServiceTarget {
   languageSubType?: string;
   /** Which transport serves it: `"grpc"` (the default), `"connect"`, `"mcp"`, or a custom transport's name. */
   protocol?: string;
-  /** Wire dialect for the gRPC transport: `"v1"` (default) or `"legacy"` (Wanaku <= 0.0.9). */
-  dialect?: "v1" | "legacy";
+  /**
+   * Which dialect of its protocol's wire the service speaks, named as the transport of {@link protocol} names them
+   * (the gRPC transport: `"v1"` or `"legacy"`, see `WanakuDialect` in `@trestle/wanaku`); absent: the transport's
+   * default.
+   */
+  dialect?: string;
 }
 
 /** `host:port` of a target, with IPv6 hosts bracketed. */

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -69,5 +69,38 @@ describe("@trestle/core boundaries", () => {
     };
     visit(join(srcDir, "index.ts"));
     expect(reachable.size).toBeGreaterThan(5);
+  });
+
+  it("exports from its main entry what a transport writer needs, under 80 names; the rest on declared subpaths", () => {
+    const names = new Set<string>();
+    const block = /export\s+(?:type\s+)?\{([^}]*)\}\s*from/g;
+    for (const match of readFileSync(join(srcDir, "index.ts"), "utf8").matchAll(block)) {
+      for (const part of (match[1] ?? "").split(",")) {
+        const name = part.replace(/^\s*type\s+/, "").trim();
+        if (name) names.add(name);
+      }
+    }
+    expect(names.size).toBeGreaterThan(40);
+    expect(names.size).toBeLessThan(80);
+    for (const needed of ["BridgeTransport", "CallOptions", "TrestleError", "Code", "withInterceptors"])
+      expect(names).toContain(needed);
+
+    const pkg = JSON.parse(readFileSync(join(srcDir, "..", "package.json"), "utf8"));
+    const published = pkg.publishConfig.exports as Record<string, { types: string; default: string }>;
+    expect(Object.keys(published)).toEqual(Object.keys(pkg.exports));
+    for (const [subpath, entry] of Object.entries(
+      pkg.exports as Record<string, { "@trestle/source": string; types: string; default: string }>,
+    )) {
+      expect(existsSync(join(srcDir, "..", entry["@trestle/source"])), subpath).toBe(true);
+      expect(entry.default).toBe(
+        entry["@trestle/source"].replace("./src/", "./dist/").replace(/\.ts$/, ".js"),
+      );
+      expect(published[subpath]).toEqual({ types: entry.types, default: entry.default });
+    }
+  });
+
+  it("knows none of the Wanaku contract's request rules: no wanaku_meta_ or wanaku_body outside the tests", () => {
+    const offenders = sources(srcDir).filter((file) => /wanaku_(meta|body)/.test(readFileSync(file, "utf8")));
+    expect(offenders).toEqual([]);
   });
 });

@@ -42,6 +42,7 @@ describe("the transport test kit", () => {
     ["ignores-cancellation", "cancels a unary call when the signal aborts"],
     ["drops-metadata", "sends the request id and caller metadata as call metadata"],
     ["ignores-deadlines", "fails with DeadlineExceeded when the service outlives the deadline"],
+    ["reports-no-leg", "reports the leg it speaks on each tool call and code execution"],
   ])("fails a transport that %s, at '%s'", (suite, test) => {
     expect(outcome(suite, test)).toBe("failed");
   });

@@ -158,6 +158,23 @@ describe("MCP forwards: existing MCP servers behind the router", () => {
     expect(kinds).toEqual(expect.arrayContaining(["text", "image", "resource_link"]));
   });
 
+  it("gives a forward's tool Wanaku's argument names as plain arguments, and records them as arguments", async () => {
+    // Wanaku's conventions (wanaku_meta_* headers, wanaku_body) belong to the Wanaku transports: an MCP forward
+    // gets the arguments as the client sent them, and the call's event shows them as arguments, not headers.
+    const args = { wanaku_meta_trace: "t-1", wanaku_body: '{"q":1}', city: "Oslo" };
+    const result = await client.callTool({ name: "fx_describe_args", arguments: args });
+    expect(result.isError).toBeFalsy();
+    expect(JSON.parse(texts(result)[0] as string).args).toEqual(args);
+    const events = await api<{ type: string; arguments?: Record<string, string>; headers?: object }[]>(
+      router.url,
+      "GET",
+      "/api/v2/tool-calls/history?toolName=fx_describe_args&limit=10",
+    );
+    const started = events.filter((e) => e.type === "started").at(-1);
+    expect(started?.arguments).toEqual(args);
+    expect(started?.headers).toEqual({});
+  });
+
   it("brings image, audio, resource link, structured content and _meta back unchanged, no string encoding on the way", async () => {
     // What the fixture's `rich` tool answers (packages/transport-mcp/test/fixtures/fixture-server.mjs).
     const result = await client.callTool({ name: "fx_rich", arguments: {} });

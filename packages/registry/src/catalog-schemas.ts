@@ -1,10 +1,5 @@
-import type {
-  ForwardReference,
-  Namespace,
-  PromptReference,
-  ResourceReference,
-  ToolReference,
-} from "@trestle/core";
+import type { PromptReference, ResourceReference, ToolReference } from "@trestle/core";
+import type { ForwardReference, Namespace } from "@trestle/core/catalog";
 import { z } from "zod";
 import { isNamespaceName } from "./namespace-name.js";
 import { parseOrThrow } from "./validation.js";
@@ -273,7 +268,8 @@ const tokenEndpointSchema = z
   .max(CATALOG_LIMITS.uriLength)
   .refine(
     (s) =>
-      /^https:\/\/[^\s]+$/i.test(s) || /^http:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?(\/[^\s]*)?$/i.test(s),
+      /^https:\/\/[^\s]+$/i.test(s) ||
+      /^http:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?(\/[^\s]*)?$/i.test(s),
     { message: "must be an https URL (http only on a loopback address)" },
   );
 

@@ -1,4 +1,4 @@
-import type { Namespace } from "@trestle/core";
+import type { Namespace } from "@trestle/core/catalog";
 import { deepFreeze } from "./deep-freeze.js";
 import type { EntryKind, StoredEntry, StoredNamespace, StoreSnapshot } from "./store.js";
 

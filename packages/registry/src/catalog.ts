@@ -1,14 +1,12 @@
 import { randomUUID } from "node:crypto";
 import {
   Code,
-  type ForwardReference,
-  type Labels,
-  type Namespace,
   type PromptReference,
   type ResourceReference,
   type ToolReference,
   TrestleError,
 } from "@trestle/core";
+import type { ForwardReference, Labels, Namespace } from "@trestle/core/catalog";
 import { parseForward, parseNamespace, parsePrompt, parseResource, parseTool } from "./catalog-schemas.js";
 import type { CatalogChange, CatalogView } from "./catalog-view.js";
 import type { Clock } from "./clock.js";

@@ -1,10 +1,5 @@
-import {
-  type HealthStatus,
-  healthFromProbeError,
-  type ServiceTarget,
-  type TransportSelector,
-  TrestleError,
-} from "@trestle/core";
+import { type HealthStatus, healthFromProbeError, type ServiceTarget, TrestleError } from "@trestle/core";
+import type { TransportSelector } from "@trestle/core/routing";
 import type { Clock } from "./clock.js";
 import type { RegistryLogger } from "./logger.js";
 import type { ServiceView } from "./service-view.js";

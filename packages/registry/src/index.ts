@@ -1,7 +1,9 @@
 /**
  * Trestle's catalog (tools, resources, prompts, namespaces) and service registry, kept in PostgreSQL —
  * embedded PGlite on one machine, a PostgreSQL server for several replicas — with an in-memory view in every
- * process that the change feed keeps current, a health prober, and the health-aware `ServiceResolver`.
+ * process that the change feed keeps current, a health prober, and the health-aware `ServiceResolver`. Another
+ * owner of state on the same database (the server, for its fronts' tables) works on the store's SQL client
+ * (`Store.sql`) with migrations of its own (`applyMigrations`).
  *
  * @packageDocumentation
  */
@@ -45,6 +47,7 @@ export { type RegistryLogger, silentLogger } from "./logger.js";
 export { DEFAULT_NAMESPACE, isNamespaceName, normalizeNamespace } from "./namespace-name.js";
 export { DEFAULT_DATA_DIR, openStore, type StoreOptions } from "./open-store.js";
 export { createRegistry, type Registry, type RegistryOptions } from "./registry.js";
+export { applyMigrations, type Migration, type MigrationOptions } from "./schema-migrations.js";
 export { readSecretsKeyFile, secretsKeyFileBeside } from "./secrets-key-file.js";
 export {
   createSecretsKeyring,
@@ -62,17 +65,15 @@ export {
   type ServiceRegistration,
 } from "./service-target-schema.js";
 export type { RegistryEvent } from "./service-view.js";
+export type { SqlClient, SqlExecutor, StoreSqlClient } from "./sql-client.js";
 export type {
   EntryKind,
   HealthRecord,
-  McpTaskRequests,
   RegisteredService,
   RegistrationActor,
   Store,
   StoreChange,
-  StoredA2aTask,
   StoredEntry,
-  StoredMcpTask,
   StoredNamespace,
   StoreSnapshot,
 } from "./store.js";

@@ -1,4 +1,5 @@
-import { Code, type Labels, TrestleError } from "@trestle/core";
+import { Code, TrestleError } from "@trestle/core";
+import type { Labels } from "@trestle/core/catalog";
 
 /**
  * A parsed label filter: a tree of comparisons joined by `and`, `or` and `not`.

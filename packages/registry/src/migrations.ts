@@ -1,19 +1,16 @@
-import type { SqlClient } from "./sql-client.js";
-
-/** One step of the schema. Steps are applied in order, each once, and never edited once released. */
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import { applyMigrations, type Migration, type MigrationOptions } from "./schema-migrations.js";
+import type { StoreSqlClient } from "./sql-client.js";
 
 /**
- * Serialises migrations across replicas that start at once: the second waits on this lock (held until the
- * first one's transaction ends) and then finds the steps applied.
+ * Where the registry records its steps, and the lock that serialises them across replicas that start at once: the
+ * second waits on it (held until the first one's transaction ends) and then finds the steps applied.
  */
-const MIGRATION_LOCK_KEY = 7_246_413_001;
+export const REGISTRY_MIGRATIONS: MigrationOptions = Object.freeze({
+  table: "trestle_schema_migrations",
+  lockKey: 7_246_413_001,
+});
 
-/** The schema, step by step. Times are epoch milliseconds written by the registry's clock. */
+/** The registry's schema, step by step. Times are epoch milliseconds written by the registry's clock. */
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -94,68 +91,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX trestle_services_service_name ON trestle_services ((target ->> 'serviceName'));
     `,
   },
-  {
-    version: 4,
-    name: "A2A tasks the router's A2A front started",
-    // Any replica answers GetTask, CancelTask and SubscribeToTask from here; the replica running a call polls
-    // its row to see a cancellation another replica wrote.
-    sql: `
-      CREATE TABLE trestle_a2a_tasks (
-        id text PRIMARY KEY,
-        namespace text NOT NULL,
-        context_id text NOT NULL,
-        state text NOT NULL,
-        document jsonb NOT NULL,
-        created_at bigint NOT NULL,
-        updated_at bigint NOT NULL
-      );
-      CREATE INDEX trestle_a2a_tasks_namespace ON trestle_a2a_tasks (namespace, updated_at DESC);
-    `,
-  },
+  // Steps 4 to 7 made the tables of the router's fronts (A2A tasks, MCP tasks, ended MCP sessions). The server owns
+  // those tables now: its own migrations adopt them where these steps made them, and make them where not. The
+  // steps stay, empty, so that each version keeps its meaning in every database.
+  { version: 4, name: "A2A tasks the router's A2A front started", sql: "" },
   {
     version: 5,
     name: "MCP tasks (the io.modelcontextprotocol/tasks extension) the router's MCP front started",
-    // Any replica answers tasks/get from here; tasks/update and tasks/cancel on any replica leave their requests
-    // in \`requests\`, which the replica running the call takes.
-    sql: `
-      CREATE TABLE trestle_mcp_tasks (
-        id text PRIMARY KEY,
-        namespace text NOT NULL,
-        principal text NOT NULL,
-        status text NOT NULL,
-        document jsonb NOT NULL,
-        requests jsonb NOT NULL DEFAULT '{}'::jsonb,
-        created_at bigint NOT NULL,
-        updated_at bigint NOT NULL,
-        expires_at bigint NOT NULL
-      );
-      CREATE INDEX trestle_mcp_tasks_expires ON trestle_mcp_tasks (expires_at);
-    `,
+    sql: "",
   },
-  {
-    version: 6,
-    name: "ended MCP sessions",
-    sql: `
-      CREATE TABLE trestle_ended_mcp_sessions (
-        digest text PRIMARY KEY,
-        ended_at bigint NOT NULL,
-        expires_at bigint NOT NULL
-      );
-      CREATE INDEX trestle_ended_mcp_sessions_ended ON trestle_ended_mcp_sessions (ended_at);
-      CREATE INDEX trestle_ended_mcp_sessions_expires ON trestle_ended_mcp_sessions (expires_at);
-    `,
-  },
-  {
-    version: 7,
-    name: "owners of A2A tasks",
-    // A task answers only the principal that started it. Tasks stored before owners were kept belong to nobody
-    // (no principal is named ''), so no one reads them again; the sweep removes them after their retention.
-    sql: `
-      ALTER TABLE trestle_a2a_tasks ADD COLUMN principal text NOT NULL DEFAULT '';
-      CREATE INDEX trestle_a2a_tasks_principal ON trestle_a2a_tasks (principal, updated_at DESC);
-      CREATE INDEX trestle_mcp_tasks_principal ON trestle_mcp_tasks (principal, expires_at);
-    `,
-  },
+  { version: 6, name: "ended MCP sessions", sql: "" },
+  { version: 7, name: "owners of A2A tasks", sql: "" },
   {
     version: 8,
     name: "service names owned by the principal that first registered them",
@@ -177,36 +123,13 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 /**
- * Brings the schema up to date: applies every step newer than the database's, in one transaction, under an
- * advisory lock so that replicas starting together apply each step exactly once.
+ * Brings the registry's schema up to date (see {@link applyMigrations}).
  *
  * @returns the versions applied now (empty when the schema was current).
  */
-export async function applyMigrations(
-  client: SqlClient,
+export function applyRegistryMigrations(
+  client: StoreSqlClient,
   migrations: readonly Migration[] = MIGRATIONS,
 ): Promise<number[]> {
-  return client.transaction(async (tx) => {
-    await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
-    await tx.exec(`
-      CREATE TABLE IF NOT EXISTS trestle_schema_migrations (
-        version integer PRIMARY KEY,
-        name text NOT NULL,
-        applied_at timestamptz NOT NULL DEFAULT now()
-      )
-    `);
-    const rows = await tx.query<{ version: number }>("SELECT version FROM trestle_schema_migrations");
-    const applied = new Set(rows.map((r) => Number(r.version)));
-    const newlyApplied: number[] = [];
-    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
-      if (applied.has(migration.version)) continue;
-      await tx.exec(migration.sql);
-      await tx.query("INSERT INTO trestle_schema_migrations (version, name) VALUES ($1, $2)", [
-        migration.version,
-        migration.name,
-      ]);
-      newlyApplied.push(migration.version);
-    }
-    return newlyApplied;
-  });
+  return applyMigrations(client, migrations, REGISTRY_MIGRATIONS);
 }

@@ -1,6 +1,6 @@
 import { Code, TrestleError } from "@trestle/core";
 import { type RegistryLogger, silentLogger } from "./logger.js";
-import { applyMigrations } from "./migrations.js";
+import { applyRegistryMigrations } from "./migrations.js";
 import { sealStoredForwards } from "./seal-stored-forwards.js";
 import { withSealedForwards } from "./sealing-store.js";
 import { readOrCreateSecretsKeyFile, secretsKeyFileBeside } from "./secrets-key-file.js";
@@ -104,7 +104,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     });
   }
   try {
-    const applied = await applyMigrations(client);
+    const applied = await applyRegistryMigrations(client);
     if (applied.length > 0)
       logger.info({ versions: applied, backend: client.backend }, "applied schema migrations");
   } catch (error) {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { Code, type TransportSelector, TrestleError } from "@trestle/core";
+import { Code, TrestleError } from "@trestle/core";
+import type { TransportSelector } from "@trestle/core/routing";
 import { type Catalog, createCatalog } from "./catalog.js";
 import { type CatalogChange, createCatalogView } from "./catalog-view.js";
 import { createCircuitBreaker } from "./circuit-breaker.js";

@@ -1,11 +1,5 @@
-import {
-  type CallOutcomeListener,
-  Code,
-  type ServiceResolver,
-  type ServiceTarget,
-  type ServiceType,
-  TrestleError,
-} from "@trestle/core";
+import { Code, type ServiceTarget, type ServiceType, TrestleError } from "@trestle/core";
+import type { CallOutcomeListener, ServiceResolver } from "@trestle/core/routing";
 import type { CircuitBreaker, CircuitState } from "./circuit-breaker.js";
 import type { Clock } from "./clock.js";
 import type { ServiceView } from "./service-view.js";

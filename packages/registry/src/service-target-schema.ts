@@ -1,4 +1,5 @@
-import { SERVICE_TYPES, type ServiceTarget, type ServiceType } from "@trestle/core";
+import type { ServiceTarget, ServiceType } from "@trestle/core";
+import { SERVICE_TYPES } from "@trestle/core/routing";
 import { z } from "zod";
 import { idSchema, nameSchema } from "./catalog-schemas.js";
 import { parseOrThrow } from "./validation.js";

@@ -31,3 +31,9 @@ export interface SqlClient extends SqlExecutor {
   /** Closes every connection. */
   close(): Promise<void>;
 }
+
+/**
+ * The store's SQL client as it lends it to another owner of state on the same database (see `Store.sql`):
+ * everything but closing it, which the store's own `close` does.
+ */
+export type StoreSqlClient = Omit<SqlClient, "close">;

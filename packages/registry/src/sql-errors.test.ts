@@ -89,3 +89,46 @@ describe("the SQL store when the database is unreachable", () => {
     await expect(plain.listServices()).rejects.toThrow("some defect");
   });
 });
+
+describe("the store's SQL client, lent to another owner, when the database is unreachable", () => {
+  const driverError = withCode("connect ECONNREFUSED 10.1.2.3:5432", "ECONNREFUSED");
+  const unavailable = (outcome: string) => ({
+    code: Code.Unavailable,
+    rawMessage: `The catalog store (PostgreSQL) is unavailable (ECONNREFUSED); ${outcome}. Try again once the database is reachable`,
+    cause: driverError,
+  });
+
+  it("maps a failed read, write, script, transaction and subscription as the store's own methods", async () => {
+    const { sql } = createSqlStore(failingClient(driverError));
+    await expect(sql.query("SELECT digest FROM t WHERE digest = $1", ["d"])).rejects.toMatchObject(
+      unavailable("nothing could be read"),
+    );
+    for (const write of [
+      "INSERT INTO t (id) VALUES ($1)",
+      "WITH recorded AS (INSERT INTO t (id) VALUES ($1)) SELECT pg_notify('c', $1)",
+      "SELECT pg_notify('c', $1)",
+    ]) {
+      await expect(sql.query(write, ["x"])).rejects.toMatchObject(unavailable("the change was not saved"));
+    }
+    await expect(sql.exec("CREATE TABLE t (id text)")).rejects.toMatchObject(
+      unavailable("the change was not saved"),
+    );
+    await expect(sql.transaction(async () => 1)).rejects.toMatchObject(
+      unavailable("the change was not saved"),
+    );
+    await expect(
+      sql.listen(
+        "c",
+        () => undefined,
+        () => undefined,
+      ),
+    ).rejects.toMatchObject(unavailable("the change was not saved"));
+  });
+
+  it("passes a statement's own error as it is, and cannot close the store's client", async () => {
+    const defect = withCode("syntax error", "42601");
+    const { sql } = createSqlStore(failingClient(defect));
+    await expect(sql.query("SELEC 1")).rejects.toBe(defect);
+    expect("close" in sql).toBe(false);
+  });
+});

@@ -1,4 +1,5 @@
 import type { HealthState, ServiceTarget } from "@trestle/core";
+import type { StoreSqlClient } from "./sql-client.js";
 
 /** The kinds of catalog entry. A forward is an MCP server whose catalog is imported into its namespace. */
 export type EntryKind = "tool" | "resource" | "prompt" | "forward";
@@ -133,45 +134,16 @@ export interface RegistrationResult {
  *
  * Use it through {@link createRegistry}; its methods are public for tests and tools.
  */
-/** An MCP task (the `io.modelcontextprotocol/tasks` extension) as the store keeps it. */
-export interface StoredMcpTask {
-  id: string;
-  namespace: string;
-  /** The principal that started it: only it may read, update or cancel it. */
-  principal: string;
-  /** `working`, `input_required`, `completed`, `failed` or `cancelled`. */
-  status: string;
-  /** The task as `tasks/get` answers it (its result, error or input requests inlined). */
-  document: Record<string, unknown>;
-  createdAt: number;
-  /** When the task may be forgotten (epoch ms). */
-  expiresAt: number;
-}
-
-/** What clients asked of an MCP task, left for the replica running it. */
-export interface McpTaskRequests {
-  cancel?: boolean;
-  /** Answers to its input requests, by key. */
-  inputResponses?: Record<string, unknown>;
-}
-
-/** An A2A task as the store keeps it. */
-export interface StoredA2aTask {
-  id: string;
-  namespace: string;
-  /** The principal that started it: the only one it answers. */
-  principal: string;
-  contextId: string;
-  /** The task's state, as A2A JSON names it (`TASK_STATE_WORKING`). */
-  state: string;
-  /** The task, as A2A JSON. */
-  document: Record<string, unknown>;
-  updatedAt?: number;
-}
-
 export interface Store {
   /** Which database holds the state. */
   readonly backend: "pglite" | "postgres";
+  /**
+   * The store's SQL client, for another owner of state on the same database (the server keeps its fronts' tables
+   * there): its own tables, its own migrations ({@link applyMigrations} with its own table and lock), its own
+   * notification channels. Connection failures reject as the store's methods do (`Unavailable`, naming the store,
+   * never the driver's text). The store closes it.
+   */
+  readonly sql: StoreSqlClient;
 
   /** Reads every namespace, entry and service at one instant. */
   loadSnapshot(): Promise<StoreSnapshot>;
@@ -266,59 +238,6 @@ export interface Store {
   claimLease(name: string, owner: string, now: number, ttlMs: number): Promise<boolean>;
   /** Gives a lease up, if `owner` holds it. */
   releaseLease(name: string, owner: string): Promise<void>;
-
-  /**
-   * Creates or replaces an A2A task the router's A2A front started (its whole document, as A2A JSON). A task of
-   * that id owned by another principal or namespace is left as it is: `false` then.
-   */
-  saveA2aTask(task: StoredA2aTask, now: number): Promise<boolean>;
-  /** The A2A task with this id, or `undefined`. The caller compares its owner. */
-  loadA2aTask(id: string): Promise<StoredA2aTask | undefined>;
-  /** A principal's A2A tasks in a namespace, newest first; only those of `contextId` when given. */
-  listA2aTasks(
-    namespace: string,
-    principal: string,
-    options: { contextId?: string; limit: number },
-  ): Promise<StoredA2aTask[]>;
-  /** How many A2A tasks `principal` has that changed at or after `updatedSince` (a quota's count). */
-  countA2aTasks(principal: string, updatedSince: number): Promise<number>;
-  /** Removes A2A tasks not updated since `updatedBefore`. @returns how many. */
-  removeA2aTasks(updatedBefore: number): Promise<number>;
-
-  /** Creates or replaces an MCP task's state (its requests stay). */
-  saveMcpTask(task: StoredMcpTask, now: number): Promise<void>;
-  /** The MCP task with this id, or `undefined` (also once it expired). */
-  loadMcpTask(id: string, now: number): Promise<StoredMcpTask | undefined>;
-  /**
-   * Leaves a client's request for the replica running the task (answers merge with those not taken yet).
-   * @returns false when no such task exists.
-   */
-  requestMcpTask(id: string, requests: McpTaskRequests): Promise<boolean>;
-  /** Takes (and clears) what clients asked of an MCP task since the last take. */
-  takeMcpTaskRequests(id: string): Promise<McpTaskRequests>;
-  /** Removes MCP tasks that expired before `now`. @returns how many. */
-  removeExpiredMcpTasks(now: number): Promise<number>;
-  /** How many MCP tasks of `principal` have not expired at `now` (a quota's count). */
-  countMcpTasks(principal: string, now: number): Promise<number>;
-
-  /**
-   * Records that a client ended an MCP session (its `DELETE`), by a digest of its id, until `expiresAt` (when its
-   * id would have expired anyway), and tells every replica (see {@link Store.subscribeEndedMcpSessions}). Ends
-   * recorded earlier that are past their expiry go at the same time.
-   */
-  endMcpSession(digest: string, endedAt: number, expiresAt: number): Promise<void>;
-  /** Whether the MCP session with this digest was ended and would not have expired by `now`. */
-  isMcpSessionEnded(digest: string, now: number): Promise<boolean>;
-  /** Digests of the MCP sessions ended at or after `since` (to catch up after notifications were lost). */
-  mcpSessionsEndedSince(since: number): Promise<string[]>;
-  /**
-   * Subscribes to MCP sessions ended on any replica (this process included): `onEnded` with each one's digest,
-   * `onResync` when notifications may have been lost (the listening connection came back).
-   */
-  subscribeEndedMcpSessions(
-    onEnded: (digest: string) => void,
-    onResync: () => void,
-  ): Promise<() => Promise<void>>;
 
   /**
    * Subscribes to the change feed: `onChange` for every committed change (this process's and other

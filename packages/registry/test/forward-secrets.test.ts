@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openThrowawayDatabase } from "../src/embedded-store.js";
 import { createRegistry, type Registry } from "../src/index.js";
 import { silentLogger } from "../src/logger.js";
-import { applyMigrations } from "../src/migrations.js";
+import { applyRegistryMigrations } from "../src/migrations.js";
 import { sealStoredForwards } from "../src/seal-stored-forwards.js";
 import { withSealedForwards } from "../src/sealing-store.js";
 import { createSecretsKeyring, generateSecretsKey, secretsKeyId } from "../src/secrets-keyring.js";
@@ -79,7 +79,7 @@ describe("forwards' upstreams at rest", () => {
 
   beforeAll(async () => {
     client = await openThrowawayDatabase();
-    await applyMigrations(client);
+    await applyRegistryMigrations(client);
   }, 90_000);
 
   afterAll(async () => {

@@ -1,13 +1,12 @@
 import {
   type BridgeTransport,
   Code,
-  createInMemoryNetwork,
-  createInMemoryTransport,
-  createTransportSelector,
   type HealthStatus,
   type ServiceTarget,
   TrestleError,
 } from "@trestle/core";
+import { createInMemoryNetwork, createInMemoryTransport } from "@trestle/core/in-memory";
+import { createTransportSelector } from "@trestle/core/routing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createRegistry, openStore, type Registry, type RegistryEvent, type Store } from "../src/index.js";
 import { nextEvent, uniqueSuffix } from "./support/wait.js";

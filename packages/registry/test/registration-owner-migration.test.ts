@@ -2,7 +2,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { Code, TrestleError } from "@trestle/core";
 import { describe, expect, it } from "vitest";
 import { openThrowawayDatabase } from "../src/embedded-store.js";
-import { applyMigrations, MIGRATIONS } from "../src/migrations.js";
+import { applyRegistryMigrations, MIGRATIONS } from "../src/migrations.js";
 import { createPgliteClient } from "../src/pglite-client.js";
 import { createSqlStore } from "../src/sql-store.js";
 
@@ -10,7 +10,7 @@ describe("migration 3: registrations bound to their principal", () => {
   it("leaves a registration made before it unbound, and its next registration claims it", async () => {
     const client = createPgliteClient(await PGlite.create());
     try {
-      await applyMigrations(
+      await applyRegistryMigrations(
         client,
         MIGRATIONS.filter((m) => m.version < 3),
       );
@@ -20,12 +20,12 @@ describe("migration 3: registrations bound to their principal", () => {
                  'healthy', 0, 0, 0, nextval('trestle_change_version'))`,
       );
       expect(
-        await applyMigrations(
+        await applyRegistryMigrations(
           client,
           MIGRATIONS.filter((m) => m.version <= 3),
         ),
       ).toEqual([3]);
-      await applyMigrations(client);
+      await applyRegistryMigrations(client);
 
       const store = createSqlStore(client);
       const [before] = await store.fetchServices(["old-1"]);
@@ -54,7 +54,7 @@ describe("migration 8: service names kept by their owner", () => {
   it("gives each name registered before it to the principal of its earliest bound instance, for good", async () => {
     const client = await openThrowawayDatabase();
     try {
-      await applyMigrations(
+      await applyRegistryMigrations(
         client,
         MIGRATIONS.filter((m) => m.version < 8),
       );
@@ -72,7 +72,7 @@ describe("migration 8: service names kept by their owner", () => {
       await row("w-admin-later", "weather", "operator", 5);
       await row("w-first", "weather", "weather-team", 2);
       await row("legacy", "unbound", null, 1);
-      expect(await applyMigrations(client)).toEqual([8]);
+      expect(await applyRegistryMigrations(client)).toEqual([8]);
       expect(
         await client.query("SELECT service_name, owner FROM trestle_service_owners ORDER BY service_name"),
       ).toEqual([{ service_name: "weather", owner: "weather-team" }]);

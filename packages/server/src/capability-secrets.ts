@@ -1,6 +1,5 @@
 import {
   type BridgeTransport,
-  CAPABILITY_SECRET_METADATA_KEY,
   type CallOptions,
   type Interceptor,
   type ServiceTarget,
@@ -72,6 +71,7 @@ export function capabilitySecretResolver(sources: CapabilitySecretSources): Capa
 
 function withSecret(
   secretFor: CapabilitySecretResolver,
+  secretKey: string,
   target: ServiceTarget,
   options: CallOptions,
 ): CallOptions {
@@ -79,32 +79,33 @@ function withSecret(
   const metadata = options.metadata;
   // Only the router puts a value under this key: one that came with the call (a forwarded client header) goes.
   const carried =
-    metadata !== undefined &&
-    Object.keys(metadata).some((key) => key.toLowerCase() === CAPABILITY_SECRET_METADATA_KEY);
+    metadata !== undefined && Object.keys(metadata).some((key) => key.toLowerCase() === secretKey);
   if (secret === undefined && !carried) return options;
   const kept = Object.fromEntries(
-    Object.entries(metadata ?? {}).filter(([key]) => key.toLowerCase() !== CAPABILITY_SECRET_METADATA_KEY),
+    Object.entries(metadata ?? {}).filter(([key]) => key.toLowerCase() !== secretKey),
   );
   return {
     ...options,
-    metadata: secret === undefined ? kept : { ...kept, [CAPABILITY_SECRET_METADATA_KEY]: secret },
+    metadata: secret === undefined ? kept : { ...kept, [secretKey]: secret },
   };
 }
 
 /**
  * An interceptor that gives every call (tool calls, resource reads, prompts, code execution streams,
- * provisioning, health probes) the target's call secret in `x-trestle-capability-secret` metadata, and lets no
- * call carry one meant for another target. Composed innermost, below the bridge's events and the scrubbing, so
+ * provisioning, health probes) the target's call secret in the `secretKey` metadata (the wire's: the Wanaku
+ * transports' is `x-trestle-capability-secret`, which the composition root passes), and lets no call carry one
+ * meant for another target. Composed innermost, below the bridge's events and the scrubbing, so
  * the secret never appears in an event, a log line or the history.
  *
  * @example
  * ```ts
- * const grpc = withInterceptors(createGrpcTransport(), [...shared, capabilitySecret(secretFor)]);
+ * const grpc = withInterceptors(createGrpcTransport(), [...shared, capabilitySecret(secretFor, CAPABILITY_SECRET_METADATA_KEY)]);
  * ```
  */
-export function capabilitySecret(secretFor: CapabilitySecretResolver): Interceptor {
+export function capabilitySecret(secretFor: CapabilitySecretResolver, secretKey: string): Interceptor {
+  const key = secretKey.toLowerCase();
   return (next) => (request) => {
-    const options = withSecret(secretFor, request.target, request.options);
+    const options = withSecret(secretFor, key, request.target, request.options);
     return next(options === request.options ? request : { ...request, options });
   };
 }
@@ -113,6 +114,7 @@ export function capabilitySecret(secretFor: CapabilitySecretResolver): Intercept
 export function withCapabilitySecrets(
   transport: BridgeTransport,
   secretFor: CapabilitySecretResolver,
+  secretKey: string,
 ): BridgeTransport {
-  return withInterceptors(transport, [capabilitySecret(secretFor)]);
+  return withInterceptors(transport, [capabilitySecret(secretFor, secretKey)]);
 }

@@ -1,17 +1,34 @@
 import { type BridgeTransport, Code, TrestleError } from "@trestle/core";
 
+/** Options for {@link lazyTransport}. */
+export interface LazyTransportOptions {
+  /**
+   * How the transport describes a tool call while it is not loaded yet (`describeToolCall` is synchronous and
+   * cannot wait for the module): for a transport whose wire applies rules of its own (Connect: Wanaku's). Once
+   * loaded, the transport describes its calls itself. Absent: the transport sends arguments as they are.
+   */
+  describeToolCall?: NonNullable<BridgeTransport["describeToolCall"]>;
+}
+
 /**
  * A transport whose module is loaded on its first call: for a protocol most routers never use (MCP forwards),
  * so that an idle router does not hold that client stack in memory. `load` runs once; `close` and `release`
  * load nothing.
  */
-export function lazyTransport(load: () => Promise<BridgeTransport>): BridgeTransport {
+export function lazyTransport(
+  load: () => Promise<BridgeTransport>,
+  options: LazyTransportOptions = {},
+): BridgeTransport {
   let loading: Promise<BridgeTransport> | undefined;
+  let ready: BridgeTransport | undefined;
   const loaded = () => {
-    loading ??= load();
+    loading ??= load().then((transport) => {
+      ready = transport;
+      return transport;
+    });
     return loading;
   };
-  return {
+  const lazy: BridgeTransport = {
     async callTool(call, target, options) {
       return (await loaded()).callTool(call, target, options);
     },
@@ -39,4 +56,10 @@ export function lazyTransport(load: () => Promise<BridgeTransport>): BridgeTrans
       if (loading) await (await loading).close();
     },
   };
+  const describe = options.describeToolCall;
+  if (describe) {
+    lazy.describeToolCall = (call, target) =>
+      ready ? ready.describeToolCall?.(call, target) : describe(call, target);
+  }
+  return lazy;
 }

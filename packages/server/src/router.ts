@@ -6,6 +6,7 @@ import { lazyA2aEndpoint } from "./a2a/lazy-a2a-endpoint.js";
 import { dividedRateLimit, effectiveRateLimit, type RouterConfig } from "./config.js";
 import { requiresCredentials } from "./config-identity.js";
 import type { ForwardService } from "./forwards/forward-service.js";
+import { createAdminUi } from "./http/admin-ui.js";
 import { createHttpApp } from "./http/http-app.js";
 import { createPrincipalBudget } from "./http/principal-budget.js";
 import { createRateLimiter } from "./http/rate-limit.js";
@@ -17,7 +18,7 @@ import {
 } from "./http/security.js";
 import type { McpEndpoint } from "./mcp/mcp-endpoint.js";
 import type { McpBackend, McpSettings } from "./mcp/namespace-server.js";
-import { revisionCodec } from "./mcp/result-encoding.js";
+import { revisionNotes } from "./mcp/revision-notes.js";
 import { createCallsModule } from "./root/calls.js";
 import { createCloserStack } from "./root/closers.js";
 import { createForwardDirectoryModule, createForwardsModule } from "./root/forwards.js";
@@ -137,7 +138,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       logger,
       ...(overrides.transports ? { extra: overrides.transports } : {}),
     });
-    const { store, registry } = await openStoreModule(config, transports, security, logger);
+    const { store, state, registry } = await openStoreModule(config, transports, security, logger);
     // The registry leaves the store open (see createRegistry); a throw-away store removes its directory here.
     closers.push("store", () => store.close());
     closers.push("registry", () => registry.close());
@@ -147,7 +148,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       registry,
       transports,
       forwardDirectory: forwardDirectory.directory,
-      clientCodec: revisionCodec(),
+      clientCodec: revisionNotes(),
       policy: identity.policy,
       logger,
     });
@@ -160,7 +161,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     const limiter = createRateLimiter({ defaultLimit: effectiveRateLimit(config) });
     const mcp = await createMcpModule(config, {
       calls,
-      store,
+      state,
       registry,
       forwardDirectory: forwardDirectory.directory,
       limiter,
@@ -171,7 +172,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     // The A2A front: each namespace's tools as an A2A agent, its tasks in the store (any replica answers them).
     const a2a = lazyA2aEndpoint({
       backend: { calls: calls.calls },
-      store,
+      tasks: state.a2aTasks,
       maxBodyBytes: config.maxBodyBytes,
       version: SERVER_VERSION,
       requiresToken: requiresCredentials(config),
@@ -201,6 +202,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       }),
       auth,
       protectedResourceMetadata: (path) => identity.protectedResourceMetadata(path),
+      adminUi: createAdminUi(),
       limiter,
       openRequests: createPrincipalBudget(
         Math.max(1, Math.ceil(config.maxRequestsPerPrincipal / config.workers)),

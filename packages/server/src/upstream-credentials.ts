@@ -17,11 +17,11 @@ import {
   type TransportRequest,
   type TransportResponse,
   TrestleError,
-  type UpstreamAuth,
   upstreamCredentialKey,
   withCredentialHeaders,
   withInterceptors,
 } from "@trestle/core";
+import type { UpstreamAuth } from "@trestle/core/catalog";
 import { type CallerPrincipal, callerPrincipalKey } from "./calls/caller.js";
 
 /**

@@ -4,15 +4,19 @@ import { openStore, type Store } from "@trestle/registry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStoreTaskStore, PrincipalUser } from "../src/a2a/task-store.js";
 import { callerPrincipal } from "../src/calls/caller.js";
+import type { A2aTaskTable } from "../src/state/a2a-tasks.js";
+import { openServerState } from "../src/state/server-state.js";
 
 const MINUTE = 60_000;
 const callerAs = (principal: string) =>
   new ServerCallContext({ user: new PrincipalUser(callerPrincipal({ id: principal })) });
 const context = callerAs("alice");
 let store: Store;
+let table: A2aTaskTable;
 
 beforeAll(async () => {
   store = await openStore({ memory: true });
+  table = (await openServerState(store.sql)).state.a2aTasks;
 });
 afterAll(async () => {
   await store.close();
@@ -25,7 +29,7 @@ function task(id: string, contextId = "ctx"): Task {
 /** A task store on a clock the test moves. */
 function storeAt(namespace: string, retentionMs: number) {
   const clock = { now: 1_000_000 };
-  const tasks = createStoreTaskStore(store, namespace, () => undefined, {
+  const tasks = createStoreTaskStore(table, namespace, () => undefined, {
     retentionMs,
     now: () => clock.now,
   });

@@ -1,8 +1,11 @@
 import { create } from "@bufbuild/protobuf";
-import { type CapabilityServer, createCapabilityServer } from "@trestle/capability";
+import {
+  CAPABILITY_SECRET_METADATA_KEY,
+  type CapabilityServer,
+  createCapabilityServer,
+} from "@trestle/capability";
 import {
   type BridgeTransport,
-  CAPABILITY_SECRET_METADATA_KEY,
   type CallOptions,
   Code,
   type ServiceTarget,
@@ -149,6 +152,7 @@ describe("the capability secret interceptor", () => {
     const wrapped = withCapabilitySecrets(
       transport,
       capabilitySecretResolver({ builtin: { trestle: "exec-secret" } }),
+      CAPABILITY_SECRET_METADATA_KEY,
     );
     await everyCall(wrapped, target("trestle"), { metadata: { traceparent: "t-1" } });
     await everyCall(wrapped, target("partner"), { metadata: { traceparent: "t-2" } });
@@ -179,6 +183,7 @@ describe("the capability secret interceptor", () => {
     const wrapped = withCapabilitySecrets(
       transport,
       capabilitySecretResolver({ configured: { a: "a-secret" } }),
+      CAPABILITY_SECRET_METADATA_KEY,
     );
     const forwarded = { metadata: { "X-Trestle-Capability-Secret": "from-a-client", other: "kept" } };
     const call = { tool: { name: "t", uri: "t://", type: "a" }, arguments: {} };
@@ -242,6 +247,7 @@ describe("over the wire, through the gRPC and Connect transports", () => {
         builtin: { trestle: "exec-secret" },
         configured: { partner: "partner-secret" },
       }),
+      CAPABILITY_SECRET_METADATA_KEY,
     );
     try {
       const call = {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { InvokerBridge, ResourceBridge } from "@trestle/bridge";
-import type { ResourcePayload, ToolPayload } from "@trestle/core";
+import type { ResourcePayload, ToolPayload } from "@trestle/core/catalog";
 import { createRegistry, openStore, type Registry } from "@trestle/registry";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createJsonApi } from "../src/http/json-api.js";

@@ -1,4 +1,5 @@
-import type { ForwardReference, PromptReference, ResourceReference, ToolReference } from "@trestle/core";
+import type { PromptReference, ResourceReference, ToolReference } from "@trestle/core";
+import type { ForwardReference } from "@trestle/core/catalog";
 import { mcpToolUri, type UpstreamCatalog } from "@trestle/transport-mcp";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../src/canonical-json.js";

@@ -1,4 +1,6 @@
-import { Code, type ForwardReference, type ServiceResolver, TrestleError } from "@trestle/core";
+import { Code, TrestleError } from "@trestle/core";
+import type { ForwardReference } from "@trestle/core/catalog";
+import type { ServiceResolver } from "@trestle/core/routing";
 import { describe, expect, it } from "vitest";
 import { createForwardDirectory, type LiveForward } from "../src/forwards/forward-directory.js";
 import { resolveForwardsFirst } from "../src/forwards/forward-resolver.js";

@@ -1,4 +1,4 @@
-import { createInMemoryNetwork, createInMemoryTransport } from "@trestle/core";
+import { createInMemoryNetwork, createInMemoryTransport } from "@trestle/core/in-memory";
 import { describe, expect, it } from "vitest";
 import { lazyTransport } from "../src/lazy-transport.js";
 
@@ -39,5 +39,36 @@ describe("lazyTransport", () => {
     });
     await transport.close();
     expect(loads).toBe(0);
+  });
+
+  it("describes a tool call without loading, by the rules it was given, then as the loaded transport does", async () => {
+    const network = createInMemoryNetwork();
+    const served = network.serve(
+      {
+        describeToolCall: () => ({ secretValues: ["from-the-loaded-transport"], record: () => record }),
+        callTool: async () => ({ content: [] }),
+      },
+      { serviceName: "svc", serviceType: "tool-invoker" },
+    );
+    const record = { arguments: {}, headers: {}, body: "" };
+    let loads = 0;
+    const transport = lazyTransport(
+      async () => {
+        loads++;
+        return createInMemoryTransport({ network });
+      },
+      { describeToolCall: () => ({ secretValues: ["from-the-given-rules"], record: () => record }) },
+    );
+    const call = { tool: { name: "t", type: "svc", uri: "x://" }, arguments: {} };
+    expect(transport.describeToolCall?.(call, served.target)?.secretValues).toEqual(["from-the-given-rules"]);
+    expect(loads).toBe(0);
+    await transport.callTool(call, served.target);
+    expect(transport.describeToolCall?.(call, served.target)?.secretValues).toEqual([
+      "from-the-loaded-transport",
+    ]);
+    // Without rules of its own, a lazy transport describes nothing: arguments go as they are.
+    expect(lazyTransport(async () => createInMemoryTransport({ network })).describeToolCall).toBeUndefined();
+    await transport.close();
+    await served.close();
   });
 });

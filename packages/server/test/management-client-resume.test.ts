@@ -1,4 +1,4 @@
-import type { ToolCallEvent } from "@trestle/core";
+import type { ToolCallEvent } from "@trestle/core/events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManagementClient } from "../src/client/management-client.js";
 import { resolveConfig } from "../src/config.js";

@@ -6,6 +6,7 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { Code, type ServiceHandlers, TrestleError } from "@trestle/core";
+import { fromCapabilityHandlers } from "@trestle/wanaku";
 import { afterEach, describe, expect, it } from "vitest";
 import { FixtureCatalog, type McpFixture, startMcpFixture } from "./mcp-fixture.js";
 
@@ -210,24 +211,19 @@ describe("MCP endpoint over Streamable HTTP", () => {
     });
   });
 
-  it("serves binary resource content (Base64 from the capability, non-text MIME type) as a blob", async () => {
+  it("serves a Wanaku capability's binary resource content as the blob its transport decodes", async () => {
     const catalog = catalogWithTools();
     catalog.resources.push(
       { name: "logo", location: "test://logo", type: "fixture", mimeType: "image/png" },
       { name: "notes", location: "test://notes", type: "fixture", mimeType: "text/plain" },
     );
+    // The Wanaku contract carries content as strings: binary comes Base64-encoded, and Wanaku's rules decide.
     const fixture = await startMcpFixture(
-      {
-        readResource: (read) => ({
-          contents: [
-            {
-              uri: read.uri,
-              ...(read.resource.mimeType ? { mimeType: read.resource.mimeType } : {}),
-              text: read.uri === "test://logo" ? "iVBORw0KGgo=" : "plain text",
-            },
-          ],
+      fromCapabilityHandlers({
+        resourceAcquirer: (request) => ({
+          content: [request.location === "test://logo" ? "iVBORw0KGgo=" : "plain text"],
         }),
-      },
+      }),
       { catalog },
     );
     fixtures.push(fixture);
@@ -237,6 +233,29 @@ describe("MCP endpoint over Streamable HTTP", () => {
     ]);
     expect((await client.readResource({ uri: "test://notes" })).contents).toEqual([
       { uri: "test://notes", mimeType: "text/plain", text: "plain text" },
+    ]);
+  });
+
+  it("serves a backend's resource contents as they are: text stays text however it looks, a blob stays a blob", async () => {
+    const catalog = catalogWithTools();
+    catalog.resources.push({ name: "logo", location: "test://logo", type: "fixture", mimeType: "image/png" });
+    // What an MCP forward returns: the front applies no protocol's rule to it (no Base64 guessing).
+    const fixture = await startMcpFixture(
+      {
+        readResource: (read) => ({
+          contents: [
+            { uri: read.uri, mimeType: "image/png", text: "iVBORw0KGgo=" },
+            { uri: read.uri, mimeType: "image/png", blob: "AAEC" },
+          ],
+        }),
+      },
+      { catalog },
+    );
+    fixtures.push(fixture);
+    const client = await connect(fixture);
+    expect((await client.readResource({ uri: "test://logo" })).contents).toEqual([
+      { uri: "test://logo", mimeType: "image/png", text: "iVBORw0KGgo=" },
+      { uri: "test://logo", mimeType: "image/png", blob: "AAEC" },
     ]);
   });
 

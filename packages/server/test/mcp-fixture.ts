@@ -10,17 +10,15 @@ import {
   interceptTransports,
   scrubSecrets,
 } from "@trestle/bridge";
-import {
-  createInMemoryNetwork,
-  createInMemoryTransport,
-  createTransportSelector,
-  type PromptReference,
-  type ResourceReference,
-  type ServiceHandlers,
-  type ServiceResolver,
-  type ServiceTarget,
-  type ToolReference,
+import type {
+  PromptReference,
+  ResourceReference,
+  ServiceHandlers,
+  ServiceTarget,
+  ToolReference,
 } from "@trestle/core";
+import { createInMemoryNetwork, createInMemoryTransport } from "@trestle/core/in-memory";
+import { createTransportSelector, type ServiceResolver } from "@trestle/core/routing";
 import { createCallService } from "../src/calls/call-service.js";
 import { ANONYMOUS_PRINCIPAL, callerPrincipal } from "../src/calls/caller.js";
 import type { CatalogView, EngineLanguage } from "../src/calls/catalog-view.js";

@@ -29,6 +29,32 @@ describe("origin guard", () => {
     );
     expect(guard.check(request({ host: "evil.example" }))).toContain("not allowed");
   });
+
+  it("accepts a page the router served calling back on its own origin, for a host allowed by name", () => {
+    // The admin UI at https://router.example/ui posts to https://router.example/api: same origin.
+    const named = createOriginGuard({ allowedHosts: ["router.example"], allowedOrigins: [] });
+    expect(
+      named.check(request({ host: "router.example", origin: "https://router.example" })),
+    ).toBeUndefined();
+    expect(
+      named.check(request({ host: "router.example:8443", origin: "https://router.example:8443" })),
+    ).toBeUndefined();
+    // Another port or another host is another origin.
+    expect(named.check(request({ host: "router.example", origin: "https://router.example:8443" }))).toContain(
+      "not allowed",
+    );
+    expect(named.check(request({ host: "router.example", origin: "https://evil.example" }))).toContain(
+      "not allowed",
+    );
+  });
+
+  it("does not take Origin = Host as same-origin when any host is allowed (DNS rebinding)", () => {
+    // With `*`, a rebinding page at evil.example sends Host and Origin both naming evil.example.
+    const anyHost = createOriginGuard({ allowedHosts: ["*"], allowedOrigins: [] });
+    expect(
+      anyHost.check(request({ host: "evil.example:8080", origin: "http://evil.example:8080" })),
+    ).toContain("not allowed");
+  });
 });
 
 describe("JSON-RPC classification", () => {

@@ -6,14 +6,9 @@ import {
   createInvokerBridge,
   createResourceBridge,
 } from "@trestle/bridge";
-import {
-  createInMemoryNetwork,
-  createInMemoryTransport,
-  createTransportSelector,
-  type ServiceHandlers,
-  type ToolCall,
-  type ToolResult,
-} from "@trestle/core";
+import type { ServiceHandlers, ToolCall, ToolResult } from "@trestle/core";
+import { createInMemoryNetwork, createInMemoryTransport } from "@trestle/core/in-memory";
+import { createTransportSelector } from "@trestle/core/routing";
 import { openStore, type Store } from "@trestle/registry";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createCallService } from "../src/calls/call-service.js";
@@ -22,17 +17,22 @@ import type { EngineLanguage } from "../src/calls/catalog-view.js";
 import { createMcpEndpoint } from "../src/mcp/mcp-endpoint.js";
 import { MCP_REVISIONS, META } from "../src/mcp/protocol-era.js";
 import { createTaskRunner, TASKS_EXTENSION, type TaskRunner } from "../src/mcp/tasks.js";
+import type { McpTaskTable } from "../src/state/mcp-tasks.js";
+import { openServerState } from "../src/state/server-state.js";
 import { FixtureCatalog } from "./mcp-fixture.js";
 
 const MODERN = "2026-07-28";
 const DECLARES = { extensions: { [TASKS_EXTENSION]: {} } };
 
-let store: Store;
+let database: Store;
+/** The MCP tasks' table, in a throw-away store's database. */
+let store: McpTaskTable;
 beforeAll(async () => {
-  store = await openStore({ memory: true });
+  database = await openStore({ memory: true });
+  store = (await openServerState(database.sql)).state.mcpTasks;
 });
 afterAll(async () => {
-  await store.close();
+  await database.close();
 });
 
 /** Calls to `slow://` wait here until the test lets them go, in order. */

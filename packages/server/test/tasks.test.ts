@@ -1,34 +1,38 @@
 import type { InputAnswers, InputRequest, InputResponse } from "@trestle/core";
-import { openStore, type Store, type StoredMcpTask } from "@trestle/registry";
+import { openStore, type Store } from "@trestle/registry";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ProtocolError } from "../src/mcp/protocol-error.js";
 import {
   createTaskRunner,
-  type McpTaskStore,
   type TaskCall,
   type TaskCallHooks,
   type TaskOwner,
   type TaskRunner,
   type TaskRunnerOptions,
 } from "../src/mcp/tasks.js";
+import type { McpTaskTable, StoredMcpTask } from "../src/state/mcp-tasks.js";
+import { openServerState } from "../src/state/server-state.js";
 
 const OWNER: TaskOwner = { namespace: "ns", principal: "alice" };
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-let store: Store;
+let database: Store;
+/** The MCP tasks' table, in a throw-away store's database. */
+let store: McpTaskTable;
 const runners: TaskRunner[] = [];
 /** Calls still held open by a test; released after each test so no task outlives it. */
 const gates: Gate<unknown>[] = [];
 
 beforeAll(async () => {
-  store = await openStore({ memory: true });
+  database = await openStore({ memory: true });
+  store = (await openServerState(database.sql)).state.mcpTasks;
 });
 afterEach(() => {
   for (const gate of gates.splice(0)) gate.resolve({ content: [] });
   for (const runner of runners.splice(0)) runner.close();
 });
 afterAll(async () => {
-  await store.close();
+  await database.close();
 });
 
 /** A promise settled from outside. */
@@ -50,8 +54,8 @@ function gate<T>(): Gate<T> {
   return g;
 }
 
-/** The store as the runner sees it, recording the ids of the tasks saved. */
-function recording(base: Store): McpTaskStore & { saved: string[] } {
+/** The table as the runner sees it, recording the ids of the tasks saved. */
+function recording(base: McpTaskTable): McpTaskTable & { saved: string[] } {
   const saved: string[] = [];
   return {
     saved,

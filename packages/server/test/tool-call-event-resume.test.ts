@@ -1,5 +1,5 @@
 import { createEventHub, type EventHub } from "@trestle/bridge";
-import type { ToolCallEvent } from "@trestle/core";
+import type { ToolCallEvent } from "@trestle/core/events";
 import { describe, expect, it } from "vitest";
 import { subscribeResumable, toolCallSseId } from "../src/management/tool-call-event-resume.js";
 

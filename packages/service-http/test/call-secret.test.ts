@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CAPABILITY_SECRET_METADATA_KEY, type ServiceTarget } from "@trestle/core";
+import { CAPABILITY_SECRET_METADATA_KEY } from "@trestle/capability";
+import type { ServiceTarget } from "@trestle/core";
 import { createConnectTransport } from "@trestle/transport-connect";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseHttpCommandLine } from "../src/cli-options.js";

@@ -5,6 +5,7 @@ import {
   Code,
   type CodeOutput,
   createCallScope,
+  type ErrorDetail,
   healthFromProbeError,
   type InputAnswers,
   type JsonObject,
@@ -12,6 +13,7 @@ import {
   type ServiceTarget,
   type ToolCall,
   type ToolResult,
+  type TranslationLeg,
   type TranslationNote,
   type TranslationRecorder,
   TrestleError,
@@ -20,9 +22,9 @@ import {
   withCredentialHeaders,
 } from "@trestle/core";
 import { appendParts, dataPart, partsToContent, textOf, textPart } from "./a2a-content.js";
-import { type Credential, sendOptions } from "./call-credential.js";
 import { A2A_META_KEY, checkCredentials } from "./agent-catalog.js";
 import { type A2aAgent, type AgentConnection, agentOrigin, connectAgent, scrub } from "./agent-client.js";
+import { type Credential, sendOptions } from "./call-credential.js";
 import { a2aSkillUri, parseA2aSkillUri } from "./skill-uri.js";
 import { decodeTaskHandle, encodeTaskHandle, type TaskHandle } from "./task-handle.js";
 
@@ -208,7 +210,17 @@ function a2aFailure(error: unknown, agent: A2aAgent, method: string): TrestleErr
   else if (/\b403\b|forbidden/i.test(raw)) code = Code.PermissionDenied;
   else if (error instanceof TypeError || /fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(raw))
     code = Code.Unavailable;
-  return new TrestleError(`The A2A agent at ${origin} failed ${method}: ${message}`, code, { cause: error });
+  // An agent's JSON-RPC error keeps its code, typed: a front may answer with it (the envelope's `data` is the agent's
+  // own text, not carried).
+  const envelopeCode = (error as { envelopeCode?: unknown } | null)?.envelopeCode;
+  const details: ErrorDetail[] =
+    typeof envelopeCode === "number" && Number.isInteger(envelopeCode)
+      ? [{ type: "json-rpc", protocol: "a2a", code: envelopeCode }]
+      : [];
+  return new TrestleError(`The A2A agent at ${origin} failed ${method}: ${message}`, code, {
+    cause: error,
+    details,
+  });
 }
 
 /**
@@ -246,6 +258,19 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
   const maxInputRounds = options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS;
   const connections = new Map<string, { key: string; at: number; connection: Promise<AgentConnection> }>();
   let closed = false;
+  /** The legs calls spoke, frozen and shared by version and method: a history keeps a report per call. */
+  const legs = new Map<string, TranslationLeg>();
+
+  function legFor(version: string, method: string): TranslationLeg {
+    const key = `${version}\u0000${method}`;
+    let leg = legs.get(key);
+    if (!leg) {
+      leg = Object.freeze({ protocol: "a2a", version, method });
+      // Two versions and two methods make four; an agent's odd version string gets no room past a few.
+      if (legs.size < 16) legs.set(key, leg);
+    }
+    return leg;
+  }
 
   function resolveAgent(target: ServiceTarget): A2aAgent {
     if (closed) throw new TrestleError("The A2A transport is closed", Code.Unavailable);
@@ -382,7 +407,7 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
         : legacy
           ? "message/send"
           : "SendMessage";
-      recorder?.backend({ protocol: "a2a", version: connection.version, method });
+      recorder?.backend(legFor(connection.version, method));
 
       let progress = 0;
       const onProgress = callOptions?.onProgress;

@@ -11,6 +11,7 @@ import {
 } from "@trestle/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { a2aSkillUri, createA2aTransport, readAgentCatalog } from "../src/index.js";
+import { encodeTaskHandle } from "../src/task-handle.js";
 import { type FixtureAgent, startAgent } from "./fixtures/fixture-agent.mjs";
 
 const target: ServiceTarget = {
@@ -176,6 +177,20 @@ for (const version of ["1.0", "0.3"] as const) {
       controller.abort();
       await expect(pending).rejects.toMatchObject({ code: Code.Canceled });
       await eventually(() => agent.log.find((e) => e.event === "cancel"));
+    });
+
+    it("keeps an agent's JSON-RPC error code as a typed detail (a task it does not know)", async () => {
+      const handle = encodeTaskHandle({ contextId: "ctx-unknown", taskId: "no-such-task" });
+      const error = await transport.callTool(call("echo", { message: "x", task: handle }), target).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(TrestleError);
+      expect((error as TrestleError).findDetail("json-rpc")).toMatchObject({
+        type: "json-rpc",
+        protocol: "a2a",
+      });
+      expect((error as TrestleError).findDetail("json-rpc")?.code).toBeLessThan(-32000);
     });
 
     it("turns failed, rejected and auth-required tasks into error results", async () => {

@@ -6,7 +6,6 @@ import {
   DEFAULT_STREAM_TIMEOUT_MS,
   DEFAULT_UNARY_TIMEOUT_MS,
   healthFromProbeError,
-  REQUEST_ID_METADATA_KEY,
   type ServiceTarget,
   type TimeoutOptions,
   TrestleError,
@@ -18,6 +17,7 @@ import {
   fromWanakuTransport,
   healthFromRuntimeStatus,
   provisioningReferenceFromReply,
+  REQUEST_ID_METADATA_KEY,
   type WanakuTransport,
 } from "@trestle/wanaku";
 import { trestleErrorFrom } from "./error-mapping.js";
@@ -169,6 +169,8 @@ export function createConnectWanakuTransport(options: ConnectTransportOptions = 
   }
 
   return {
+    // The leg each call reports: the protocol the messages travel over.
+    protocol: options.protocol ?? "connect",
     provision(name, configData, secretsData, target, callOpts) {
       return unary(target, callOpts, async (connection, connectOptions) =>
         provisioningReferenceFromReply(

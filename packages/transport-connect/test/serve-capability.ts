@@ -1,6 +1,7 @@
 import * as net from "node:net";
 import { createCapabilityServer } from "@trestle/capability";
-import type { ServedCapability, ServiceTarget } from "@trestle/core";
+import type { ServiceTarget } from "@trestle/core";
+import type { ServedCapability } from "@trestle/core/in-memory";
 import type { CapabilityHandlers } from "@trestle/wanaku";
 
 /** Serves `handlers` with the capability SDK on a free loopback port. */

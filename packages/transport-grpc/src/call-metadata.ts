@@ -1,6 +1,7 @@
 import type * as grpc from "@grpc/grpc-js";
-import { type CallOptions, Code, REQUEST_ID_METADATA_KEY, TrestleError } from "@trestle/core";
+import { type CallOptions, Code, TrestleError } from "@trestle/core";
 import { isBinaryMetadataKey, isGrpcMetadataKey, isGrpcTextMetadataValue } from "@trestle/grpc-wire";
+import { REQUEST_ID_METADATA_KEY } from "@trestle/wanaku";
 import type { GrpcJsModule } from "./load-grpc-js.js";
 
 /**

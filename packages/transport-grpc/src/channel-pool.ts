@@ -1,5 +1,6 @@
 import type * as grpc from "@grpc/grpc-js";
-import { Code, type InFlightEntry, InFlightSet, TrestleError } from "@trestle/core";
+import { Code, TrestleError } from "@trestle/core";
+import { type InFlightEntry, InFlightSet } from "@trestle/core/in-flight";
 import type { ChannelSecurity } from "./channel-security.js";
 import { loadGrpcJs } from "./load-grpc-js.js";
 

@@ -1,8 +1,9 @@
 import type * as grpc from "@grpc/grpc-js";
 import type { ServiceTarget, TimeoutOptions, TlsOptions } from "@trestle/core";
+import type { WanakuDialect } from "@trestle/wanaku";
 
 /** The wire dialect a capability service speaks: Wanaku v1 (>= 0.1.0) or the seed-era legacy packages. */
-export type GrpcDialect = "v1" | "legacy";
+export type GrpcDialect = WanakuDialect;
 
 /**
  * TLS settings for the channel to a service: core's `TlsOptions` (`ca`, `cert`, `key`, PEM text or bytes; `cert`

@@ -23,10 +23,19 @@ import {
 import { legacyCodeExecution, legacyProvision, legacyResource, legacyTool } from "@trestle/proto/legacy";
 import {
   buildProvisionRequest,
+  fromLegacyCodeReply,
+  fromLegacyProvisionReply,
+  fromLegacyResourceReply,
+  fromLegacyToolReply,
   fromWanakuTransport,
   healthFromRuntimeStatus,
   provisioningReferenceFromReply,
+  toLegacyCodeRequest,
+  toLegacyProvisionRequest,
+  toLegacyResourceRequest,
+  toLegacyToolRequest,
   type WanakuTransport,
+  wanakuDialectOf,
 } from "@trestle/wanaku";
 import { callMetadata, toGrpcMetadata } from "./call-metadata.js";
 import { channelOptionsOf } from "./channel-options.js";
@@ -46,16 +55,6 @@ import {
   http2ServerStreamCall,
   http2UnaryCall,
 } from "./http2-unary.js";
-import {
-  fromLegacyCodeReply,
-  fromLegacyProvisionReply,
-  fromLegacyResourceReply,
-  fromLegacyToolReply,
-  toLegacyCodeRequest,
-  toLegacyProvisionRequest,
-  toLegacyResourceRequest,
-  toLegacyToolRequest,
-} from "./legacy-dialect.js";
 import { type GrpcJsModule, loadGrpcJs } from "./load-grpc-js.js";
 import { type FramingMethodDefinition, grpcServiceDefinition } from "./service-definition.js";
 
@@ -104,7 +103,8 @@ export function createGrpcTransport(options: GrpcTransportOptions = {}): BridgeT
  * - A gRPC status becomes a {@link TrestleError} with the same code and the status details as
  *   `rawMessage`. A dead port fails at once with `Unavailable` (calls do not wait for the channel to
  *   become ready).
- * - Dialect per target (`options.dialectFor`, else `target.dialect`, else `"v1"`). The legacy dialect speaks
+ * - Dialect per target (`options.dialectFor`, else `target.dialect`, else `"v1"`; a dialect Wanaku does not
+ *   have fails the call with `FailedPrecondition`). The legacy dialect (its mapping is `@trestle/wanaku`'s) speaks
  *   the seed-era packages `tool`, `resource` and `codeexecution` and maps at the edge: a legacy tool or
  *   resource reply with `isError` rejects with `Internal` and the reply's content as message. A legacy code
  *   execution stream yields every reply, error replies included, and then, if any reply had `isError`,
@@ -144,7 +144,7 @@ export function createGrpcWanakuTransport(options: GrpcTransportOptions = {}): W
   let grpcJs: GrpcJsModule | undefined;
 
   function dialectOf(target: ServiceTarget): GrpcDialect {
-    return options.dialectFor?.(target) ?? target.dialect ?? "v1";
+    return wanakuDialectOf(target, options.dialectFor?.(target));
   }
 
   function securityOf(target: ServiceTarget) {
@@ -219,6 +219,7 @@ export function createGrpcWanakuTransport(options: GrpcTransportOptions = {}): W
   }
 
   return {
+    protocol: "grpc",
     async provision(name, configData, secretsData, target, callOptions) {
       const request = buildProvisionRequest({ name, configurationData: configData, secretsData });
       const reply =

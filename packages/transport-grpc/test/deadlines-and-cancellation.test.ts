@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { type Cancellation, CancellationController, Code, TrestleError } from "@trestle/core";
+import { type Cancellation, Code, TrestleError } from "@trestle/core";
+import { CancellationController } from "@trestle/core/cancellation";
 import {
   CodeExecutionRequestSchema,
   ExecutionStatus,

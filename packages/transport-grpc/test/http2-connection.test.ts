@@ -1,5 +1,6 @@
 import type { ClientHttp2Stream } from "node:http2";
-import { CancellationController, Code } from "@trestle/core";
+import { Code } from "@trestle/core";
+import { CancellationController } from "@trestle/core/cancellation";
 import { createWanakuReferenceCapability } from "@trestle/wanaku/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { channelSecurity } from "../src/channel-security.js";

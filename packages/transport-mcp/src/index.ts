@@ -9,11 +9,7 @@
  */
 
 export { SANDBOX_HOME } from "./bwrap-arguments.js";
-export {
-  codeForJsonRpcError,
-  MCP_ERROR_CODE_METADATA_KEY,
-  MCP_ERROR_DATA_METADATA_KEY,
-} from "./mcp-failure.js";
+export { codeForJsonRpcError } from "./mcp-failure.js";
 export {
   createMcpTransport,
   type McpListChangedEvent,

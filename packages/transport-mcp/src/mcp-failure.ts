@@ -1,37 +1,46 @@
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { Code, REQUIRED_CAPABILITIES_METADATA_KEY, scrubSecrets, TrestleError } from "@trestle/core";
+import { Code, type ErrorDetail, type JsonObject, type JsonValue, TrestleError } from "@trestle/core";
+import { scrubSecrets } from "@trestle/core/redaction";
 import { describeUpstream, type McpUpstream, upstreamSecretValues } from "./mcp-upstream.js";
 
 /** Longest piece of upstream text quoted in a sentence; the rest is cut, since a sentence is not a log. */
 const MAX_QUOTED_LENGTH = 1_000;
 
-/** Metadata key of a failure that carries the upstream's JSON-RPC error code, e.g. `"-32601"`. */
-export const MCP_ERROR_CODE_METADATA_KEY = "mcp-error-code";
-
-/**
- * Metadata key of a failure that carries the `data` of a 2026-07-28 error (-32020 header mismatch, -32021 missing
- * client capability with its `requiredCapabilities`, -32022 unsupported version with its `supported` list), as
- * JSON scrubbed of the upstream's secrets: what a front needs to answer its own client with the same error.
- */
-export const MCP_ERROR_DATA_METADATA_KEY = "mcp-error-data";
-
 /** The longest error data passed on. */
 const MAX_ERROR_DATA_LENGTH = 4_096;
 
-function modernErrorData(error: McpError, subject: FailureSubject): Record<string, string> {
-  if (![-32020, -32021, -32022].includes(error.code) || error.data === undefined) return {};
+/** The codes of 2026-07-28 errors whose `data` a front answers its own client with. */
+const ANSWERED_DATA_CODES: ReadonlySet<number> = new Set([-32020, -32021, -32022]);
+
+/**
+ * The typed details of an upstream's JSON-RPC error: its code (a front answering in MCP keeps it), the `data` of a
+ * 2026-07-28 error a front answers with (-32020 header mismatch, -32021 missing client capability with its
+ * `requiredCapabilities`, -32022 unsupported version with its `supported` list) scrubbed of the upstream's secrets
+ * and bounded in size, and for -32021 what the client lacks, in the detail every front reads.
+ */
+export function upstreamErrorDetails(error: McpError, subject: FailureSubject): ErrorDetail[] {
+  const rpc: Extract<ErrorDetail, { type: "json-rpc" }> = {
+    type: "json-rpc",
+    protocol: "mcp",
+    code: error.code,
+  };
+  const details: ErrorDetail[] = [rpc];
+  if (!ANSWERED_DATA_CODES.has(error.code) || error.data === undefined) return details;
   const json = JSON.stringify(scrubUpstreamValue(error.data, subject.secrets));
-  if (json === undefined || json.length > MAX_ERROR_DATA_LENGTH) return {};
-  const metadata: Record<string, string> = { [MCP_ERROR_DATA_METADATA_KEY]: json };
-  // What the client lacks, in the neutral key every front reads.
-  const required = (error.data as { requiredCapabilities?: unknown }).requiredCapabilities;
-  if (error.code === -32021 && typeof required === "object" && required !== null) {
-    metadata[REQUIRED_CAPABILITIES_METADATA_KEY] = JSON.stringify(
-      scrubUpstreamValue(required, subject.secrets),
-    );
+  if (json === undefined || json.length > MAX_ERROR_DATA_LENGTH) return details;
+  const data = JSON.parse(json) as JsonValue;
+  rpc.data = data;
+  const required = (data as { requiredCapabilities?: unknown } | null)?.requiredCapabilities;
+  if (
+    error.code === -32021 &&
+    typeof required === "object" &&
+    required !== null &&
+    !Array.isArray(required)
+  ) {
+    details.push({ type: "required-client-capabilities", capabilities: required as JsonObject });
   }
-  return metadata;
+  return details;
 }
 
 /** Who failed, and what may not be shown while saying so. */
@@ -164,7 +173,7 @@ export function handshakeFailure(
     return new TrestleError(
       `${who} refused the MCP handshake with error ${error.code}: ${quoteUpstream(mcpErrorText(error), subject)}`,
       Code.Unavailable,
-      { metadata: { [MCP_ERROR_CODE_METADATA_KEY]: String(error.code) } },
+      { details: [{ type: "json-rpc", protocol: "mcp", code: error.code }] },
     );
   }
   if (error instanceof StreamableHTTPError) {
@@ -233,7 +242,7 @@ export function requestFailure(
     return new TrestleError(
       `${who} answered ${method} with error ${error.code}: ${quoteUpstream(mcpErrorText(error), subject)}`,
       codeForJsonRpcError(error.code),
-      { metadata: { [MCP_ERROR_CODE_METADATA_KEY]: String(error.code), ...modernErrorData(error, subject) } },
+      { details: upstreamErrorDetails(error, subject) },
     );
   }
   if (error instanceof StreamableHTTPError) {

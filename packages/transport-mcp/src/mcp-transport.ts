@@ -20,8 +20,10 @@ import {
   type ResourceResult,
   type ServiceTarget,
   type ToolResult,
+  type TranslationLeg,
   TrestleError,
   targetAddress,
+  translationRecorderKey,
   upstreamCredentialKey,
 } from "@trestle/core";
 import { createConnectionPool } from "./connection-pool.js";
@@ -53,6 +55,12 @@ import {
   type UpstreamConnection,
   type UpstreamRequestOptions,
 } from "./upstream-connection.js";
+
+/** The leg of a tool call, before the upstream's revision is known. */
+const TOOLS_CALL_LEG: TranslationLeg = Object.freeze({ protocol: "mcp", method: "tools/call" });
+
+/** How many upstream revisions' legs a transport keeps. */
+const MAX_KEPT_LEGS = 16;
 
 /** A logging message from an upstream, with the target it came through. */
 export interface McpUpstreamLogEvent {
@@ -300,6 +308,20 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
   const perCall = new Set<{ targetId: string; connection: UpstreamConnection }>();
   const teardowns = new Set<Promise<void>>();
   let closed = false;
+  /** The `tools/call` leg of each revision an upstream spoke, frozen and shared: a history keeps a report per call. */
+  const toolLegs = new Map<string, TranslationLeg>();
+
+  /** The leg a tool call spoke to an upstream of `version` (unknown until connected: none). */
+  function toolLeg(version: string | undefined): TranslationLeg {
+    if (version === undefined) return TOOLS_CALL_LEG;
+    let leg = toolLegs.get(version);
+    if (!leg) {
+      leg = Object.freeze({ protocol: "mcp", version, method: "tools/call" });
+      // An upstream names its revision: a handful at most, but one that names a new one on every answer gets no room.
+      if (toolLegs.size < MAX_KEPT_LEGS) toolLegs.set(version, leg);
+    }
+    return leg;
+  }
 
   /** What a connection reports; `callOptions` only for a connection that serves one call. */
   function hooksFor(
@@ -512,9 +534,13 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
 
   return {
     async callTool(call, target, callOptions): Promise<ToolResult> {
+      const recorder = callOptions?.contextValues?.get(translationRecorderKey);
+      recorder?.backend(TOOLS_CALL_LEG);
       // A malformed reference fails before any server is started for it.
       const { toolName } = parseMcpToolUri(call.tool.uri);
       return withUpstream(target, callOptions, "tools/call", async (connection, requestOptions, subject) => {
+        // The revision the upstream speaks is known once connected: the leg names it.
+        recorder?.backend(toolLeg(connection.protocolVersion));
         const params = {
           name: toolName,
           arguments: call.arguments,

@@ -1,10 +1,10 @@
+import { withCredentialHeaders } from "@trestle/core";
 import {
   describeForwardUpstream,
   type ForwardHttpUpstream,
   type ForwardStdioUpstream,
   forwardProgramName,
-  withCredentialHeaders,
-} from "@trestle/core";
+} from "@trestle/core/catalog";
 
 /**
  * An MCP server spawned on this machine and spoken to over its stdin and stdout: core's `ForwardStdioUpstream`,

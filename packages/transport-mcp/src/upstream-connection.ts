@@ -31,14 +31,8 @@ import {
   type ServerCapabilities,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import {
-  Code,
-  type InputRequest,
-  type InputResponse,
-  type JsonObject,
-  scrubSecrets,
-  TrestleError,
-} from "@trestle/core";
+import { Code, type InputRequest, type InputResponse, type JsonObject, TrestleError } from "@trestle/core";
+import { scrubSecrets } from "@trestle/core/redaction";
 import { type FailureSubject, handshakeFailure, scrubUpstreamValue } from "./mcp-failure.js";
 import { mcpParamHeaders } from "./mcp-param-headers.js";
 import type { McpStdioUpstream, McpUpstream } from "./mcp-upstream.js";
@@ -215,6 +209,11 @@ const LEGACY_RESULT_SCHEMAS = {
 /** The SDK's stdio transport, remembering the pid it spawned (the SDK forgets it as soon as it closes). */
 class PidTrackingStdioTransport extends StdioClientTransport {
   spawnedPid: number | undefined;
+  /** The revision the handshake negotiated: the SDK client tells a transport that listens (stdio needs none). */
+  protocolVersion: string | undefined;
+  setProtocolVersion(version: string): void {
+    this.protocolVersion = version;
+  }
   /** Its process runs already and passes to the next client that connects: that client's start() starts nothing. */
   private handedOver = false;
   override async start(): Promise<void> {
@@ -811,7 +810,9 @@ async function openLegacy(
     if (options.signal?.aborted) throw TrestleError.from(options.signal.reason, Code.Canceled);
     throw handshakeFailure(error, subject, options.handshakeTimeoutMs);
   }
-  const protocolVersion = (http?.protocolVersion ?? undefined) as string | undefined;
+  const protocolVersion = (http?.protocolVersion ?? stdio?.protocolVersion ?? undefined) as
+    | string
+    | undefined;
   options.onVerdict?.({ era: "legacy", ...(protocolVersion ? { protocolVersion } : {}) });
 
   let closing: Promise<void> | undefined;

@@ -1,10 +1,7 @@
 import { callEvents, createInvokerBridge, interceptTransports, scrubSecrets } from "@trestle/bridge";
-import {
-  createTransportSelector,
-  type ServiceTarget,
-  type ToolCallEvent,
-  type ToolReference,
-} from "@trestle/core";
+import type { ServiceTarget, ToolReference } from "@trestle/core";
+import type { ToolCallEvent } from "@trestle/core/events";
+import { createTransportSelector } from "@trestle/core/routing";
 import { afterAll, describe, expect, it } from "vitest";
 import { createMcpTransport, type McpUpstream, mcpToolUri } from "../src/index.js";
 import { FIXTURE, mcpTarget, REPO_ROOT, texts } from "./support/upstreams.js";

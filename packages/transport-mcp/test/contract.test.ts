@@ -1,6 +1,12 @@
-import { type BridgeTransport, Code } from "@trestle/core";
+import {
+  type BridgeTransport,
+  Code,
+  createContextValues,
+  type TranslationLeg,
+  translationRecorderKey,
+} from "@trestle/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMcpTransport, MCP_ERROR_CODE_METADATA_KEY, type McpUpstream } from "../src/index.js";
+import { createMcpTransport, type McpUpstream } from "../src/index.js";
 import {
   fixtureUpstream,
   freePort,
@@ -57,6 +63,22 @@ describe("MCP transport contract over stdio (fixture server)", () => {
     });
   });
 
+  it("reports its leg: MCP tools/call in the revision the upstream negotiated, one frozen leg for every call", async () => {
+    const legs: TranslationLeg[] = [];
+    const contextValues = createContextValues().set(translationRecorderKey, {
+      client: { protocol: "a2a", version: "1.0", method: "SendMessage" },
+      backend: (leg) => legs.push(leg),
+      note: () => undefined,
+    });
+    await transport.callTool(toolCall("describe_args"), target, { contextValues });
+    await transport.callTool(toolCall("describe_args"), target, { contextValues });
+    const last = legs.at(-1);
+    expect(last).toMatchObject({ protocol: "mcp", method: "tools/call" });
+    expect(last?.version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(legs[1]).toBe(last);
+    expect(Object.isFrozen(last)).toBe(true);
+  });
+
   it("returns an isError result as the upstream sent it", async () => {
     const reply = await transport.callTool(toolCall("fail", { message: "disk\nis full." }), target);
     expect(reply).toEqual({ content: [{ type: "text", text: "disk\nis full." }], isError: true });
@@ -75,7 +97,9 @@ describe("MCP transport contract over stdio (fixture server)", () => {
     expect(error.rawMessage).toBe(
       `The MCP server 'node' answered tools/call with error ${jsonRpcCode}: nope`,
     );
-    expect(error.metadata[MCP_ERROR_CODE_METADATA_KEY]).toBe(String(jsonRpcCode));
+    // The upstream's own code as a typed detail, for a front that answers in MCP; no metadata key by name.
+    expect(error.findDetail("json-rpc")).toEqual({ type: "json-rpc", protocol: "mcp", code: jsonRpcCode });
+    expect(error.metadata).toEqual({});
   });
 
   it("reads text and blob resources as the upstream sent them", async () => {

@@ -11,8 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createMcpTransport,
   listUpstreamCatalog,
-  MCP_ERROR_CODE_METADATA_KEY,
-  MCP_ERROR_DATA_METADATA_KEY,
   type McpUpstream,
   watchUpstreamCatalog,
 } from "../src/index.js";
@@ -180,7 +178,7 @@ describe("MCP transport: a 2026-07-28 upstream over Streamable HTTP", () => {
       ),
     );
     expect(tampered.code).toBe(Code.InvalidArgument);
-    expect(tampered.metadata[MCP_ERROR_CODE_METADATA_KEY]).toBe("-32602");
+    expect(tampered.findDetail("json-rpc")?.code).toBe(-32602);
   });
 
   it("maps every kind of input request and keeps the keys", async () => {
@@ -213,10 +211,13 @@ describe("MCP transport: a 2026-07-28 upstream over Streamable HTTP", () => {
     // An upstream that needs a capability the call did not declare says so (-32021), with what it needs.
     const missing = await rejection(transport.callTool(toolCall("test_missing_capability"), mcpTarget()));
     expect(missing.code).toBe(Code.FailedPrecondition);
-    expect(missing.metadata[MCP_ERROR_CODE_METADATA_KEY]).toBe("-32021");
-    expect(JSON.parse(missing.metadata[MCP_ERROR_DATA_METADATA_KEY] ?? "null")).toEqual({
-      requiredCapabilities: { sampling: {} },
+    expect(missing.findDetail("json-rpc")).toEqual({
+      type: "json-rpc",
+      protocol: "mcp",
+      code: -32021,
+      data: { requiredCapabilities: { sampling: {} } },
     });
+    expect(missing.findDetail("required-client-capabilities")?.capabilities).toEqual({ sampling: {} });
     const none = await transport.callTool(toolCall("test_input_required_result_capabilities"), mcpTarget());
     expect(texts(none)).toEqual(["The client declared no capability to answer requests"]);
     const all = await transport.callTool(toolCall("test_input_required_result_capabilities"), mcpTarget(), {
@@ -306,7 +307,7 @@ describe("MCP transport: a 2026-07-28 upstream over Streamable HTTP", () => {
     const refused = await rejection(
       transport.callTool({ ...toolCall("test_header_param"), arguments: { region: "eu" } }, mcpTarget()),
     );
-    expect(refused.metadata[MCP_ERROR_CODE_METADATA_KEY]).toBe("-32020");
+    expect(refused.findDetail("json-rpc")?.code).toBe(-32020);
   });
 
   it("reads resources and probes health with server/discover (2026-07-28 has no ping)", async () => {

@@ -15,10 +15,10 @@ import {
   Code,
   type HandlerContext,
   type JsonObject,
-  type ServedCapability,
   type ServiceHandlers,
   TrestleError,
 } from "@trestle/core";
+import type { ServedCapability } from "@trestle/core/in-memory";
 import { describeTransportContract } from "@trestle/core/testing";
 import { createMcpTransport, mcpToolUri } from "../src/index.js";
 import { freePort } from "./support/upstreams.js";

@@ -12,19 +12,33 @@ export function toolResultFromReply(reply: ToolInvokeReply): ToolResult {
   return { content: reply.content.map((text) => ({ type: "text", text })) };
 }
 
+/** MIME types whose content is text: served as text whatever it looks like. */
+const TEXT_MIME =
+  /^(text\/|application\/(json|xml|javascript|x-yaml|yaml|toml|x-sh|sql|graphql|ld\+json)|[^/]+\/[^;]*\+(json|xml))/i;
+const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 /**
- * A read's result from its reply: one text entry per content string, each at the URI that was read and with
- * the resource's MIME type when the catalog gives one.
+ * One content string of a reply as neutral contents. The contract carries content as strings only; a capability
+ * returns binary content Base64-encoded (as the built-in file provider does), so content whose MIME type is not
+ * textual and that is strict Base64 is binary: a `blob`. Everything else is `text`.
+ */
+function contentsOf(uri: string, mimeType: string | undefined, text: string): ResourceContents {
+  if (mimeType && !TEXT_MIME.test(mimeType) && text.length > 0 && STRICT_BASE64.test(text)) {
+    return { uri, mimeType, blob: text };
+  }
+  const contents: ResourceContents = { uri, text };
+  if (mimeType) contents.mimeType = mimeType;
+  return contents;
+}
+
+/**
+ * A read's result from its reply: one entry per content string, each at the URI that was read and with the
+ * resource's MIME type when the catalog gives one; a `blob` where the resource's MIME type is not textual and the
+ * string is strict Base64 (the contract's way of carrying binary content), `text` otherwise.
  */
 export function resourceResultFromReply(reply: ResourceReply, read: ResourceRead): ResourceResult {
   const mimeType = read.resource.mimeType;
-  return {
-    contents: reply.content.map((text): ResourceContents => {
-      const contents: ResourceContents = { uri: read.uri, text };
-      if (mimeType) contents.mimeType = mimeType;
-      return contents;
-    }),
-  };
+  return { contents: reply.content.map((text) => contentsOf(read.uri, mimeType, text)) };
 }
 
 const endStatuses = {

@@ -1,12 +1,11 @@
 import { create, type DescMessage, fromBinary, type MessageShape, toBinary } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import {
-  BODY_ARGUMENT,
   Code,
   type CodeOutput,
   type CodeRun,
   type ContentBlock,
-  META_ARGUMENT_PREFIX,
+  type HandlerContext,
   type ResourceRead,
   type ServiceHandlers,
   type ToolCall,
@@ -32,9 +31,12 @@ import {
 import type { CapabilityHandlers, CodeExecutionReplyInit } from "./capability-handlers.js";
 import { buildCodeExecutionRequest } from "./code-execution-request.js";
 import { healthFromRuntimeStatus, runtimeStatusFromHealth } from "./health.js";
+import { REQUEST_ID_METADATA_KEY } from "./metadata-keys.js";
 import { buildProvisionRequest, provisioningReferenceFromReply } from "./provisioning.js";
 import { codeOutputsFromReply, resourceResultFromReply, toolResultFromReply } from "./replies.js";
 import { buildResourceRequest } from "./resource-request.js";
+import { describeWanakuToolCall } from "./tool-call-description.js";
+import { BODY_ARGUMENT, META_ARGUMENT_PREFIX } from "./tool-call-parts.js";
 import { buildToolInvokeRequest } from "./tool-invoke-request.js";
 
 /** Copies a message through its binary form, so that an in-process call has the wire's semantics. */
@@ -50,27 +52,35 @@ function delivered<Desc extends DescMessage>(schema: Desc, init: unknown): Messa
   return overTheWire(schema, create(schema, init as never));
 }
 
+/** The context a Wanaku handler sees: the request id in the metadata too, as the Wanaku transports send it. */
+function onTheWire(context: HandlerContext): HandlerContext {
+  if (!context.requestId) return context;
+  return { ...context, metadata: { ...context.metadata, [REQUEST_ID_METADATA_KEY]: context.requestId } };
+}
+
 /**
  * Neutral {@link ServiceHandlers} that serve each call through Wanaku `CapabilityHandlers`: the call becomes
  * the request the contract prescribes (as a Wanaku client builds it), copied through its binary form, and the
- * handler's reply the neutral result. A Wanaku handler that is absent leaves its neutral method absent (the
- * call answers `Unimplemented`). Serve the result on the in-memory network to test code above the transport
- * against Wanaku-style handlers.
+ * handler's reply the neutral result; the handler's context carries the request id in its metadata, as the
+ * Wanaku transports send it. A Wanaku handler that is absent leaves its neutral method absent (the call
+ * answers `Unimplemented`). It describes a tool call as the Wanaku transports do (`describeToolCall`). Serve the
+ * result on the in-memory network to test code above the transport against Wanaku-style handlers.
  */
 export function fromCapabilityHandlers(handlers: CapabilityHandlers): ServiceHandlers {
   const service: ServiceHandlers = {};
   const { toolInvoker, resourceAcquirer, codeExecutor, provisioner, healthProbe } = handlers;
   if (toolInvoker) {
+    service.describeToolCall = (call) => describeWanakuToolCall(call);
     service.callTool = async (call, context) => {
       const request = overTheWire(ToolInvokeRequestSchema, buildToolInvokeRequest(call, context.requestId));
-      const init = await toolInvoker.call(handlers, request, context);
+      const init = await toolInvoker.call(handlers, request, onTheWire(context));
       return toolResultFromReply(delivered(ToolInvokeReplySchema, init));
     };
   }
   if (resourceAcquirer) {
     service.readResource = async (read, context) => {
       const request = overTheWire(ResourceRequestSchema, buildResourceRequest(read, context.requestId));
-      const init = await resourceAcquirer.call(handlers, request, context);
+      const init = await resourceAcquirer.call(handlers, request, onTheWire(context));
       return resourceResultFromReply(delivered(ResourceReplySchema, init), read);
     };
   }
@@ -80,7 +90,7 @@ export function fromCapabilityHandlers(handlers: CapabilityHandlers): ServiceHan
         CodeExecutionRequestSchema,
         buildCodeExecutionRequest(run, context.requestId),
       );
-      for await (const init of codeExecutor.call(handlers, request, context)) {
+      for await (const init of codeExecutor.call(handlers, request, onTheWire(context))) {
         yield* codeOutputsFromReply(delivered(CodeExecutionReplySchema, init));
       }
     };
@@ -88,14 +98,14 @@ export function fromCapabilityHandlers(handlers: CapabilityHandlers): ServiceHan
   if (provisioner) {
     service.provision = async (provisioning, context) => {
       const request = overTheWire(ProvisionRequestSchema, buildProvisionRequest(provisioning));
-      const init = await provisioner.call(handlers, request, context);
+      const init = await provisioner.call(handlers, request, onTheWire(context));
       return provisioningReferenceFromReply(delivered(ProvisionReplySchema, init));
     };
   }
   if (healthProbe) {
     service.probeHealth = async (context) => {
       const request = create(HealthProbeRequestSchema, { id: "" });
-      const init = await healthProbe.call(handlers, request, context);
+      const init = await healthProbe.call(handlers, request, onTheWire(context));
       return healthFromRuntimeStatus(delivered(HealthProbeReplySchema, init).status);
     };
   }

@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
-import { type ToolCall, type ToolCallParts, toolCallParts } from "@trestle/core";
+import type { ToolCall } from "@trestle/core";
 import { type ToolInvokeRequest, ToolInvokeRequestSchema } from "@trestle/proto";
+import { type ToolCallParts, toolCallParts } from "./tool-call-parts.js";
 
 /**
  * The `ToolInvokeRequest` for a call, exactly as contract §4 prescribes:
@@ -11,7 +12,7 @@ import { type ToolInvokeRequest, ToolInvokeRequestSchema } from "@trestle/proto"
  * - `configuration_uri`, `secrets_uri`: the tool's, or "";
  * - `request_id`: the caller's request id.
  *
- * It does not validate required arguments: see `validateRequiredArguments` in `@trestle/core`. `parts`, when the
+ * It does not validate required arguments: see `validateRequiredArguments` in `@trestle/core/catalog`. `parts`, when the
  * caller has them already, must be `toolCallParts(call.arguments, call.tool)`.
  *
  * @throws TrestleError `InvalidArgument` when an argument value cannot be turned into text.

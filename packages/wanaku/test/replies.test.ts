@@ -35,6 +35,27 @@ describe("reply decoding", () => {
     expect(resourceResultFromReply(reply, plain).contents[0]).toEqual({ uri: "w://oslo", text: "a" });
   });
 
+  it("returns a resource's binary content as a blob: a non-text MIME type and strict Base64, as the contract carries it", () => {
+    const read = (mimeType?: string): ResourceRead => ({
+      resource: { location: "f://x", type: "f", name: "x", ...(mimeType ? { mimeType } : {}) },
+      uri: "f://x",
+    });
+    const reply = create(ResourceReplySchema, { content: ["iVBORw0KGgo=", "not base64!", ""] });
+    expect(resourceResultFromReply(reply, read("image/png")).contents).toEqual([
+      { uri: "f://x", mimeType: "image/png", blob: "iVBORw0KGgo=" },
+      { uri: "f://x", mimeType: "image/png", text: "not base64!" },
+      { uri: "f://x", mimeType: "image/png", text: "" },
+    ]);
+    // Text MIME types (and none at all) stay text, however much the content looks like Base64.
+    for (const mimeType of ["text/plain", "application/json", "application/vnd.api+json", undefined]) {
+      expect(resourceResultFromReply(reply, read(mimeType)).contents[0]).toEqual({
+        uri: "f://x",
+        ...(mimeType ? { mimeType } : {}),
+        text: "iVBORw0KGgo=",
+      });
+    }
+  });
+
   it.each([
     [OutputType.STDOUT, ExecutionStatus.RUNNING, [{ type: "output", stream: "stdout", text: "hi\n" }]],
     [OutputType.STDERR, ExecutionStatus.RUNNING, [{ type: "output", stream: "stderr", text: "hi\n" }]],

@@ -1,14 +1,14 @@
 import { create } from "@bufbuild/protobuf";
 import {
   createContextValues,
-  createInMemoryNetwork,
-  createInMemoryTransport,
   type ToolReference,
-  toolCallParts,
-  toolCallPartsKey,
+  type TranslationLeg,
+  translationRecorderKey,
 } from "@trestle/core";
+import { createInMemoryNetwork, createInMemoryTransport } from "@trestle/core/in-memory";
 import { describeTransportContract } from "@trestle/core/testing";
 import {
+  CodeExecutionReplySchema,
   ExecutionStatus,
   OutputType,
   PayloadType,
@@ -32,6 +32,7 @@ describeTransportContract({
   name: "in-memory transport through the Wanaku contract",
   createTransport: () => createInMemoryTransport({ network }),
   serve: (handlers) => network.serve(fromCapabilityHandlers(wanakuHandlers(handlers))),
+  expresses: { reportsLeg: false },
   deadTarget: () => ({
     id: "dead",
     serviceName: "dead",
@@ -129,34 +130,102 @@ describe("a neutral call on the Wanaku wire", () => {
   });
 });
 
-describe("the parts of a call split once", () => {
+describe("a Wanaku transport applies the contract's rules to its own calls", () => {
   const seen: ToolInvokeRequest[] = [];
   const wanaku = {
+    protocol: "grpc",
     async invokeTool(request: ToolInvokeRequest) {
       seen.push(request);
       return create(ToolInvokeReplySchema, { content: ["ok"] });
+    },
+    async *executeCode() {
+      yield create(CodeExecutionReplySchema, {
+        outputType: OutputType.COMPLETION,
+        status: ExecutionStatus.COMPLETED,
+      });
     },
   } as unknown as WanakuTransport;
   const transport = fromWanakuTransport(wanaku);
   const target = { id: "t", serviceName: "s", host: "h", port: 1, serviceType: "tool-invoker" } as const;
   const tool: ToolReference = { name: "echo", type: "svc", uri: "echo://x" };
 
-  it("uses the parts the caller split for these arguments and this tool, and splits anew for others", async () => {
-    const args = { city: "Oslo" };
-    const split = toolCallParts(args, tool);
-    // Parts that could not come from these arguments show which split the request was built from.
-    const marked = { ...split, arguments: { city: "split by the caller" } };
-    const contextValues = createContextValues().set(toolCallPartsKey, {
-      arguments: args,
-      tool,
-      parts: marked,
-    });
-    await transport.callTool({ tool, arguments: args }, target, { contextValues });
-    expect(seen.at(-1)?.arguments).toEqual({ city: "split by the caller" });
-    // An interceptor replaced the arguments: the request is built from the call as it is now.
-    await transport.callTool({ tool, arguments: { city: "Bergen" } }, target, { contextValues });
-    expect(seen.at(-1)?.arguments).toEqual({ city: "Bergen" });
-    await transport.callTool({ tool: { ...tool }, arguments: args }, target, { contextValues });
+  it("builds the request from the parts it described the call with, and splits anew a call changed since", async () => {
+    const args: { city: string } = { city: "Oslo" };
+    const call = { tool, arguments: args };
+    transport.describeToolCall?.(call, target);
+    // Changed in place after the description (the same objects): the request still says what was described,
+    // which shows it was built from the kept parts rather than split again.
+    args.city = "changed in place";
+    await transport.callTool(call, target);
     expect(seen.at(-1)?.arguments).toEqual({ city: "Oslo" });
+    // Kept for one call only: the next call of the same object is split anew.
+    await transport.callTool(call, target);
+    expect(seen.at(-1)?.arguments).toEqual({ city: "changed in place" });
+    // An interceptor replaced the arguments: the request is built from the call as it is now.
+    transport.describeToolCall?.(call, target);
+    const replaced = { ...call, arguments: { city: "Bergen" } };
+    await transport.callTool(replaced, target);
+    expect(seen.at(-1)?.arguments).toEqual({ city: "Bergen" });
+    // The same call object with other arguments than it was described with is split anew too.
+    const same = { tool, arguments: { city: "Tromsø" } };
+    transport.describeToolCall?.(same, target);
+    same.arguments = { city: "Bodø" };
+    await transport.callTool(same, target);
+    expect(seen.at(-1)?.arguments).toEqual({ city: "Bodø" });
+  });
+
+  it("describes the secret values of its headers and body, and records the request as Wanaku sends it", () => {
+    const description = transport.describeToolCall?.(
+      {
+        tool: {
+          ...tool,
+          inputSchema: {
+            type: "object",
+            properties: {
+              wanaku_body: { type: "string" },
+              "X-Api-Key": { target: "header", scope: "service", value: "default-key-77" },
+            },
+          },
+        },
+        arguments: {
+          city: "Oslo",
+          wanaku_meta_Trace: "t-1",
+          wanaku_auth_Tenant: "tenant-secret-1",
+          wanaku_body: { user: "al", client_secret: "body-secret-2" },
+        },
+      },
+      target,
+    );
+    expect(description?.secretValues).toEqual(
+      expect.arrayContaining(["tenant-secret-1", "default-key-77", "body-secret-2"]),
+    );
+    expect(description?.record()).toEqual({
+      arguments: { city: "Oslo", wanaku_body: '{"user":"al","client_secret":"[REDACTED]"}' },
+      headers: { Trace: "t-1", "X-Api-Key": "[REDACTED]", Tenant: "[REDACTED]" },
+      body: '{"user":"al","client_secret":"[REDACTED]"}',
+    });
+  });
+
+  it("reports its own leg, frozen and the same for every call, on tool calls and code executions", async () => {
+    const legs: TranslationLeg[] = [];
+    const contextValues = createContextValues().set(translationRecorderKey, {
+      client: { protocol: "mcp", method: "tools/call" },
+      backend: (leg) => legs.push(leg),
+      note: () => undefined,
+    });
+    await transport.callTool({ tool, arguments: {} }, target, { contextValues });
+    await transport.callTool({ tool, arguments: {} }, target, { contextValues });
+    for await (const _ of transport.executeCode({ engineType: "e", language: "l", code: "" }, target, {
+      contextValues,
+    })) {
+      // drained
+    }
+    expect(legs).toEqual([
+      { protocol: "grpc", method: "InvokeTool" },
+      { protocol: "grpc", method: "InvokeTool" },
+      { protocol: "grpc", method: "ExecuteCode" },
+    ]);
+    expect(legs[0]).toBe(legs[1]);
+    expect(Object.isFrozen(legs[0])).toBe(true);
   });
 });

@@ -1,26 +1,28 @@
 import {
   type CodeOutput,
   type ContentBlock,
-  categorizeError,
   createContextKey,
+  type Interceptor,
+  type ServiceTarget,
+  type ToolResult,
+  type TransportRequest,
+  type TransportResponse,
+  TrestleError,
+  targetAddress,
+} from "@trestle/core";
+import {
+  categorizeError,
   type DeferredToolCallEvents,
   type ErrorCategory,
-  type Interceptor,
-  redactBody,
-  type ServiceTarget,
   type ToolCallCompletedEvent,
   type ToolCallEvent,
   type ToolCallEventSink,
   type ToolCallFailedEvent,
   type ToolCallKind,
   type ToolCallStartedEvent,
-  type ToolResult,
   type TranslationReport,
-  type TransportRequest,
-  type TransportResponse,
-  TrestleError,
-  targetAddress,
-} from "@trestle/core";
+} from "@trestle/core/events";
+import { redactBody } from "@trestle/core/redaction";
 import { describeFailure } from "../failure.js";
 import type { SecretValues } from "../secret-values.js";
 import { callSecretsKey } from "./scrub-secrets.js";

@@ -1,9 +1,5 @@
-import {
-  type BridgeTransport,
-  type Interceptor,
-  type TransportSelector,
-  withInterceptors,
-} from "@trestle/core";
+import { type BridgeTransport, type Interceptor, withInterceptors } from "@trestle/core";
+import type { TransportSelector } from "@trestle/core/routing";
 
 /**
  * A {@link TransportSelector} whose transports run every call through `interceptors` (the first is the

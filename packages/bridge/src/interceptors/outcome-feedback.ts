@@ -1,13 +1,13 @@
 import {
-  type CallOutcomeListener,
   type CodeOutput,
   type Interceptor,
-  isServiceFailure,
   type ServiceTarget,
   type TransportRequest,
   type TransportResponse,
   TrestleError,
 } from "@trestle/core";
+import { isServiceFailure } from "@trestle/core/errors";
+import type { CallOutcomeListener } from "@trestle/core/routing";
 
 /** Runs `fn`, swallowing anything it throws: a misbehaving listener never fails a call. */
 function guarded(fn: () => void): void {

@@ -9,8 +9,8 @@ import {
 import type { SecretValues } from "../secret-values.js";
 
 /**
- * The secret values sent in a call (`wanaku_auth_*` values, secret-looking arguments, credential headers and
- * environment entries), put in the call's context values by the bridge; {@link scrubSecrets} and the call
+ * The secret values sent in a call (what its transport said are secret, secret-looking arguments, credential
+ * metadata and environment entries), put in the call's context values by the bridge; {@link scrubSecrets} and the call
  * events scrub them from whatever comes back.
  */
 export const callSecretsKey = createContextKey<SecretValues | undefined>(undefined, {
@@ -18,12 +18,14 @@ export const callSecretsKey = createContextKey<SecretValues | undefined>(undefin
 });
 
 /**
- * The error a caller may see: its text scrubbed, and no `cause` or `metadata`, since either may carry what the
- * service echoed back. `thrown` itself when the call carries no secret.
+ * The error a caller may see: its text and its typed details scrubbed, and no `cause` or `metadata`, since either
+ * may carry what the service echoed back.
  */
 function scrubbedError(thrown: unknown, secrets: SecretValues): unknown {
   const error = TrestleError.from(thrown);
-  return new TrestleError(secrets.scrub(error.rawMessage), error.code);
+  return new TrestleError(secrets.scrub(error.rawMessage), error.code, {
+    details: secrets.scrubDeep(error.details),
+  });
 }
 
 /**

@@ -5,10 +5,10 @@ import {
   type ContextValues,
   createContextValues,
   type ServiceTarget,
-  type ToolCallEvent,
   TrestleError,
   withInterceptors,
 } from "@trestle/core";
+import type { ToolCallEvent } from "@trestle/core/events";
 import { describe, expect, it } from "vitest";
 import {
   type CallRecord,

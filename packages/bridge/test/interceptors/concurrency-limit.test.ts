@@ -6,10 +6,10 @@ import {
   type CodeRun,
   type ServiceTarget,
   type ToolCall,
-  type TransportSelector,
   TrestleError,
   withInterceptors,
 } from "@trestle/core";
+import type { TransportSelector } from "@trestle/core/routing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ConcurrencyLimit, concurrencyLimit, interceptTransports } from "../../src/index.js";
 

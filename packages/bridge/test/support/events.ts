@@ -1,6 +1,6 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import type { ToolCallEvent } from "@trestle/core";
+import type { ToolCallEvent } from "@trestle/core/events";
 
 /** The UTF-8 size of `value` as JSON. */
 export const jsonSize = (value: unknown) => Buffer.byteLength(JSON.stringify(value));

@@ -1,13 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { BridgeTransport, CodeOutput, CodeRun, ToolCall } from "../call.js";
-import { REQUEST_ID_METADATA_KEY } from "../call-options.js";
 import { CancellationController, setCancellation } from "../cancellation.js";
 import type { ToolReference } from "../catalog.js";
 import type { ContentBlock } from "../content.js";
+import { createContextValues } from "../context-values.js";
 import { Code, TrestleError } from "../error.js";
 import type { ServedCapability } from "../in-memory-transport.js";
 import type { ServiceHandlers } from "../service-handlers.js";
 import type { ServiceTarget } from "../service-target.js";
+import { type TranslationLeg, translationRecorderKey } from "../translation.js";
 import { createReferenceCapability, type ReferenceCapability } from "./reference-capability.js";
 
 /** How the kit reaches the implementation under test. */
@@ -46,6 +47,25 @@ export interface ContractFeatures {
   codeExecution?: boolean;
   /** `provision` provisions. */
   provisioning?: boolean;
+  /**
+   * The transport reports the leg it speaks to the call's `TranslationRecorder` (every transport with a protocol
+   * of its own; the in-memory transport has none).
+   */
+  reportsLeg?: boolean;
+}
+
+/** Call options with a recorder that keeps the backend legs it is told of. */
+function recordingLegs(): {
+  legs: TranslationLeg[];
+  options: { contextValues: ReturnType<typeof createContextValues> };
+} {
+  const legs: TranslationLeg[] = [];
+  const recorder = {
+    client: { protocol: "kit", method: "call" },
+    backend: (leg: TranslationLeg) => legs.push(leg),
+    note: () => undefined,
+  };
+  return { legs, options: { contextValues: createContextValues().set(translationRecorderKey, recorder) } };
 }
 
 /** Collects a stream; stops after `limit` outputs. */
@@ -124,6 +144,7 @@ export function describeTransportContract(options: TransportContractOptions): vo
     healthStates: true,
     codeExecution: true,
     provisioning: true,
+    reportsLeg: true,
     ...options.expresses,
   };
   /** `it` for a part of the contract the wire carries; nothing for a part it lacks (checked apart, below). */
@@ -175,7 +196,6 @@ export function describeTransportContract(options: TransportContractOptions): vo
       });
       const seen = echoed(result.content);
       expect(seen.requestId).toBe("77");
-      expect(seen.metadata[REQUEST_ID_METADATA_KEY]).toBe("77");
       expect(seen.metadata.traceparent).toBe(traceparent);
       expect(seen.metadata["x-tenant"]).toBe("acme");
     });
@@ -224,6 +244,19 @@ export function describeTransportContract(options: TransportContractOptions): vo
       expect(capability.observations.provisions).toEqual([
         { name: "weather", configuration: "units=metric", secret: "apiKey=s3cr3t" },
       ]);
+    });
+
+    itWhen(can.reportsLeg)("reports the leg it speaks on each tool call and code execution", async () => {
+      // A transport may report more than once (before and after it learns the backend's version): the last wins.
+      const call = recordingLegs();
+      await transport.callTool(tool("echo://leg"), target, call.options);
+      const spoken = call.legs.at(-1);
+      expect(spoken?.protocol).toMatch(/^[a-z][a-z0-9-]*$/);
+      expect(spoken?.method).toMatch(/\S/);
+      if (!can.codeExecution) return;
+      const run = recordingLegs();
+      await collect(transport.executeCode(code("count", { n: "1" }), target, run.options));
+      expect(run.legs.at(-1)?.protocol).toBe(spoken?.protocol);
     });
 
     itWhen(can.codeExecution)("streams code execution outputs in order with their fields", async () => {

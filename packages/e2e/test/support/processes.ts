@@ -216,14 +216,20 @@ export async function eventually<T>(
   }
 }
 
-/** Waits until a service named `name` is healthy in the router's registry. */
-export function serviceHealthy(routerUrl: string, name: string): Promise<true> {
+/** Waits until a service named `name` is healthy in the router's registry (`headers`: an admin token's). */
+export function serviceHealthy(
+  routerUrl: string,
+  name: string,
+  headers: Record<string, string> = {},
+): Promise<true> {
   return eventually(
     async () => {
       const services = await api<{ health: string; target: { serviceName: string } }[]>(
         routerUrl,
         "GET",
         "/api/v1/capabilities",
+        undefined,
+        headers,
       );
       return services.some((s) => s.target.serviceName === name && s.health === "healthy") ? true : undefined;
     },

@@ -1,7 +1,7 @@
 import { Code, type ToolReference, TrestleError } from "@trestle/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CatalogChange, Registry, RegistryEvent, Store } from "../../src/index.js";
-import { createRegistry } from "../../src/index.js";
+import { applyMigrations, createRegistry } from "../../src/index.js";
 import { nextEvent, uniqueSuffix, until } from "./wait.js";
 
 /** Two stores on one database: the same object for PGlite (one process), two pools for PostgreSQL. */
@@ -729,19 +729,49 @@ export function describeStoreSuite(backend: string, open: () => Promise<StoreSui
       expect(await fixture.primary.claimLease(lease, "one", 1201, 100)).toBe(true);
     });
 
-    it("announces an MCP session ended through one store to the other, which refuses it too", async () => {
-      const digest = `seal-${uniqueSuffix()}`;
+    it("lends its SQL client to another owner of state: its own migrations, tables and notifications", async () => {
+      const suffix = uniqueSuffix();
+      const table = `other_owner_notes_${suffix}`;
+      const steps = [
+        { version: 1, name: "notes", sql: `CREATE TABLE ${table} (id text PRIMARY KEY, body text NOT NULL)` },
+        { version: 2, name: "a step that no longer does anything", sql: "" },
+      ];
+      const options = { table: `other_owner_migrations_${suffix}`, lockKey: 4_242_000_001 };
+      const registrySteps = () =>
+        fixture.primary.sql.query<{ version: number }>(
+          "SELECT version FROM trestle_schema_migrations ORDER BY version",
+        );
+      const before = await registrySteps();
+      // Both replicas start at once: each step is applied once, recorded apart from the registry's.
+      const applied = await Promise.all([
+        applyMigrations(fixture.primary.sql, steps, options),
+        applyMigrations(fixture.secondary.sql, steps, options),
+      ]);
+      expect(applied.flat().sort((x, y) => x - y)).toEqual([1, 2]);
+      expect(await applyMigrations(fixture.secondary.sql, steps, options)).toEqual([]);
+      expect(await registrySteps()).toEqual(before);
+
       const heard: string[] = [];
-      const stop = await fixture.secondary.subscribeEndedMcpSessions(
-        (ended) => heard.push(ended),
+      const channel = `other_owner_${suffix}`;
+      const stop = await fixture.secondary.sql.listen(
+        channel,
+        (payload) => heard.push(payload),
         () => undefined,
       );
-      const now = Date.now();
-      await fixture.primary.endMcpSession(digest, now, now + 60_000);
-      await until(() => heard.includes(digest), "the end announced to the other store");
+      await fixture.primary.sql.query(
+        `WITH written AS (INSERT INTO ${table} (id, body) VALUES ($1, $2)) SELECT pg_notify($3, $1)`,
+        ["n1", "hello", channel],
+      );
+      await until(() => heard.includes("n1"), "the other owner's notification on the other store");
       await stop();
-      expect(await fixture.secondary.isMcpSessionEnded(digest, now)).toBe(true);
-      expect(await fixture.secondary.mcpSessionsEndedSince(now)).toContain(digest);
+      expect(await fixture.secondary.sql.query(`SELECT id, body FROM ${table}`)).toEqual([
+        { id: "n1", body: "hello" },
+      ]);
+      const counted = await fixture.secondary.sql.transaction(async (tx) => {
+        await tx.query(`INSERT INTO ${table} (id, body) VALUES ('n2', 'again')`);
+        return tx.query<{ n: number | string }>(`SELECT count(*) AS n FROM ${table}`);
+      });
+      expect(Number(counted[0]?.n)).toBe(2);
     });
   });
 }

@@ -25,10 +25,10 @@ import {
   ServerCallContext,
   type TaskStore,
 } from "@a2a-js/sdk/server";
-import type { Store } from "@trestle/registry";
 import type { Caller, CallerPrincipal } from "../calls/caller.js";
 import { isJsonContentType, readBody, writeJson } from "../http/body.js";
 import { createSealedBox } from "../sealed-box.js";
+import type { A2aTaskTable } from "../state/a2a-tasks.js";
 import { createStoreTaskStore, PrincipalUser } from "./task-store.js";
 import {
   type A2aFrontBackend,
@@ -55,8 +55,8 @@ const SWEEP_INTERVAL_MS = 60 * 60_000;
 /** Options of {@link createA2aEndpoint}. */
 export interface A2aEndpointOptions {
   backend: A2aFrontBackend;
-  /** Where tasks live, so that any replica answers for them. */
-  store: Store;
+  /** Where tasks live (the server's table in the store's database), so that any replica answers for them. */
+  tasks: A2aTaskTable;
   maxBodyBytes: number;
   /** The router's version, on the card. */
   version: string;
@@ -194,7 +194,7 @@ function clip(text: string, max: number): string {
  * reaches nothing behind the router.
  */
 export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
-  const { backend, store } = options;
+  const { backend, tasks: taskTable } = options;
   const agents = new Map<
     string,
     { handler: DefaultRequestHandler; rpc: JsonRpcTransportHandler; legacy: LegacyJsonRpcTransportHandler }
@@ -207,7 +207,7 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
   // how long its row stays.
   const sweep = setInterval(
     () => {
-      void store.removeA2aTasks(Date.now() - retentionMs).catch(() => undefined);
+      void taskTable.removeA2aTasks(Date.now() - retentionMs).catch(() => undefined);
     },
     Math.min(SWEEP_INTERVAL_MS, retentionMs),
   );
@@ -235,13 +235,13 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
     let agent = agents.get(namespace);
     if (!agent) {
       const buses = new DefaultExecutionEventBusManager();
-      const tasks = createStoreTaskStore(store, namespace, (taskId) => running.get(taskId)?.abort(), {
+      const tasks = createStoreTaskStore(taskTable, namespace, (taskId) => running.get(taskId)?.abort(), {
         retentionMs,
       });
       const handler = new ReplicaAwareRequestHandler(
         baseCard(),
         tasks,
-        createToolExecutor(backend, namespace, store, running, pendingBox),
+        createToolExecutor(backend, namespace, taskTable, running, pendingBox),
         buses,
       );
       agent = {
@@ -395,7 +395,7 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
       return;
     }
     if (STARTS_TASK.has(method) && !continuesTask(request)) {
-      const held = await store.countA2aTasks(principal.id, Date.now() - retentionMs);
+      const held = await taskTable.countA2aTasks(principal.id, Date.now() - retentionMs);
       if (held >= options.maxTasksPerPrincipal) {
         jsonRpcError(
           res,

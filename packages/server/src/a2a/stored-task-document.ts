@@ -1,5 +1,5 @@
 import { type Message, type Part, Task, TaskState } from "@a2a-js/sdk";
-import { redactValue } from "@trestle/core";
+import { redactValue } from "@trestle/core/redaction";
 
 /** Bytes of one message part kept in a stored task; a longer part is cut (text) or replaced by a note. */
 export const STORED_PART_MAX_BYTES = 16 * 1024;

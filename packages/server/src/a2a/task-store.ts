@@ -1,7 +1,7 @@
 import { type ListTasksRequest, type ListTasksResponse, Task, TaskState, taskStateToJSON } from "@a2a-js/sdk";
 import type { ServerCallContext, TaskStore, User } from "@a2a-js/sdk/server";
-import type { Store, StoredA2aTask } from "@trestle/registry";
 import type { CallerPrincipal } from "../calls/caller.js";
+import type { A2aTaskTable, StoredA2aTask } from "../state/a2a-tasks.js";
 import { storedTaskDocument } from "./stored-task-document.js";
 
 /** How long tasks stay readable after their last change. */
@@ -47,7 +47,7 @@ export function principalOf(context: ServerCallContext | undefined): CallerPrinc
  * `CANCELED` is dropped and reported to `onCancelledElsewhere`, which stops the call.
  */
 export function createStoreTaskStore(
-  store: Store,
+  store: A2aTaskTable,
   namespace: string,
   onCancelledElsewhere: (taskId: string) => void,
   retention: TaskRetention = { retentionMs: Number.POSITIVE_INFINITY },

@@ -16,10 +16,10 @@ import {
   type TranslationNote,
   TrestleError,
 } from "@trestle/core";
-import type { Store } from "@trestle/registry";
 import type { CallService } from "../calls/call-service.js";
 import type { Caller } from "../calls/caller.js";
 import type { SealedBox } from "../sealed-box.js";
+import type { A2aTaskTable } from "../state/a2a-tasks.js";
 import { principalOf } from "./task-store.js";
 
 /** What the A2A front calls tools through: the call service every front shares. */
@@ -172,7 +172,7 @@ export function contentToParts(content: readonly ContentBlock[]): Part[] {
 export function createToolExecutor(
   backend: A2aFrontBackend,
   namespace: string,
-  store: Store,
+  tasks: Pick<A2aTaskTable, "loadA2aTask">,
   running: Map<string, AbortController>,
   pendingBox: SealedBox,
 ): AgentExecutor {
@@ -313,7 +313,7 @@ export function createToolExecutor(
       contexts.set(taskId, contextId);
       // A cancellation another replica wrote reaches this one through the store.
       const poll = setInterval(() => {
-        void store
+        void tasks
           .loadA2aTask(taskId)
           .then((stored) => {
             if (stored?.state === "TASK_STATE_CANCELED") controller.abort();

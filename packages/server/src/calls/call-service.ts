@@ -10,6 +10,7 @@ import {
 import {
   Code,
   type CodeOutput,
+  createContextValues,
   type InputAnswers,
   type JsonObject,
   type PromptReference,
@@ -19,7 +20,6 @@ import {
   type ToolReference,
   type ToolResult,
   TrestleError,
-  createContextValues,
 } from "@trestle/core";
 import { createPrincipalBudget } from "../http/principal-budget.js";
 import { type CallPolicy, OPEN_POLICY, type PolicyRequest, policyRefusal } from "./call-policy.js";

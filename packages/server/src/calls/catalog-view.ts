@@ -1,4 +1,5 @@
-import type { Namespace, PromptReference, ResourceReference, ToolReference } from "@trestle/core";
+import type { PromptReference, ResourceReference, ToolReference } from "@trestle/core";
+import type { Namespace } from "@trestle/core/catalog";
 
 /**
  * The reads the MCP endpoint makes on the catalog: all from memory, none on the database. The registry's

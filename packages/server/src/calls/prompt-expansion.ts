@@ -1,11 +1,11 @@
 import {
   Code,
   type ContentBlock,
-  type PromptContent,
   type PromptReference,
   type PromptResult,
   TrestleError,
 } from "@trestle/core";
+import type { PromptContent } from "@trestle/core/catalog";
 
 /** A catalog prompt's content as a content block (an embedded resource carries its text or its blob). */
 function contentBlock(content: PromptContent): ContentBlock {

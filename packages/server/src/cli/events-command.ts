@@ -1,4 +1,4 @@
-import type { ToolCallEvent } from "@trestle/core";
+import type { ToolCallEvent } from "@trestle/core/events";
 import type { Command } from "commander";
 import { clientAction } from "./command-action.js";
 import type { CliIo } from "./context.js";

@@ -1,4 +1,4 @@
-import type { ForwardReference } from "@trestle/core";
+import type { ForwardReference } from "@trestle/core/catalog";
 import type { Command } from "commander";
 import type { ForwardView } from "../forwards/forward-view.js";
 import { CliError } from "./cli-error.js";

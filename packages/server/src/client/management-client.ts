@@ -1,4 +1,5 @@
-import { Code, type ToolCallEvent, TrestleError } from "@trestle/core";
+import { Code, TrestleError } from "@trestle/core";
+import type { ToolCallEvent } from "@trestle/core/events";
 import type { ApiBody, ApiData, ApiEvent, ApiOperationId } from "./api-types.js";
 import { type ReconnectOptions, readEventStream, type ServerSentEvent } from "./event-stream.js";
 import { type ManagementOperation, managementOperations, operationPath } from "./operations.js";

@@ -1,5 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { Code, type ForwardA2aUpstream, type ForwardUpstream, TrestleError } from "@trestle/core";
+import { Code, TrestleError } from "@trestle/core";
+import type { ForwardA2aUpstream, ForwardUpstream } from "@trestle/core/catalog";
 import type {
   UpstreamCatalog,
   UpstreamCatalogWatch,

@@ -1,4 +1,5 @@
-import type { ForwardReference, PromptReference, ResourceReference, ToolReference } from "@trestle/core";
+import type { PromptReference, ResourceReference, ToolReference } from "@trestle/core";
+import type { ForwardReference } from "@trestle/core/catalog";
 import { CATALOG_LIMITS, parsePrompt, parseResource, parseTool } from "@trestle/registry";
 import { FORWARD_LABEL, forwardServiceName } from "./forward-identity.js";
 import type { UpstreamCatalog, UpstreamConnector } from "./upstream-connector.js";

@@ -1,4 +1,5 @@
-import { type ForwardUpstream, type UpstreamAuth, withCredentialHeaders } from "@trestle/core";
+import { withCredentialHeaders } from "@trestle/core";
+import type { ForwardUpstream, UpstreamAuth } from "@trestle/core/catalog";
 
 /**
  * A forward's upstream as the router's own connections use it (the catalog watch, and the transports' connections):

@@ -1,14 +1,12 @@
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import {
   Code,
-  describeForwardUpstream,
-  type ForwardReference,
-  type ForwardUpstream,
   type InputAnswers,
   type PromptReference,
   type ServiceTarget,
   TrestleError,
 } from "@trestle/core";
+import { describeForwardUpstream, type ForwardReference, type ForwardUpstream } from "@trestle/core/catalog";
 import { normalizeNamespace } from "@trestle/registry";
 import { importedName } from "./catalog-import.js";
 import { connectionUpstream } from "./forward-credentials.js";

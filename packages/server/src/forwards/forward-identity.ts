@@ -1,10 +1,10 @@
+import type { ServiceTarget } from "@trestle/core";
 import {
   describeForwardUpstream,
   type ForwardReference,
   type ForwardUpstream,
   forwardProgramName,
-  type ServiceTarget,
-} from "@trestle/core";
+} from "@trestle/core/catalog";
 
 /** The label every entry imported from a forward carries, valued with the forward's name. */
 export const FORWARD_LABEL = "trestle.forward";

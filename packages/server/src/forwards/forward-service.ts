@@ -1,4 +1,5 @@
-import { Code, type ForwardReference, TrestleError } from "@trestle/core";
+import { Code, TrestleError } from "@trestle/core";
+import type { ForwardReference } from "@trestle/core/catalog";
 import { type Catalog, normalizeNamespace, parseForward } from "@trestle/registry";
 import { removeImported } from "./catalog-sync.js";
 import type { ForwardDirectory, LiveForward } from "./forward-directory.js";

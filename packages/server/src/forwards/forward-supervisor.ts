@@ -1,11 +1,6 @@
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
-import {
-  Code,
-  describeForwardUpstream,
-  type ForwardReference,
-  type ServiceTarget,
-  TrestleError,
-} from "@trestle/core";
+import { Code, type ServiceTarget, TrestleError } from "@trestle/core";
+import { describeForwardUpstream, type ForwardReference } from "@trestle/core/catalog";
 import { type Catalog, type CatalogChange, normalizeNamespace } from "@trestle/registry";
 import type { Logger } from "pino";
 import { canonicalJson } from "../canonical-json.js";

@@ -7,7 +7,8 @@ import type {
   ServerCapabilities,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ForwardUpstream, InputAnswers, InputRequired, TrestleError } from "@trestle/core";
+import type { InputAnswers, InputRequired, TrestleError } from "@trestle/core";
+import type { ForwardUpstream } from "@trestle/core/catalog";
 
 /** What an upstream MCP server offers, every page of every list it advertises (what the forwards import). */
 export interface UpstreamCatalog {

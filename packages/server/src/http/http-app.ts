@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ANONYMOUS_PRINCIPAL, type CallerPrincipal } from "../calls/caller.js";
+import { type AdminUi, isAdminUiPath } from "./admin-ui.js";
 import { writeJson } from "./body.js";
 import type { JsonApi } from "./json-api.js";
 import { sendData, sendError } from "./json-api.js";
@@ -69,6 +70,8 @@ export interface HttpAppDependencies {
    * path names none). Served to anyone, like the token-free health checks.
    */
   protectedResourceMetadata?(path: string): object | undefined;
+  /** The admin UI's static files at `/ui` (public: every call the page makes needs a token). None without it. */
+  adminUi?: AdminUi;
   /** True when the namespace exists. */
   hasNamespace(name: string): boolean;
   /** True once the router serves; false while it starts or drains. */
@@ -226,6 +229,7 @@ export function createHttpApp(deps: HttpAppDependencies) {
         return;
       }
 
+      if (deps.adminUi && isAdminUiPath(path)) return deps.adminUi.handle(req, res, path);
       if (path === "/api" || path.startsWith("/api/")) {
         const scope = isDiscoveryPath(path) ? "register" : "admin";
         const outcome = await deps.auth.authenticate(req, scope, "/api");

@@ -301,7 +301,8 @@ function hostName(hostHeader: string): string {
 
 /**
  * DNS-rebinding protection: a request must name an allowed host in `Host`, and a browser's `Origin` must be an
- * allowed origin or a loopback origin.
+ * allowed origin, a loopback origin, or the request's own (`Origin` naming the host and port in `Host`, when that
+ * host is allowed by name rather than by `*`).
  */
 export function createOriginGuard(options: OriginGuardOptions) {
   const anyHost = options.allowedHosts.includes("*");
@@ -322,12 +323,17 @@ export function createOriginGuard(options: OriginGuardOptions) {
         const normalized = origin.toLowerCase().replace(/\/$/, "");
         if (origins.has(normalized) || origins.has("*")) return undefined;
         if (normalized === "null") return "The origin 'null' is not allowed";
-        let originHost: string;
+        let originUrl: URL;
         try {
-          originHost = new URL(normalized).hostname;
+          originUrl = new URL(normalized);
         } catch {
           return "The Origin header is not a URL";
         }
+        // A page the router served itself (the admin UI at /ui) calling back on its own origin: the Origin names
+        // the very host and port the request was sent to, a host that passed the check above by name. Not with
+        // `*`: there a rebinding page's Host and Origin both name the attacker's host.
+        if (!anyHost && typeof host === "string" && originUrl.host === host.toLowerCase()) return undefined;
+        const originHost = originUrl.hostname;
         const bracketed = originHost.includes(":") ? `[${originHost}]` : originHost;
         if (!LOOPBACK.has(bracketed) && !LOOPBACK.has(originHost))
           return `The origin '${origin}' is not allowed`;

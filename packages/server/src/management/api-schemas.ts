@@ -1,4 +1,6 @@
-import { SERVICE_TYPES, type ServiceType, type ToolCallEvent } from "@trestle/core";
+import type { ServiceType } from "@trestle/core";
+import type { ToolCallEvent } from "@trestle/core/events";
+import { SERVICE_TYPES } from "@trestle/core/routing";
 import { type HealthRecord, labelsSchema, type RegisteredService } from "@trestle/registry";
 import { z } from "zod";
 import type { ForwardView } from "../forwards/forward-view.js";
@@ -46,7 +48,7 @@ export const registeredServiceSchema = z
       languageType: z.string().optional(),
       languageSubType: z.string().optional(),
       protocol: z.string().optional(),
-      dialect: z.enum(["v1", "legacy"]).optional(),
+      dialect: z.string().optional().describe("The wire dialect of its protocol (gRPC: `v1` or `legacy`)"),
     }),
     health: healthStateSchema,
     healthMessage: z.string().optional(),
@@ -58,6 +60,19 @@ export const registeredServiceSchema = z
     registeredBy: z.string().optional().describe("The principal that registered it"),
   })
   .meta({ id: "RegisteredService" }) satisfies z.ZodType<RegisteredService>;
+
+/** A registered instance's circuit on the router that answers, and the calls it has in flight to it. */
+export const serviceCircuitSchema = z
+  .object({
+    id: z.string().describe("The registration id"),
+    state: z
+      .enum(["closed", "open", "half-open"])
+      .describe(
+        "`open`: skipped after failed calls in a row until a cool-down ends; `half-open`: one trial call decides",
+      ),
+    inFlight: z.number().int().describe("Calls this router process has in flight to the instance"),
+  })
+  .meta({ id: "ServiceCircuit" });
 
 /** One entry of a service's health history. */
 export const healthRecordSchema = z
@@ -81,6 +96,10 @@ const eventBase = {
   kind: z.enum(["tool", "code-execution"]),
   namespace: z.string().optional(),
   requestId: z.string().optional(),
+  principal: z
+    .string()
+    .optional()
+    .describe("Whose call it is: a token's name, `anonymous` on a router without tokens, `stdio`"),
 };
 
 /** A tool-call event (redacted at its source), as the history and the notification stream carry it. */

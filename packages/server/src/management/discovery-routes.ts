@@ -18,7 +18,7 @@ function actorOf(request: { principal: Principal | undefined }): RegistrationAct
 
 /**
  * Capability registration on Wanaku's paths (`/api/v1/management/discovery`), and the fleet's view
- * (`/api/v1/capabilities`): list with health, status summary, health history, stale cleanup. A registration is
+ * (`/api/v1/capabilities`): list with health, status summary, circuits, health history, stale cleanup. A registration is
  * bound to the principal that made it: another one's re-registration, heartbeat or deregistration of it, or a
  * registration under its service name (which stays its owner's when its instances are gone), is refused (403)
  * with nothing written, as is one the registration policy refuses (a configured name, a private address).
@@ -60,6 +60,14 @@ export function registerDiscoveryRoutes(
     for (const s of all) byState[s.health]++;
     return { data: { total: all.length, ...byState } };
   });
+  // Before `getCapability`: `circuits` is not a registration id.
+  api.route(op.capabilityCircuits, () => ({
+    data: services.list().map((s) => ({
+      id: s.id,
+      state: deps.registry.resolver.circuitState(s.id),
+      inFlight: deps.registry.resolver.inFlight(s.id),
+    })),
+  }));
   api.route(op.getCapability, ({ params }) => {
     const service = services.get(params.id);
     if (!service) throw new TrestleError(`No service with id '${params.id}'`, Code.NotFound);

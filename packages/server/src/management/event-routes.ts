@@ -1,5 +1,5 @@
 import type { EventHub } from "@trestle/bridge";
-import type { ToolCallEvent } from "@trestle/core";
+import type { ToolCallEvent } from "@trestle/core/events";
 import type { Registry, RegistryEvent } from "@trestle/registry";
 import type { JsonApi } from "../http/json-api.js";
 import { openSseStream, type SseStreamOptions } from "../http/sse.js";

@@ -25,6 +25,7 @@ import {
   namespaceQuery,
   registeredServiceSchema,
   registryEventSchema,
+  serviceCircuitSchema,
   toolCallEventSchema,
 } from "./api-schemas.js";
 import { forwardRequestSchema, forwardShorthandSchema } from "./forward-shorthand.js";
@@ -394,6 +395,23 @@ const capabilitiesStatus = defineOperation({
   response: { kind: "json", status: 200, description: "The counts", data: fleetStatusSchema },
   errors: [],
 });
+const capabilityCircuits = defineOperation({
+  id: "capabilityCircuits",
+  method: "GET",
+  path: "/api/v1/capabilities/circuits",
+  summary: "Each registered service's circuit and calls in flight, on the router process that answers",
+  description:
+    "Circuits are kept per router process: each replica judges the calls it made, so another replica may answer differently.",
+  tags: ["capabilities"],
+  scope: "admin",
+  response: {
+    kind: "json",
+    status: 200,
+    description: "One entry per registered service",
+    data: z.array(serviceCircuitSchema),
+  },
+  errors: [],
+});
 const getCapability = defineOperation({
   id: "getCapability",
   method: "GET",
@@ -678,6 +696,7 @@ export const managementApi = {
   heartbeat,
   listCapabilities,
   capabilitiesStatus,
+  capabilityCircuits,
   getCapability,
   capabilityHealth,
   removeStaleCapabilities,

@@ -1,5 +1,5 @@
 import type { EventHub, Subscription, ToolCallEventListener } from "@trestle/bridge";
-import type { ToolCallEvent } from "@trestle/core";
+import type { ToolCallEvent } from "@trestle/core/events";
 
 /**
  * The SSE id of a tool-call event: its `eventId` and its type, since a call's `started` and its `completed` or

@@ -1,15 +1,14 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import {
-  Code,
-  type JsonObject,
-  requiredClientCapabilities,
-  type ToolResult,
-  TrestleError,
-} from "@trestle/core";
+import { Code, type JsonObject, type ToolResult, TrestleError } from "@trestle/core";
 import { requireInputCapabilities } from "./input-relay.js";
 import { JsonRpcErrorCode } from "./json-rpc.js";
 import { ModernErrorCode } from "./protocol-era.js";
 import { ProtocolError } from "./protocol-error.js";
+
+/** What a backend's refusal says the client lacks (a `FailedPrecondition` with that typed detail), if it says. */
+function requiredClientCapabilities(error: unknown): JsonObject | undefined {
+  if (!(error instanceof TrestleError) || error.code !== Code.FailedPrecondition) return undefined;
+  return error.findDetail("required-client-capabilities")?.capabilities;
+}
 
 /**
  * A failure of the call service as the MCP answer it becomes: arguments of the wrong shape are -32602, a backend
@@ -36,7 +35,7 @@ export function asProtocolError(error: unknown, subject: string): unknown {
  * A refusal a tool call answers with as a tool result (`isError`), which the model reads and can act on: the
  * router's policy, or the principal's bound on what it may run. `undefined` for any other failure.
  */
-export function refusalResult(error: unknown): CallToolResult | undefined {
+export function refusalResult(error: unknown): ToolResult | undefined {
   if (
     !(error instanceof TrestleError) ||
     (error.code !== Code.PermissionDenied && error.code !== Code.ResourceExhausted)
@@ -48,15 +47,17 @@ export function refusalResult(error: unknown): CallToolResult | undefined {
 
 /**
  * A failed call as the JSON-RPC error its task records: a protocol error keeps its code (an MCP backend's own
- * code where it gave one), any other failure is -32603 with the router's sentence about it.
+ * code where it gave one, from the error's typed `json-rpc` detail; another protocol's code is not MCP's), any other
+ * failure is -32603 with the router's sentence about it.
  */
 export function asTaskError(error: unknown): unknown {
   if (error instanceof ProtocolError || !(error instanceof TrestleError)) return error;
-  const upstream = Number(error.metadata["mcp-error-code"]);
-  return new ProtocolError(
-    Number.isSafeInteger(upstream) && upstream < 0 ? upstream : JsonRpcErrorCode.InternalError,
-    error.rawMessage,
-  );
+  const upstream = error.findDetail("json-rpc");
+  const code =
+    upstream?.protocol === "mcp" && Number.isSafeInteger(upstream.code) && upstream.code < 0
+      ? upstream.code
+      : JsonRpcErrorCode.InternalError;
+  return new ProtocolError(code, error.rawMessage);
 }
 
 /**

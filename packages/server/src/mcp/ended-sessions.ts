@@ -1,11 +1,13 @@
-import type { Store } from "@trestle/registry";
+import type { EndedMcpSessionTable } from "../state/ended-mcp-sessions.js";
 import type { EndedSessionLedger, SessionRegistry } from "./session-registry.js";
 
 /** Clocks of replicas may differ by this much: a catch-up reads ends recorded this long before it lost track. */
 const CLOCK_SKEW_MS = 60_000;
 
-/** The store as the ledger of ended MCP sessions. */
-export function storeLedger(store: Pick<Store, "endMcpSession" | "isMcpSessionEnded">): EndedSessionLedger {
+/** The ended sessions' table (in the store's database) as the ledger of ended MCP sessions. */
+export function storeLedger(
+  store: Pick<EndedMcpSessionTable, "endMcpSession" | "isMcpSessionEnded">,
+): EndedSessionLedger {
   return {
     end: (digest, endedAt, expiresAt) => store.endMcpSession(digest, endedAt, expiresAt),
     isEnded: (digest, now) => store.isMcpSessionEnded(digest, now),
@@ -25,7 +27,7 @@ export interface FollowEndedSessionsOptions {
  * catches up from the store. Resolves with the function that stops following.
  */
 export async function followEndedSessions(
-  store: Pick<Store, "subscribeEndedMcpSessions" | "mcpSessionsEndedSince">,
+  store: Pick<EndedMcpSessionTable, "subscribeEndedMcpSessions" | "mcpSessionsEndedSince">,
   sessions: Pick<SessionRegistry, "forget">,
   options: FollowEndedSessionsOptions = {},
 ): Promise<() => Promise<void>> {

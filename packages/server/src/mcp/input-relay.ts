@@ -56,13 +56,20 @@ export function requireInputCapabilities(
   );
 }
 
+/** A 2026-07-28 `input_required` result: what the client is asked, keyed, and the state to send back. */
+export interface InputRequiredResult {
+  resultType: "input_required";
+  inputRequests: Record<string, { method: string; params: JsonObject }>;
+  requestState: string;
+}
+
 /** An `input_required` result (2026-07-28) for what the backend asks, with the router's sealed state. */
 export function inputRequiredResult(
   inputRequired: InputRequired,
   sealer: RequestStateSealer,
   binding: RequestBinding,
   parked?: string,
-): Record<string, unknown> & { resultType: "input_required" } {
+): InputRequiredResult {
   const inputRequests: Record<string, { method: string; params: JsonObject }> = {};
   for (const [key, request] of Object.entries(inputRequired.requests)) {
     inputRequests[key] = { method: INPUT_METHOD[request.kind], params: request.params };

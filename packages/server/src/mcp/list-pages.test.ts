@@ -2,16 +2,17 @@ import { describe, expect, it } from "vitest";
 import { JsonRpcErrorCode } from "./json-rpc.js";
 import { decodeCursor, encodeCursor, ListPages } from "./list-pages.js";
 
-const items = ["a", "b", "c", "d", "e"];
+const tool = (name: string) => ({ name, inputSchema: { type: "object" as const } });
+const items = ["a", "b", "c", "d", "e"].map(tool);
 const HINTS = { ttlMs: 60_000, cacheScope: "public" as const };
 
 describe("ListPages", () => {
   it("pages a list by the router's cursors, the last page without a next cursor", () => {
     const pages = new ListPages("tools", items, 2);
     const first = pages.page(undefined, undefined).value;
-    expect(first).toEqual({ tools: ["a", "b"], nextCursor: encodeCursor(2) });
+    expect(first).toEqual({ tools: [tool("a"), tool("b")], nextCursor: encodeCursor(2) });
     const last = pages.page(encodeCursor(4), undefined).value;
-    expect(last).toEqual({ tools: ["e"] });
+    expect(last).toEqual({ tools: [tool("e")] });
   });
 
   it("keeps each page the router's cursors point at, so a repeated request gets the same result", () => {
@@ -25,7 +26,7 @@ describe("ListPages", () => {
     const session = pages.page(undefined, undefined);
     const stateless = pages.page(undefined, HINTS);
     expect(stateless).not.toBe(session);
-    expect(stateless.value).toEqual({ tools: ["a", "b"], nextCursor: encodeCursor(2), ...HINTS });
+    expect(stateless.value).toEqual({ tools: [tool("a"), tool("b")], nextCursor: encodeCursor(2), ...HINTS });
     expect(session.value).not.toHaveProperty("ttlMs");
     expect(pages.page(undefined, HINTS)).toBe(stateless);
   });
@@ -33,11 +34,21 @@ describe("ListPages", () => {
   it("answers an offset off the page boundaries without keeping it (a client cannot grow what is kept)", () => {
     const pages = new ListPages("tools", items, 2);
     const odd = pages.page(encodeCursor(1), undefined);
-    expect(odd.value).toEqual({ tools: ["b", "c"], nextCursor: encodeCursor(3) });
+    expect(odd.value).toEqual({ tools: [tool("b"), tool("c")], nextCursor: encodeCursor(3) });
     expect(pages.page(encodeCursor(1), undefined)).not.toBe(odd);
     const beyond = pages.page(encodeCursor(1_000_000), undefined);
     expect(beyond.value).toEqual({ tools: [] });
     expect(pages.page(encodeCursor(1_000_000), undefined)).not.toBe(beyond);
+  });
+
+  it("encodes a page for each revision once, in that revision's shapes", () => {
+    const titled = [{ ...tool("a"), title: "A" }];
+    const page = new ListPages("tools", titled, 2).page(undefined, undefined);
+    const stamp = (value: object) => value;
+    const old = page.encodedFor("2024-11-05", "session", stamp);
+    expect(old.value).toEqual({ tools: [tool("a")] });
+    expect(page.encodedFor("2024-11-05", "session", stamp)).toBe(old);
+    expect(page.encodedFor("2025-11-25", "session", stamp).value).toEqual({ tools: titled });
   });
 
   it("refuses a cursor it did not make with -32602", () => {

@@ -1,12 +1,15 @@
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { type Cancellation, CancellationController, type InFlightEntry, InFlightSet } from "@trestle/core";
+import type { Cancellation } from "@trestle/core";
+import { CancellationController } from "@trestle/core/cancellation";
+import { type InFlightEntry, InFlightSet } from "@trestle/core/in-flight";
 import type { CallerPrincipal } from "../calls/caller.js";
 import { type ClassifiedMessage, JsonRpcErrorCode } from "./json-rpc.js";
 import type { McpMethodTable, McpRequestExtra, RequestOrigin } from "./method-table.js";
 import { META, MODERN_ONLY, type ModernClient, REMOVED_IN_MODERN } from "./protocol-era.js";
-import { encodeNotificationFor, encodeResultFor } from "./result-encoding.js";
 import { ReusableResult } from "./reusable-result.js";
 import type { SessionState } from "./session-registry.js";
+import { encodeNotification } from "./wire/notifications.js";
+import { revisionOf } from "./wire/revisions.js";
 
 /**
  * Where the replies to one batch of incoming requests go (one HTTP POST, or the stdio stream). The dispatcher
@@ -65,6 +68,9 @@ function errorResponse(id: RequestId, error: unknown): JSONRPCMessage {
     },
   } as JSONRPCMessage;
 }
+
+/** A session's result needs no envelope: the handler's result as it is. */
+const sessionResult = (result: object): object => result;
 
 /** The requests of one batch still waiting for an answer, and where their answers go. */
 export interface ExchangeState {
@@ -153,8 +159,7 @@ export class McpDispatcher {
     const originalId = message.id as RequestId;
     const method = message.method as string;
     const modern = context.modern;
-    /** The revision the request's client speaks (a session's until `initialize` names one). */
-    const revision = modern?.revision ?? context.session?.protocolVersion;
+    const revision = revisionOf(modern?.revision ?? context.session?.protocolVersion);
     // Each era sees only its own methods: what the stateless era removed, and what it added, are unknown to the
     // other (-32601, which a stateless request's HTTP answer carries with 404).
     const handler = (modern ? REMOVED_IN_MODERN.has(method) : MODERN_ONLY.has(method))
@@ -179,6 +184,7 @@ export class McpDispatcher {
       session: context.session,
       headers: context.headers,
       modern,
+      revision,
       principal: context.principal,
       originalId,
       exchange: state,
@@ -194,7 +200,7 @@ export class McpDispatcher {
       sendNotification: async (notification) => {
         if (cancellation.aborted || !this.inFlight.has(entry)) return;
         // In the client's revision; one it has no such notification in gets none.
-        const encoded = revision ? encodeNotificationFor(notification, revision) : notification;
+        const encoded = encodeNotification(notification, revision).value;
         if (encoded) state.exchange.notify({ jsonrpc: "2.0", ...encoded } as JSONRPCMessage);
       },
     };
@@ -215,40 +221,27 @@ export class McpDispatcher {
           this.answer(flight, {
             jsonrpc: "2.0",
             id: originalId,
+            // The handler encoded its result for the client's revision; a stateless client's gets its envelope.
             result:
               result instanceof ReusableResult
-                ? result.encodedFor(`${modern ? "stateless" : "session"} ${revision ?? ""}`, (value) =>
-                    this.encoded(method, value, revision, modern !== undefined),
+                ? result.encodedFor(
+                    revision,
+                    modern ? "stateless" : "session",
+                    modern ? this.modernResult : sessionResult,
                   )
-                : this.encoded(method, result, revision, modern !== undefined),
+                : modern
+                  ? this.modernResult(result)
+                  : result,
           } as JSONRPCMessage),
         (error: unknown) => this.answer(flight, errorResponse(originalId, error)),
       );
   }
 
   /**
-   * A result in the shape of its client's revision: translated by the codec (an `initialize` result in the
-   * revision it negotiated), and for a stateless client with the router's identity in `_meta`.
-   */
-  private encoded(method: string, result: unknown, revision: string | undefined, modern: boolean): unknown {
-    const negotiated =
-      method === "initialize"
-        ? (result as { protocolVersion?: string } | undefined)?.protocolVersion
-        : revision;
-    let encoded = result;
-    try {
-      if (negotiated) encoded = encodeResultFor(method, result, negotiated);
-    } catch {
-      // The codec refuses only what the front never produces for the revision; the result goes as it is.
-    }
-    return modern ? this.modernResult(encoded) : encoded;
-  }
-
-  /**
    * A result as the stateless era requires it: `resultType` (complete unless the handler said otherwise) and the
-   * router's identity in `_meta`.
+   * router's identity in `_meta`. The one copy of a stateless result: the encoders leave both to it.
    */
-  private modernResult(result: unknown): Record<string, unknown> {
+  private readonly modernResult = (result: unknown): Record<string, unknown> => {
     const r = (result ?? {}) as Record<string, unknown>;
     const meta = r._meta as Record<string, unknown> | undefined;
     // The default first, then the result's own fields: on Node 20, a literal that starts with the spread and then
@@ -260,7 +253,7 @@ export class McpDispatcher {
     };
     copy.resultType ??= "complete";
     return copy;
-  }
+  };
 
   /** Sends a request's answer, unless it was cancelled or abandoned meanwhile (then nothing is sent). */
   private answer(flight: InFlight, message: JSONRPCMessage): void {

@@ -6,6 +6,7 @@ import { JsonRpcErrorCode } from "./json-rpc.js";
 import type { ModernClient } from "./protocol-era.js";
 import { ProtocolError } from "./protocol-error.js";
 import { LOG_LEVELS, type LogLevel, type SessionState } from "./session-registry.js";
+import type { McpRevision } from "./wire/revisions.js";
 
 /**
  * Who sent a request: what a method handler may know of the client behind it. It is the call service's
@@ -20,6 +21,11 @@ export interface RequestOrigin extends Caller {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Set for a stateless (2026-07-28) request: the client's declarations from its `_meta`. */
   readonly modern?: ModernClient | undefined;
+  /**
+   * The revision whose shapes the client gets: a stateless request's, a session's negotiated one (the newest
+   * of the session era until `initialize` names one). A handler encodes its result for it (see `wire/`).
+   */
+  readonly revision: McpRevision;
   /**
    * The principal the request was admitted as. Required: tasks, sealed request states and held calls are bound
    * to it, and the call service decides and records with it.
@@ -45,9 +51,10 @@ export interface McpRequestExtra {
 }
 
 /**
- * Answers one MCP request: returns (or resolves to) the result, or throws a {@link ProtocolError} (any error with
- * a safe-integer `code` keeps its code; others answer -32603). A result that answers many requests alike (a page
- * of a large list) may be a `ReusableResult`: it is then encoded and serialized once per revision.
+ * Answers one MCP request: returns (or resolves to) the result in the shapes of the client's revision
+ * (`origin.revision`), or throws a {@link ProtocolError} (any error with a safe-integer `code` keeps its code;
+ * others answer -32603). A result that answers many requests alike (a page of a large list) may be a
+ * `ReusableResult`: the dispatcher then encodes it, and serializes it, once per revision.
  */
 export type McpRequestHandler = (
   request: { method: string; params?: unknown },

@@ -1,9 +1,5 @@
 import { randomBytes } from "node:crypto";
-import {
-  InitializeRequestSchema,
-  type ServerCapabilities,
-  SetLevelRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import { InitializeRequestSchema, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { createClientLegs, isUriTemplate } from "@trestle/bridge";
 import {
   type McpMethodTable,
@@ -25,6 +21,9 @@ import { registerResourceMethods } from "./resource-methods.js";
 import type { LogLevel } from "./session-registry.js";
 import { declaresTasks, TASKS_EXTENSION, tasksRequired } from "./tasks.js";
 import { registerToolMethods } from "./tool-methods.js";
+import { revisionOf } from "./wire/revisions.js";
+import { encodeDiscoverResult, encodeInitializeResult } from "./wire/server-info.js";
+import type { McpServerCapabilities } from "./wire/types.js";
 
 export type {
   McpMethodTable,
@@ -44,10 +43,14 @@ export {
  * intersection, never the union): a stateless client hears of changes on `subscriptions/listen`, a session where
  * its transport can deliver them.
  */
-function capabilitiesOf(scope: NamespaceScope, origin: RequestOrigin, modern: boolean): ServerCapabilities {
+function capabilitiesOf(
+  scope: NamespaceScope,
+  origin: RequestOrigin,
+  modern: boolean,
+): McpServerCapabilities {
   const { backend, settings } = scope;
   const listChanged = modern || settings.listChangedDelivered;
-  const caps: ServerCapabilities = { tools: { listChanged }, logging: {} };
+  const caps: McpServerCapabilities = { tools: { listChanged }, logging: {} };
   // The catalog as the asking principal may see it.
   const resources = backend.calls.listResources(origin);
   const prompts = backend.calls.listPrompts(origin);
@@ -104,26 +107,37 @@ export function createNamespaceMethods(
       session.protocolVersion = protocolVersion;
       session.clientCapabilities = { ...request.params.capabilities };
     }
-    return {
-      protocolVersion,
-      capabilities: capabilitiesOf(scope, extra.origin, false),
-      serverInfo: settings.serverInfo,
-      instructions,
-    };
+    // In the revision it negotiated, which the request itself did not yet speak.
+    return encodeInitializeResult(
+      {
+        protocolVersion,
+        capabilities: capabilitiesOf(scope, extra.origin, false),
+        serverInfo: settings.serverInfo,
+        instructions,
+      },
+      revisionOf(protocolVersion),
+    ).value;
   });
 
   // The stateless era's handshake-free discovery: the revisions, what this namespace serves now, who serves it.
-  table.set("server/discover", (_request, extra) => ({
-    supportedVersions: [...settings.acceptedRevisions].reverse(),
-    capabilities: {
-      ...capabilitiesOf(scope, extra.origin, true),
-      ...(backend.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
-    },
-    serverInfo: settings.serverInfo,
-    instructions,
-    ttlMs: settings.caching.listTtlMs,
-    cacheScope: settings.caching.cacheScope,
-  }));
+  table.set(
+    "server/discover",
+    (_request, extra) =>
+      encodeDiscoverResult(
+        {
+          supportedVersions: [...settings.acceptedRevisions].reverse(),
+          capabilities: {
+            ...capabilitiesOf(scope, extra.origin, true),
+            ...(backend.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+          },
+          serverInfo: settings.serverInfo,
+          instructions,
+          ttlMs: settings.caching.listTtlMs,
+          cacheScope: settings.caching.cacheScope,
+        },
+        extra.origin.revision,
+      ).value,
+  );
 
   onRequest(table, "logging/setLevel", SetLevelRequestSchema, (request, extra) => {
     scope.requireCapability("logging", "logging/setLevel");

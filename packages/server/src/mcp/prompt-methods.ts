@@ -1,7 +1,6 @@
 import {
   CompleteRequestSchema,
   GetPromptRequestSchema,
-  type GetPromptResult,
   ListPromptsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { isUriTemplate, matchUriTemplate } from "@trestle/bridge";
@@ -18,6 +17,7 @@ import { type McpRequestHandler, onRequest } from "./method-table.js";
 import type { NamespaceScope } from "./namespace-scope.js";
 import { ProtocolError } from "./protocol-error.js";
 import { pagesOf } from "./resource-methods.js";
+import { encodeCompleteResult, encodePromptResult } from "./wire/results.js";
 
 /**
  * Adds `prompts/list`, `prompts/get` and `completion/complete` to `table`: the prompts the call service lets the
@@ -65,7 +65,10 @@ export function registerPromptMethods(table: Map<string, McpRequestHandler>, sco
       }
       values = [...seen].sort().slice(0, 100);
     }
-    return { completion: { values, total: values.length, hasMore: false } };
+    return encodeCompleteResult(
+      { completion: { values, total: values.length, hasMore: false } },
+      extra.origin.revision,
+    ).value;
   });
 
   onRequest(table, "prompts/get", GetPromptRequestSchema, async (request, extra, raw) => {
@@ -118,7 +121,6 @@ export function registerPromptMethods(table: Map<string, McpRequestHandler>, sco
         `Prompt '${name}' needs input from the client, which this connection cannot relay`,
       );
     }
-    const { inputRequired: _, ...complete } = result;
-    return complete as GetPromptResult;
+    return encodePromptResult(result, origin.revision).value;
   });
 }

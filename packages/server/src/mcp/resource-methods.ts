@@ -14,43 +14,19 @@ import { type McpRequestHandler, onRequest, type RequestOrigin } from "./method-
 import { DEFAULT_MAX_RESOURCE_URI_LENGTH, type NamespaceScope } from "./namespace-scope.js";
 import { ProtocolError, RESOURCE_NOT_FOUND } from "./protocol-error.js";
 import { MAX_RESOURCE_SUBSCRIPTIONS } from "./subscriptions.js";
-
-const TEXT_MIME =
-  /^(text\/|application\/(json|xml|javascript|x-yaml|yaml|toml|x-sh|sql|graphql|ld\+json)|[^/]+\/[^;]*\+(json|xml))/i;
-const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-/**
- * A resource's content as MCP contents. The capability contract carries content as strings; a capability returns
- * binary content Base64-encoded (as the built-in file provider does), so content whose MIME type is not textual
- * and that is strict Base64 is served as a `blob`.
- */
-function asMcpContents(
-  content:
-    | { uri: string; mimeType?: string; text: string }
-    | { uri: string; mimeType?: string; blob: string },
-) {
-  if (!("text" in content)) return content;
-  if (
-    content.mimeType &&
-    !TEXT_MIME.test(content.mimeType) &&
-    content.text.length > 0 &&
-    STRICT_BASE64.test(content.text)
-  ) {
-    return { uri: content.uri, mimeType: content.mimeType, blob: content.text };
-  }
-  return content;
-}
+import { encodeReadResourceResult } from "./wire/results.js";
+import type { ListedItems, ListKey } from "./wire/types.js";
 
 /**
  * The pages of a list made from a list the call service hands out, made again only when that list changes (it
  * keeps one until the catalog does): what a repeated `resources/list` or `prompts/list` answers is then made once.
  */
-export function pagesOf<S, T>(
-  key: string,
+export function pagesOf<S, K extends ListKey>(
+  key: K,
   pageSize: number,
-  derive: (source: readonly S[]) => T[],
-): (source: readonly S[]) => ListPages<T> {
-  const made = new WeakMap<readonly S[], ListPages<T>>();
+  derive: (source: readonly S[]) => ListedItems[K][],
+): (source: readonly S[]) => ListPages<K> {
+  const made = new WeakMap<readonly S[], ListPages<K>>();
   return (source) => {
     let pages = made.get(source);
     if (!pages) {
@@ -137,7 +113,8 @@ export function registerResourceMethods(table: Map<string, McpRequestHandler>, s
       );
       // Content comes from a capability at read time: a client may not assume it stays the same.
       const hints = extra.origin.modern ? { ttlMs: 0, cacheScope: "private" as const } : undefined;
-      return { contents: contents.map(asMcpContents), ...hints };
+      // Served as the call service gives them: which content is binary is the backend's transport's to say.
+      return encodeReadResourceResult({ contents, ...hints }, extra.origin.revision).value;
     } catch (error) {
       const mapped = asProtocolError(error, `resource '${uri}'`);
       if (mapped instanceof ProtocolError) throw mapped;

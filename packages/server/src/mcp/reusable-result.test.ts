@@ -2,19 +2,23 @@ import { describe, expect, it } from "vitest";
 import { EncodedResult, ReusableResult } from "./reusable-result.js";
 
 describe("ReusableResult", () => {
-  it("encodes once per key and keeps each key's encoding apart", () => {
-    const result = new ReusableResult({ tools: [{ name: "t", title: "T" }] });
+  it("encodes once per revision and era, and keeps each encoding apart", () => {
     const calls: string[] = [];
-    const encode = (key: string) => (value: Record<string, unknown>) => {
-      calls.push(key);
-      return { ...value, key };
-    };
-    const a = result.encodedFor("session 2025-11-25", encode("new"));
-    const b = result.encodedFor("session 2025-03-26", encode("old"));
-    expect(result.encodedFor("session 2025-11-25", encode("again"))).toBe(a);
-    expect(calls).toEqual(["new", "old"]);
-    expect(a.value).toMatchObject({ key: "new" });
-    expect(b.value).toMatchObject({ key: "old" });
+    const result = new ReusableResult({ tools: [{ name: "t", title: "T" }] }, (value, revision) => {
+      calls.push(revision);
+      return { ...value, revision };
+    });
+    const stamp = (value: object) => ({ ...value, stamped: true });
+    const keep = (value: object) => value;
+    const a = result.encodedFor("2025-11-25", "session", keep);
+    const b = result.encodedFor("2025-03-26", "session", keep);
+    const c = result.encodedFor("2025-11-25", "stateless", stamp);
+    expect(result.encodedFor("2025-11-25", "session", stamp)).toBe(a);
+    expect(calls).toEqual(["2025-11-25", "2025-03-26", "2025-11-25"]);
+    expect(a.value).toMatchObject({ revision: "2025-11-25" });
+    expect(a.value).not.toHaveProperty("stamped");
+    expect(b.value).toMatchObject({ revision: "2025-03-26" });
+    expect(c.value).toMatchObject({ revision: "2025-11-25", stamped: true });
   });
 });
 

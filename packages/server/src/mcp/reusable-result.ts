@@ -1,4 +1,5 @@
 import { utf8Bytes } from "../http/body.js";
+import type { McpRevision } from "./wire/revisions.js";
 
 /**
  * A result in its client's revision whose JSON text is made once, however many requests it answers. `toJSON`
@@ -39,19 +40,35 @@ export class EncodedResult {
 
 /**
  * A result a handler answers many requests with, the same for every client of one revision (a page of a large
- * list): the dispatcher encodes it for each revision once and keeps what it made here. The revisions are the
- * router's own (a request's revision is checked before it is dispatched), so the encodings it holds are bounded.
+ * list): the dispatcher encodes it for each revision and era once and keeps what it made here. The revisions are
+ * the router's own (a request's revision is checked before it is dispatched), so the encodings it holds are
+ * bounded.
  */
-export class ReusableResult {
+export class ReusableResult<T> {
   readonly #encoded = new Map<string, EncodedResult>();
 
-  constructor(readonly value: Record<string, unknown>) {}
+  /**
+   * @param value the result in the newest shapes.
+   * @param encode puts `value` into a revision's shapes.
+   */
+  constructor(
+    readonly value: T,
+    readonly encode: (value: T, revision: McpRevision) => object,
+  ) {}
 
-  /** The result encoded for `key` (a revision and era), by `encode` the first time that key is asked for. */
-  encodedFor(key: string, encode: (value: Record<string, unknown>) => unknown): EncodedResult {
+  /**
+   * The result for a client of `revision` in `era`, with what `finish` adds for that era (a stateless client's
+   * envelope), made the first time it is asked for.
+   */
+  encodedFor(
+    revision: McpRevision,
+    era: "session" | "stateless",
+    finish: (encoded: object) => unknown,
+  ): EncodedResult {
+    const key = `${era} ${revision}`;
     let encoded = this.#encoded.get(key);
     if (encoded === undefined) {
-      encoded = new EncodedResult(encode(this.value));
+      encoded = new EncodedResult(finish(this.encode(this.value, revision)));
       this.#encoded.set(key, encoded);
     }
     return encoded;

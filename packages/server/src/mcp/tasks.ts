@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { InputAnswers, InputRequest, InputRequired, InputResponse, JsonObject } from "@trestle/core";
-import type { McpTaskRequests, StoredMcpTask } from "@trestle/registry";
+import type { McpTaskRequests, McpTaskTable, StoredMcpTask } from "../state/mcp-tasks.js";
 import { INPUT_METHOD, inputResponseFrom } from "./input-relay.js";
 import { JsonRpcErrorCode } from "./json-rpc.js";
 import { ModernErrorCode } from "./protocol-era.js";
@@ -15,16 +15,6 @@ export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 /** The task methods the extension adds (stateless era only). */
 export const TASK_METHODS = ["tasks/get", "tasks/update", "tasks/cancel"] as const;
 
-/** Where task state lives: the router's store, so any replica answers for any task. */
-export type McpTaskStore = {
-  saveMcpTask(task: StoredMcpTask, now: number): Promise<void>;
-  loadMcpTask(id: string, now: number): Promise<StoredMcpTask | undefined>;
-  requestMcpTask(id: string, requests: McpTaskRequests): Promise<boolean>;
-  takeMcpTaskRequests(id: string): Promise<McpTaskRequests>;
-  removeExpiredMcpTasks(now: number): Promise<number>;
-  countMcpTasks(principal: string, now: number): Promise<number>;
-};
-
 /** What a task's call gets: a listener for a backend's questions while it runs, its signal, and answers. */
 export interface TaskCallHooks {
   onInputRequest(input: InputRequest): Promise<InputResponse>;
@@ -33,14 +23,30 @@ export interface TaskCallHooks {
   input?: InputAnswers;
 }
 
+/** What a task's call ends with: its result, or a request for input to answer before it is called again. */
+export type TaskCallResult = object & { inputRequired?: InputRequired | undefined };
+
 /** A tool call a task runs (called again with answers after an `inputRequired` result). */
-export type TaskCall = (
-  hooks: TaskCallHooks,
-) => Promise<{ inputRequired?: InputRequired } & Record<string, unknown>>;
+export type TaskCall<T extends TaskCallResult = TaskCallResult> = (hooks: TaskCallHooks) => Promise<T>;
+
+/** The `CreateTaskResult` a call that became a task answers with (2026-07-28 `resultType: "task"`). */
+export type TaskHandle = { resultType: "task" } & Record<string, unknown>;
+
+/** Options of {@link TaskRunner.start}. */
+export interface TaskStartOptions<T extends TaskCallResult> {
+  /** Refuses a question the client cannot answer: the task fails with what it throws. */
+  checkInput?(input: InputRequest): void;
+  /**
+   * The call's final result as the task keeps it for `tasks/get` (the client's wire shape); without it, the result
+   * as the call returned it, less `inputRequired`.
+   */
+  encode?(result: T): object;
+}
 
 /** Options for {@link createTaskRunner}. */
 export interface TaskRunnerOptions {
-  store: McpTaskStore;
+  /** Where task state lives: the server's table in the store's database, so any replica answers for any task. */
+  store: McpTaskTable;
   /** How long a task stays readable after it was created (ttlMs); default 1 hour. */
   ttlMs?: number;
   /** The polling interval suggested to clients; default 1 s. */
@@ -73,14 +79,11 @@ export interface TaskRunner {
    * holding the call (a 2026-07-28 upstream's `inputRequired`) is no task yet: that answer is returned as it is,
    * for the client to repeat the request with its answers.
    */
-  start(
+  start<T extends TaskCallResult>(
     owner: TaskOwner,
-    run: TaskCall,
-    options?: {
-      /** Refuses a question the client cannot answer: the task fails with what it throws. */
-      checkInput?(input: InputRequest): void;
-    },
-  ): Promise<{ task: Record<string, unknown> } | { inputRequired: InputRequired }>;
+    run: TaskCall<T>,
+    options?: TaskStartOptions<T>,
+  ): Promise<{ task: TaskHandle } | { inputRequired: InputRequired }>;
   /** The task as `tasks/get` answers it. @throws ProtocolError -32602 for a task unknown to `owner`. */
   get(owner: TaskOwner, taskId: unknown): Promise<Record<string, unknown>>;
   /** Leaves answers for the task's open input requests. @throws ProtocolError -32602 for an unknown task. */
@@ -114,6 +117,12 @@ interface Running {
 }
 
 const TERMINAL = new Set(["completed", "failed", "cancelled"]);
+
+/** A call's result without its `inputRequired` (answered by then). */
+function withoutInput<T extends TaskCallResult>(result: T): Omit<T, "inputRequired"> {
+  const { inputRequired: _, ...complete } = result;
+  return complete;
+}
 
 /** Creates the task runner over `options.store`. */
 export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
@@ -187,11 +196,12 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     });
   }
 
-  async function drive(
+  async function drive<T extends TaskCallResult>(
     task: Running,
-    first: Promise<{ inputRequired?: InputRequired } & Record<string, unknown>>,
-    run: TaskCall,
+    first: Promise<T>,
+    run: TaskCall<T>,
     hooks: TaskCallHooks,
+    encode: ((result: T) => object) | undefined,
   ): Promise<void> {
     try {
       let result = await first;
@@ -209,7 +219,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         result = await run({ ...hooks, input: { responses, ...(state !== undefined ? { state } : {}) } });
       }
       if (task.cancelled) return;
-      const { inputRequired: _, ...complete } = result;
+      const complete = encode ? encode(result) : withoutInput(result);
       // The store keeps a result for the task's whole life, on every replica: it is bounded like a request.
       const bytes = Buffer.byteLength(JSON.stringify(complete));
       if (bytes > maxResultBytes) {
@@ -296,7 +306,11 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   }
 
   return {
-    async start(owner, run, startOptions: { checkInput?(input: InputRequest): void } = {}) {
+    async start<T extends TaskCallResult>(
+      owner: TaskOwner,
+      run: TaskCall<T>,
+      startOptions: TaskStartOptions<T> = {},
+    ) {
       if (running.size >= maxRunning) {
         throw new ProtocolError(
           JsonRpcErrorCode.InternalError,
@@ -370,9 +384,9 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         task.abort.abort(new Error("The task could not be stored"));
         throw new ProtocolError(JsonRpcErrorCode.InternalError, "The task could not be stored");
       }
-      const created = { ...task.stored.document, resultType: "task" };
+      const created: TaskHandle = { ...task.stored.document, resultType: "task" };
       task.markCreated();
-      void drive(task, first, run, hooks);
+      void drive(task, first, run, hooks, startOptions.encode);
       return { task: created };
     },
     async get(owner, taskId) {

@@ -1,10 +1,4 @@
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-  type LoggingLevel,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext } from "@trestle/bridge";
 import type { JsonObject, ToolReference, ToolResult } from "@trestle/core";
 import type { ToolCallOptions } from "../calls/call-service.js";
@@ -18,6 +12,7 @@ import {
 import { acceptCommonToolCall } from "./call-tool-params.js";
 import {
   INPUT_METHOD,
+  type InputRequiredResult,
   inputRequiredResult,
   inputResponseFrom,
   readInputAnswers,
@@ -38,8 +33,18 @@ import type { NamespaceScope } from "./namespace-scope.js";
 import { createParamHeaderCheck } from "./param-headers.js";
 import type { CallTurn } from "./parked-calls.js";
 import { ProtocolError } from "./protocol-error.js";
-import { declaresTasks, tasksRequired } from "./tasks.js";
+import type { LogLevel } from "./session-registry.js";
+import { declaresTasks, type TaskHandle, tasksRequired } from "./tasks.js";
 import { toMcpTool } from "./tool-listing.js";
+import { encodeToolResult } from "./wire/results.js";
+import type { McpRevision } from "./wire/revisions.js";
+import type { CallToolResultIn } from "./wire/types.js";
+
+/**
+ * What `tools/call` answers: the tool's result in the client's revision, or (for a stateless client) a task to
+ * poll or a request for input.
+ */
+type ToolCallAnswer = CallToolResultIn<McpRevision> | TaskHandle | InputRequiredResult;
 
 /**
  * Adds `tools/list` and `tools/call` to `table`: the tools the call service lets the request's principal see, and
@@ -51,7 +56,7 @@ export function registerToolMethods(table: Map<string, McpRequestHandler>, scope
   const calls = backend.calls;
   const checkParamHeaders = createParamHeaderCheck();
   /** The pages of each list the call service hands out (the same list while nothing changed: made once). */
-  const pages = new WeakMap<readonly ToolReference[], ListPages<Tool>>();
+  const pages = new WeakMap<readonly ToolReference[], ListPages<"tools">>();
 
   onRequest(table, "tools/list", ListToolsRequestSchema, (request, extra) => {
     scope.requireCapability("tools", "tools/list");
@@ -70,7 +75,7 @@ export function registerToolMethods(table: Map<string, McpRequestHandler>, scope
     table,
     "tools/call",
     CallToolRequestSchema,
-    async (request, extra, raw): Promise<CallToolResult> => {
+    async (request, extra, raw): Promise<ToolCallAnswer> => {
       scope.requireCapability("tools", "tools/call");
       const { name } = request.params;
       const args = (request.params.arguments ?? {}) as JsonObject;
@@ -87,7 +92,7 @@ export function registerToolMethods(table: Map<string, McpRequestHandler>, scope
   const call = (origin: RequestOrigin, tool: ToolReference, args: JsonObject, options: ToolCallOptions) =>
     calls.callTool(origin, tool, args, options).catch((error: unknown) => {
       const refused = refusalResult(error);
-      if (refused) return refused as ToolResult;
+      if (refused) return refused;
       throw asProtocolError(error, `tool '${tool.name}'`);
     });
 
@@ -96,23 +101,21 @@ export function registerToolMethods(table: Map<string, McpRequestHandler>, scope
     args: JsonObject,
     extra: McpRequestExtra,
     progressToken: string | number | undefined,
-  ): Promise<CallToolResult> {
+  ): Promise<ToolCallAnswer> {
     const origin = extra.origin;
     // Code runs long: a stateless client that declares the tasks extension gets a task to poll.
     if (origin.modern && backend.tasks && declaresTasks(origin.modern.capabilities)) {
       const started = await backend.tasks.start(
         { namespace, principal: origin.principal.id },
-        (hooks) =>
-          call(origin, tool, args, scope.contextFor(origin, hooks.signal)) as Promise<
-            ToolResult & Record<string, unknown>
-          >,
+        (hooks) => call(origin, tool, args, scope.contextFor(origin, hooks.signal)),
+        { encode: (result) => encodeToolResult(result, origin.revision).value },
       );
       if (!("task" in started)) {
         throw new ProtocolError(JsonRpcErrorCode.InternalError, "A code execution asked for input");
       }
-      return started.task as unknown as CallToolResult;
+      return started.task;
     }
-    return (await call(origin, tool, args, {
+    const result = await call(origin, tool, args, {
       ...scope.contextFor(origin, extra.cancellation),
       onOutput: async (chunk) => {
         if (progressToken !== undefined) {
@@ -121,7 +124,7 @@ export function registerToolMethods(table: Map<string, McpRequestHandler>, scope
             params: { progressToken, progress: chunk.sequence, message: chunk.text },
           });
         }
-        const level: LoggingLevel = chunk.stream === "stderr" ? "warning" : "info";
+        const level: LogLevel = chunk.stream === "stderr" ? "warning" : "info";
         if (logLevelWanted(level, wantedLogLevel(origin))) {
           await extra.sendNotification({
             method: "notifications/message",
@@ -129,7 +132,8 @@ export function registerToolMethods(table: Map<string, McpRequestHandler>, scope
           });
         }
       },
-    })) as CallToolResult;
+    });
+    return encodeToolResult(result, origin.revision).value;
   }
 
   async function callCatalogTool(
@@ -138,8 +142,9 @@ export function registerToolMethods(table: Map<string, McpRequestHandler>, scope
     meta: { progressToken?: string | number } | undefined,
     extra: McpRequestExtra,
     raw: { params?: unknown },
-  ): Promise<CallToolResult> {
+  ): Promise<ToolCallAnswer> {
     const origin = extra.origin;
+    const revision = origin.revision;
     const name = tool.name;
     // Over HTTP in the stateless era, arguments the tool marks for headers must be mirrored as sent.
     if (origin.modern && Object.keys(origin.headers).length > 0)
@@ -179,11 +184,8 @@ export function registerToolMethods(table: Map<string, McpRequestHandler>, scope
         ...(answers.state !== undefined ? { state: answers.state } : {}),
       };
     }
-    context.client = scope.clientLeg(
-      "mcp",
-      origin.modern?.revision ?? origin.session?.protocolVersion ?? "",
-      "tools/call",
-    );
+    // The revision the result is encoded for: `revisionNotes` writes on the call's event what it cannot carry.
+    context.client = scope.clientLeg("mcp", revision, "tools/call");
     const ask = extra.sendRequest;
     if (ask && Object.keys(context.inputCapabilities).length > 0) {
       // A legacy upstream's question during the call goes to a session's client at once, on this stream.
@@ -220,34 +222,36 @@ export function registerToolMethods(table: Map<string, McpRequestHandler>, scope
             ...(hooks.input ? { input: hooks.input } : {}),
           }).catch((error: unknown) => {
             throw asTaskError(error);
-          }) as Promise<ToolResult & Record<string, unknown>>,
-        // Questions the client did not declare it can answer fail the task with -32021.
-        { checkInput: (input) => requireInputCapabilities([input], modern.capabilities) },
+          }),
+        {
+          // Questions the client did not declare it can answer fail the task with -32021.
+          checkInput: (input) => requireInputCapabilities([input], modern.capabilities),
+          encode: (result) => encodeToolResult(result, revision).value,
+        },
       );
-      if ("task" in started) return started.task as unknown as CallToolResult;
+      if ("task" in started) return started.task;
       requireInputCapabilities(Object.values(started.inputRequired.requests), modern.capabilities);
-      return inputRequiredResult(
-        started.inputRequired,
-        scope.requestStates,
-        binding,
-      ) as unknown as CallToolResult;
+      return inputRequiredResult(started.inputRequired, scope.requestStates, binding);
     }
     if (modern) {
       // A stateless client: the backend's questions come back as input_required, whether the backend asks without
       // holding the call (a 2026-07-28 upstream) or while it runs (a legacy upstream: the call is held).
-      const finish = (turn: CallTurn<ToolResult>): CallToolResult => {
-        const asks = "asks" in turn ? turn.asks : turn.done.inputRequired;
-        const park = "park" in turn ? turn.park : undefined;
-        if (!asks) return (turn as { done: ToolResult }).done as CallToolResult;
-        const fallback = "done" in turn ? answerWithoutInput(turn.done, modern.capabilities) : undefined;
-        if (fallback) return fallback as CallToolResult;
-        try {
+      const finish = (turn: CallTurn<ToolResult>): ToolCallAnswer => {
+        if ("done" in turn) {
+          const asks = turn.done.inputRequired;
+          if (!asks) return encodeToolResult(turn.done, revision).value;
+          const fallback = answerWithoutInput(turn.done, modern.capabilities);
+          if (fallback) return encodeToolResult(fallback, revision).value;
           requireInputCapabilities(Object.values(asks.requests), modern.capabilities);
+          return inputRequiredResult(asks, scope.requestStates, binding);
+        }
+        try {
+          requireInputCapabilities(Object.values(turn.asks.requests), modern.capabilities);
         } catch (error) {
-          if (park) scope.parkedCalls.cancel(park, "The client cannot give the input the backend asked for");
+          scope.parkedCalls.cancel(turn.park, "The client cannot give the input the backend asked for");
           throw error;
         }
-        return inputRequiredResult(asks, scope.requestStates, binding, park) as unknown as CallToolResult;
+        return inputRequiredResult(turn.asks, scope.requestStates, binding, turn.park);
       };
       if (answers?.parked) {
         const turn = scope.parkedCalls.resume<ToolResult>(answers.parked, origin.principal.id, answers);
@@ -272,7 +276,7 @@ export function registerToolMethods(table: Map<string, McpRequestHandler>, scope
     }
     let result = await execute(context);
     const fallback = answerWithoutInput(result, origin.session?.clientCapabilities ?? {});
-    if (fallback) return fallback as CallToolResult;
+    if (fallback) return encodeToolResult(fallback, revision).value;
     // A session's client is asked each question itself, and the call repeated with its answers.
     if (result.inputRequired && ask) {
       result = await relayInputToSession(
@@ -289,6 +293,6 @@ export function registerToolMethods(table: Map<string, McpRequestHandler>, scope
         `Tool '${name}' needs input from the client, which this connection cannot relay`,
       );
     }
-    return result as CallToolResult;
+    return encodeToolResult(result, revision).value;
   }
 }

@@ -12,12 +12,9 @@ import {
   type ResourceBridge,
   scrubSecrets,
 } from "@trestle/bridge";
-import {
-  type Interceptor,
-  type PromptResult,
-  redactToolCallEvent,
-  type TransportSelector,
-} from "@trestle/core";
+import type { Interceptor, PromptResult } from "@trestle/core";
+import { redactToolCallEvent } from "@trestle/core/redaction";
+import type { TransportSelector } from "@trestle/core/routing";
 import type { Registry } from "@trestle/registry";
 import type { Logger } from "pino";
 import type { CallPolicy } from "../calls/call-policy.js";
@@ -67,8 +64,8 @@ function servicesOffer(registry: Registry): { engines: EngineLanguage[]; resourc
 
 /**
  * Builds the call path. Cross-cutting work on every call the bridges make, outermost first: the call is recorded
- * (STARTED, then one terminal event; a call a limit refuses too), `clientCodec` (a tool result put into its MCP
- * client's revision, inside the recording so what a revision cannot carry is noted on the event), what comes back
+ * (STARTED, then one terminal event; a call a limit refuses too), `clientCodec` (what the client's MCP revision
+ * cannot carry of a tool result, noted on the call's event from inside the recording), what comes back
  * is scrubbed of the call's secret values before the events see it, the call waits for a slot of its service, then
  * counts as load on the instance and feeds its circuit breaker until it settles. The capability call secret is
  * added innermost, per transport (see the transports module).

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { TrestleError } from "@trestle/core";
-import type { Registry, Store } from "@trestle/registry";
+import type { Registry } from "@trestle/registry";
 import type { Logger } from "pino";
 import type { RouterConfig } from "../config.js";
 import { requiresCredentials } from "../config-identity.js";
@@ -12,6 +12,7 @@ import { createMcpEndpoint, type McpEndpoint } from "../mcp/mcp-endpoint.js";
 import type { McpBackend, McpSettings } from "../mcp/namespace-server.js";
 import { parseAcceptedRevisions } from "../mcp/protocol-era.js";
 import { createTaskRunner } from "../mcp/tasks.js";
+import type { ServerState } from "../state/server-state.js";
 import { SERVER_VERSION } from "../version.js";
 import type { CallsModule } from "./calls.js";
 
@@ -48,15 +49,15 @@ function mcpSettingsOf(config: RouterConfig): Omit<McpSettings, "listChangedDeli
 }
 
 /**
- * Builds the MCP front on the call service: its tasks in the store (any replica answers `tasks/get`), its
- * sessions' ends kept in the store and followed from other replicas, the catalog's and the engines' changes told
+ * Builds the MCP front on the call service: its tasks in the server's state (any replica answers `tasks/get`), its
+ * sessions' ends kept there and followed from other replicas, the catalog's and the engines' changes told
  * to its clients.
  */
 export async function createMcpModule(
   config: RouterConfig,
   deps: {
     calls: CallsModule;
-    store: Store;
+    state: Pick<ServerState, "mcpTasks" | "endedMcpSessions">;
     registry: Registry;
     forwardDirectory: ForwardDirectory;
     limiter: RateLimiter;
@@ -64,13 +65,13 @@ export async function createMcpModule(
     logger: Logger;
   },
 ): Promise<McpModule> {
-  const { store, registry } = deps;
+  const { state, registry } = deps;
   const backend: McpBackend = {
     calls: deps.calls.calls,
     canServeResources: (namespace) =>
       deps.calls.resourcesServable() || registry.catalog.listResources(namespace).length > 0,
     forwards: deps.forwardDirectory,
-    tasks: createTaskRunner({ store, maxTasksPerPrincipal: config.maxTasksPerPrincipal }),
+    tasks: createTaskRunner({ store: state.mcpTasks, maxTasksPerPrincipal: config.maxTasksPerPrincipal }),
   };
   const settings = mcpSettingsOf(config);
   const endpoint = createMcpEndpoint(backend, {
@@ -89,8 +90,8 @@ export async function createMcpModule(
       maxAgeMs: config.sessionMaxAgeMs,
       maxSessions: config.maxSessions,
       ...(config.sessionSecret ? { secret: Buffer.from(config.sessionSecret) } : {}),
-      // A client's DELETE is final on every replica and after a restart: the store keeps the ends.
-      ledger: storeLedger(store),
+      // A client's DELETE is final on every replica and after a restart: the store's database keeps the ends.
+      ledger: storeLedger(state.endedMcpSessions),
       // A deleted namespace's sessions stay ended, also once a namespace of its name is created again.
       namespaceId: (namespace) => registry.catalog.getNamespace(namespace)?.id,
     },
@@ -98,7 +99,7 @@ export async function createMcpModule(
   // Sessions ended on other replicas are forgotten here as they end (their GET streams close).
   const stopFollowingEndedSessions = config.stateless
     ? async () => undefined
-    : await followEndedSessions(store, endpoint.sessions, {
+    : await followEndedSessions(state.endedMcpSessions, endpoint.sessions, {
         onCatchUpFailed: (error) =>
           deps.logger.warn(
             { err: TrestleError.from(error).rawMessage },

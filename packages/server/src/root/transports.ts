@@ -1,16 +1,13 @@
 import { readFileSync } from "node:fs";
 import type { ConcurrencyLimit } from "@trestle/bridge";
-import {
-  type BridgeTransport,
-  createTransportSelector,
-  type ServiceTarget,
-  type TransportSelector,
-} from "@trestle/core";
+import type { BridgeTransport, ServiceTarget } from "@trestle/core";
+import { createTransportSelector, type TransportSelector } from "@trestle/core/routing";
 import { createGrpcTransport } from "@trestle/transport-grpc";
+import { CAPABILITY_SECRET_METADATA_KEY, describeWanakuToolCall } from "@trestle/wanaku";
 import type { Logger } from "pino";
+import type { CallerPrincipal } from "../calls/caller.js";
 import { type CapabilitySecretResolver, withCapabilitySecrets } from "../capability-secrets.js";
 import { DEFAULT_MAX_QUEUED_CALLS, type RouterConfig } from "../config.js";
-import type { CallerPrincipal } from "../calls/caller.js";
 import { perCallUpstreamAuth } from "../forwards/forward-credentials.js";
 import type { ForwardDirectory } from "../forwards/forward-directory.js";
 import { A2A_PROTOCOL, MCP_PROTOCOL } from "../forwards/forward-identity.js";
@@ -95,9 +92,11 @@ export function createTransportsModule(deps: TransportsDependencies): Transports
           streamTimeoutMs: config.streamTimeoutMs,
           timeouts,
           ...(useTls ? { tls } : {}),
-          dialectFor: (target) => config.services[target.serviceName]?.dialect ?? target.dialect,
+          // The transport falls back to the target's own dialect.
+          dialectFor: (target) => config.services[target.serviceName]?.dialect,
         }),
         secretFor,
+        CAPABILITY_SECRET_METADATA_KEY,
       ),
       credentials,
       "metadata",
@@ -105,15 +104,19 @@ export function createTransportsModule(deps: TransportsDependencies): Transports
     connect: withUpstreamCredentials(
       withCapabilitySecrets(
         // Loaded when a service that speaks Connect is first called: most routers have none.
-        lazyTransport(async () =>
-          (await import("@trestle/transport-connect")).createConnectTransport({
-            unaryTimeoutMs: config.unaryTimeoutMs,
-            streamTimeoutMs: config.streamTimeoutMs,
-            timeouts,
-            ...(useTls ? { tls } : {}),
-          }),
+        lazyTransport(
+          async () =>
+            (await import("@trestle/transport-connect")).createConnectTransport({
+              unaryTimeoutMs: config.unaryTimeoutMs,
+              streamTimeoutMs: config.streamTimeoutMs,
+              timeouts,
+              ...(useTls ? { tls } : {}),
+            }),
+          // Connect carries Wanaku's messages: until it is loaded, its calls are described by Wanaku's rules.
+          { describeToolCall: (call) => describeWanakuToolCall(call) },
         ),
         secretFor,
+        CAPABILITY_SECRET_METADATA_KEY,
       ),
       credentials,
       "metadata",
