@@ -305,6 +305,18 @@ const upstreamAuthSchema = z.union(
   { error: 'must be { "static": { "value": … } } or { "tokenExchange": { "tokenEndpoint": …, … } }' },
 );
 
+/**
+ * A stdio server is spoken to over one process's stdin and stdout: there are no per-call headers to carry a
+ * credential, and one process serves every caller, so no caller's exchanged token could be kept to that caller.
+ */
+const stdioUpstreamAuthSchema = z
+  .unknown()
+  .refine((value) => value === undefined, {
+    message:
+      "a stdio forward cannot take upstreamAuth (static or tokenExchange): its requests carry no per-call headers; give the server its own credential in env, or forward to it over http",
+  })
+  .optional();
+
 const forwardUpstreamSchema = z.discriminatedUnion(
   "kind",
   [
@@ -329,6 +341,8 @@ const forwardUpstreamSchema = z.discriminatedUnion(
         )
         .max(CATALOG_LIMITS.listLength)
         .optional(),
+      // Named so that it is refused with a reason rather than dropped as an unknown key.
+      upstreamAuth: stdioUpstreamAuthSchema,
     }),
     z.object({
       kind: z.literal("http"),

@@ -74,6 +74,8 @@ export function expandForwardShorthand(input: unknown): unknown {
       ...(given("mode") ? { mode: value.mode } : {}),
       ...(given("sandbox") ? { sandbox: value.sandbox } : {}),
       ...(given("writablePaths") ? { writablePaths: value.writablePaths } : {}),
+      // Passed on for the schema to refuse with its reason (a stdio server takes no per-call credential).
+      ...(given("upstreamAuth") ? { upstreamAuth: value.upstreamAuth } : {}),
     },
   };
 }
