@@ -106,6 +106,15 @@ export const identityConfigFields = {
         .record(z.string(), z.array(z.enum(["mcp", "admin", "register"])))
         .optional()
         .describe("OAuth scope value → router scopes; default: mcp, admin and register grant themselves"),
+      jwksCooldownMs: z
+        .number()
+        .int()
+        .min(1_000)
+        .max(600_000)
+        .optional()
+        .describe(
+          "The least time between two fetches of an issuer's keys, when a token names a key the router does not know (default 30000)",
+        ),
     })
     .optional()
     .describe(

@@ -39,7 +39,7 @@ function echoingTransport(seen: CallOptions[]): BridgeTransport {
     callTool: async (_call, _target, options) => echo(options),
     readResource: async () => ({ contents: [] }),
     executeCode: async function* () {},
-    provision: async () => ({ configurationUri: "", secretsUri: "" }),
+    provision: async () => ({ configurationUri: "", secretsUri: "", properties: [] }) as never,
     probeHealth: async (_target, options) => {
       seen.push(options ?? {});
       return { state: "serving" } as never;
