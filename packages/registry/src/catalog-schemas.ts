@@ -316,7 +316,9 @@ const stdioUpstreamAuthSchema = z
       "a stdio forward cannot take upstreamAuth (static or tokenExchange): its requests carry no per-call headers; give the server its own credential in env, or forward to it over http",
   })
   .optional()
-  .describe("Refused: a stdio server takes no per-call credential (upstreamAuth is for http and a2a upstreams)");
+  .describe(
+    "Refused: a stdio server takes no per-call credential (upstreamAuth is for http and a2a upstreams)",
+  );
 
 const forwardUpstreamSchema = z.discriminatedUnion(
   "kind",
