@@ -329,29 +329,50 @@ describe("the router as an OAuth resource server, with policies and upstream tok
     expect((await mcpWith(after)).status).toBe(200);
   });
 
-  it("sends the canary an exchanged token for its audience, never the caller's own", async () => {
-    const { client, provider } = await mcpClientAs("alice-app");
-    const callerToken = provider.tokens()?.access_token ?? "";
+  /** The `authorization` values the canary received for `call`'s requests (its `initialize` and `tools/call`). */
+  async function canaryReceived(call: () => Promise<unknown>) {
+    const seenBefore = canary.lines.length;
+    expect(await outcome(call())).toBe("ok");
+    return canary.lines
+      .slice(seenBefore)
+      .map((line) => JSON.parse(line) as { received?: { method: string; authorization: string | null } })
+      .flatMap((line) => (line.received ? [line.received] : []));
+  }
+
+  it("sends the canary a token exchanged for its audience per principal, never the caller's own", async () => {
+    const alice = await mcpClientAs("alice-app");
+    const bob = await mcpClientAs("bob-app");
+    const callerTokens = [alice, bob].map((c) => c.provider.tokens()?.access_token ?? "");
     try {
-      const seenBefore = canary.lines.length;
-      expect(await outcome(client.callTool({ name: "whoami", arguments: {} }))).toBe("ok");
-      const received = canary.lines
-        .slice(seenBefore)
-        .map((line) => JSON.parse(line) as { received?: { method: string; authorization: string | null } })
-        .flatMap((line) => (line.received ? [line.received] : []));
-      const call = received.find((r) => r.method === "tools/call");
-      expect(call?.authorization).toMatch(/^Bearer /);
-      const token = call?.authorization?.slice("Bearer ".length) ?? "";
-      expect(token).not.toBe(callerToken);
-      expect(claimsOf(token)).toMatchObject({ sub: "alice", aud: "canary-api", act: { sub: "trestle" } });
-      // Not one request the canary ever got carried the caller's token.
-      expect(canary.lines.join("\n")).not.toContain(callerToken);
-      expect(idp.lines.some((l) => l.includes('"exchanged"') && l.includes('"alice"'))).toBe(true);
-      // The router's own logs hold neither token nor its client secret.
-      expect(router.lines.join("\n")).not.toContain(token);
+      const exchanged: string[] = [];
+      for (const [who, sub] of [
+        [alice, "alice"],
+        [bob, "bob"],
+      ] as const) {
+        const received = await canaryReceived(() => who.client.callTool({ name: "whoami", arguments: {} }));
+        const call = received.find((r) => r.method === "tools/call");
+        expect(call?.authorization).toMatch(/^Bearer /);
+        const token = call?.authorization?.slice("Bearer ".length) ?? "";
+        expect(claimsOf(token)).toMatchObject({ sub, aud: "canary-api", act: { sub: "trestle" } });
+        // Every request with a credential meanwhile (the connection's initialize too) carried this principal's
+        // token alone; the router's own catalog reads carry none.
+        for (const request of received) {
+          if (request.authorization !== null) expect(request.authorization).toBe(`Bearer ${token}`);
+        }
+        exchanged.push(token);
+      }
+      expect(idp.lines.filter((l) => l.includes('"exchanged"')).length).toBeGreaterThanOrEqual(2);
+      // Not one request the canary ever got carried a caller's own token.
+      for (const callerToken of callerTokens) {
+        expect(callerToken).not.toBe("");
+        expect(canary.lines.join("\n")).not.toContain(callerToken);
+      }
+      // The router's own logs hold neither an exchanged token nor its client secret.
+      for (const token of exchanged) expect(router.lines.join("\n")).not.toContain(token);
       expect(router.lines.join("\n")).not.toContain(ROUTER_CLIENT_SECRET);
     } finally {
-      await client.close();
+      await alice.client.close();
+      await bob.client.close();
     }
   });
 
