@@ -27,6 +27,7 @@ import {
 const ADMIN = "identity-admin-static-token-0001";
 const STATIC_MCP = "identity-static-mcp-token-0002";
 const ROUTER_CLIENT_SECRET = "router-client-secret-canary-0003";
+const STATIC_UPSTREAM = "static-upstream-credential-canary-0004";
 const CLIENTS = {
   "alice-app": { secret: "alice-app-secret", sub: "alice", groups: ["finance"] },
   "bob-app": { secret: "bob-app-secret", sub: "bob", groups: ["support"] },
@@ -64,6 +65,8 @@ describe("the router as an OAuth resource server, with policies and upstream tok
   let idp: AuthorizationServer;
   let router: RouterProcess;
   let canary: RunningProcess;
+  /** The gRPC services with an upstreamAuth: each prints the authorization metadata of every call it serves. */
+  const grpcCanaries: Record<string, RunningProcess> = {};
   let publicUrl = "";
   const admin = { authorization: `Bearer ${ADMIN}` };
 
@@ -132,6 +135,21 @@ describe("the router as an OAuth resource server, with policies and upstream tok
       ]),
       TRESTLE_POLICIES: JSON.stringify(POLICIES),
       TRESTLE_SECRETS_KEY: "identity-e2e-secrets-key-0123456789abcdef",
+      // Two gRPC services with the router's own credential: exchanged per caller, and static.
+      TRESTLE_SERVICES: JSON.stringify({
+        "canary-grpc": {
+          upstreamAuth: {
+            tokenExchange: {
+              tokenEndpoint: `${idp.issuer}/token`,
+              clientId: "trestle",
+              clientSecret: ROUTER_CLIENT_SECRET,
+              clientAuth: "client_secret_post",
+              audience: "grpc-api",
+            },
+          },
+        },
+        "static-grpc": { upstreamAuth: { static: { value: `Bearer ${STATIC_UPSTREAM}` } } },
+      }),
     });
     await startFixtureCapability(router.url, [
       "--service-name",
@@ -157,6 +175,32 @@ describe("the router as an OAuth resource server, with policies and upstream tok
       );
     }
     await serviceHealthy(router.url, "fixture-grpc", admin);
+    for (const [service, tool] of [
+      ["canary-grpc", "grpc_whoami"],
+      ["static-grpc", "static_whoami"],
+    ] as const) {
+      grpcCanaries[service] = await startFixtureCapability(router.url, [
+        "--service-name",
+        service,
+        "--service-type",
+        "tool-invoker",
+        "--token",
+        ADMIN,
+      ]);
+      await api(
+        router.url,
+        "POST",
+        "/api/v1/tools",
+        {
+          name: tool,
+          uri: "fixture://auth-seen",
+          type: service,
+          inputSchema: { type: "object", properties: {} },
+        },
+        admin,
+      );
+      await serviceHealthy(router.url, service, admin);
+    }
     canary = startNode(CANARY_MCP_SERVER, []);
     const { url } = JSON.parse(await canary.waitForLine((l) => l.includes('"ready"'), 30_000)) as {
       url: string;
@@ -373,6 +417,30 @@ describe("the router as an OAuth resource server, with policies and upstream tok
     } finally {
       await alice.client.close();
       await bob.client.close();
+    }
+  });
+
+  it("gives a gRPC service the caller's exchanged token as metadata, and another its static credential", async () => {
+    const { client, provider } = await mcpClientAs("bob-app");
+    const seen = async (service: string, tool: string) => {
+      const lines = grpcCanaries[service]?.lines ?? [];
+      const before = lines.length;
+      expect(await outcome(client.callTool({ name: tool, arguments: {} }))).toBe("ok");
+      const reported = lines.slice(before).find((line) => line.includes('"authSeen"'));
+      return (JSON.parse(reported ?? "{}") as { authSeen?: string | null }).authSeen;
+    };
+    try {
+      const exchanged = await seen("canary-grpc", "grpc_whoami");
+      expect(exchanged).toMatch(/^Bearer /);
+      expect(exchanged).not.toContain(provider.tokens()?.access_token ?? "-");
+      expect(claimsOf(exchanged?.slice("Bearer ".length) ?? "")).toMatchObject({
+        sub: "bob",
+        aud: "grpc-api",
+      });
+      expect(await seen("static-grpc", "static_whoami")).toBe(`Bearer ${STATIC_UPSTREAM}`);
+      expect(router.lines.join("\n")).not.toContain(STATIC_UPSTREAM);
+    } finally {
+      await client.close();
     }
   });
 
