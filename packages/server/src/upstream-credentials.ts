@@ -55,6 +55,8 @@ export interface UpstreamCredentialSources {
 export interface UpstreamCredentials {
   /** The interceptor that gives each call its upstream's credential, carried as `delivery` says. */
   interceptor(delivery: CredentialDelivery): Interceptor;
+  /** Lets go of what is kept for `target` (a forward's exchanger and its cached tokens): it was released. */
+  forget(target: ServiceTarget): void;
 }
 
 /** An upstream's credential, made ready: a static header, or the exchanger of its tokens. */
@@ -258,6 +260,9 @@ export function createUpstreamCredentials(sources: UpstreamCredentialSources): U
   }
 
   return {
+    forget(target) {
+      forwards.delete(target.id);
+    },
     interceptor(delivery) {
       return (next) =>
         <R extends TransportRequest>(request: R): TransportResponse<R> => {
@@ -274,11 +279,20 @@ export function createUpstreamCredentials(sources: UpstreamCredentialSources): U
   };
 }
 
-/** `transport` with the credentials' interceptor around every call, carried as `delivery` says. */
+/**
+ * `transport` with the credentials' interceptor around every call, carried as `delivery` says; releasing a target
+ * (a forward removed) also drops what the credentials kept for it.
+ */
 export function withUpstreamCredentials(
   transport: BridgeTransport,
   credentials: UpstreamCredentials,
   delivery: CredentialDelivery,
 ): BridgeTransport {
-  return withInterceptors(transport, [credentials.interceptor(delivery)]);
+  const wrapped = withInterceptors(transport, [credentials.interceptor(delivery)]);
+  const release = wrapped.release?.bind(wrapped);
+  wrapped.release = (target) => {
+    credentials.forget(target);
+    release?.(target);
+  };
+  return wrapped;
 }

@@ -280,5 +280,14 @@ describe("a forward's upstream credential", () => {
       authorization: "Bearer exchanged-1",
     });
     expect(endpoint.requests[0]?.form.get("subject_token")).toBe(`${CALLER_TOKEN}-bob`);
+    await transport.callTool({} as never, target("mcp-docs"), callOptionsFor(bob));
+    expect(endpoint.requests).toHaveLength(1);
+    // Released (the forward was removed): its exchanger and cached tokens go; a forward made again exchanges anew.
+    transport.release?.(target("mcp-docs"));
+    await transport.callTool({} as never, target("mcp-docs"), callOptionsFor(bob));
+    expect(endpoint.requests).toHaveLength(2);
+    expect(seen[2]?.contextValues?.get(upstreamCredentialKey)).toEqual({
+      authorization: "Bearer exchanged-2",
+    });
   });
 });
