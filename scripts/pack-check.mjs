@@ -40,6 +40,7 @@ import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, join, posix, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { createParser } from "eventsource-parser";
 import ts from "typescript";
 
 const root = resolve(import.meta.dirname, "..");
@@ -489,6 +490,14 @@ async function checkConsumer(scratch, registry, protobufVersion) {
 // ---------------------------------------------------------------------------------------------------------------
 // The server installed globally
 
+/** The non-empty `data` of each event of a whole `text/event-stream` body. */
+function sseData(text) {
+  const data = [];
+  const parser = createParser({ onEvent: (event) => event.data !== "" && data.push(event.data) });
+  parser.feed(text);
+  return data;
+}
+
 /** One MCP request over Streamable HTTP; the reply may come as JSON or as an SSE stream. */
 async function mcp(url, body, session) {
   const response = await fetch(url, {
@@ -505,10 +514,7 @@ async function mcp(url, body, session) {
   if (!response.ok) throw new CheckFailure(`MCP ${body.method}: HTTP ${response.status} ${text}`);
   if (body.id === undefined) return { sessionId: response.headers.get("mcp-session-id") };
   const messages = (response.headers.get("content-type") ?? "").includes("text/event-stream")
-    ? text
-        .split("\n")
-        .filter((l) => l.startsWith("data:"))
-        .map((l) => JSON.parse(l.slice(5)))
+    ? sseData(text).map((data) => JSON.parse(data))
     : [JSON.parse(text)];
   const reply = messages.find((m) => m.id === body.id);
   if (!reply?.result) throw new CheckFailure(`MCP ${body.method}: ${JSON.stringify(reply ?? messages)}`);

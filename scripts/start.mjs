@@ -7,15 +7,20 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const root = join(import.meta.dirname, "..");
+// Said before the build, which takes about a minute the first time (cached after): a silent minute looks hung.
+// turbo prints a line per package as it builds it (hash-only), and a build error in full.
+console.error("trestle: building the workspace (about a minute the first time, seconds after) …");
+const buildStarted = Date.now();
 const build = spawnSync(
   join(root, "node_modules", ".bin", "turbo"),
-  ["run", "build", "--output-logs=errors-only"],
+  ["run", "build", "--output-logs=hash-only"],
   {
     cwd: root,
     stdio: "inherit",
   },
 );
 if (build.status !== 0) process.exit(build.status ?? 1);
+console.error(`trestle: built in ${Math.round((Date.now() - buildStarted) / 1000)} s; starting the router …`);
 
 /**
  * The code execution engine runs every program in a bubblewrap sandbox and refuses to start without it. On a

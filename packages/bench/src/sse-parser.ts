@@ -1,12 +1,16 @@
-/** One server-sent event: its `event` name (default "message") and its data lines joined by "\n". */
+import { createParser } from "eventsource-parser";
+
+/** One server-sent event: its `event` name (default "message"), its `id` if it had one, and its data lines joined by "\n". */
 export interface SseEvent {
   event: string;
+  id?: string;
   data: string;
 }
 
 /**
- * An incremental parser of a `text/event-stream` body: feed it chunks as they arrive, it returns the events
- * completed so far. Only `event:` and `data:` fields matter here; `id:`, `retry:` and comments are skipped.
+ * An incremental reader of a `text/event-stream` body on `eventsource-parser`: feed it chunks as they arrive, it
+ * returns the events completed so far. An event without a `data:` line (a priming event with an id only) is not
+ * one; comments are skipped.
  */
 export interface SseParser {
   push(chunk: string): SseEvent[];
@@ -14,29 +18,19 @@ export interface SseParser {
 
 /** Creates an {@link SseParser}. */
 export function createSseParser(): SseParser {
-  let buffer = "";
-  let event = "message";
-  let data: string[] = [];
+  let completed: SseEvent[] = [];
+  const parser = createParser({
+    onEvent: ({ event, id, data }) => {
+      completed.push(
+        id === undefined ? { event: event ?? "message", data } : { event: event ?? "message", id, data },
+      );
+    },
+  });
   return {
     push(chunk) {
-      buffer += chunk;
-      const events: SseEvent[] = [];
-      let newline = buffer.indexOf("\n");
-      while (newline >= 0) {
-        let line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        if (line.endsWith("\r")) line = line.slice(0, -1);
-        if (line === "") {
-          if (data.length > 0) events.push({ event, data: data.join("\n") });
-          event = "message";
-          data = [];
-        } else if (line.startsWith("data:")) {
-          data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
-        } else if (line.startsWith("event:")) {
-          event = line.slice(6).trim();
-        }
-        newline = buffer.indexOf("\n");
-      }
+      parser.feed(chunk);
+      const events = completed;
+      completed = [];
       return events;
     },
   };

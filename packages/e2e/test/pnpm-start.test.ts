@@ -44,6 +44,9 @@ describe("pnpm start (scripts/start.mjs)", () => {
       cwd: dir,
       unset: ["NODE_OPTIONS", ...Object.keys(ROUTER_MALLOC_ENV)],
     });
+    // The build (cached unless a source changed) comes first, and says so.
+    await start.waitForLine((l) => l.startsWith("trestle: building the workspace"), 30_000);
+    await start.waitForLine((l) => /^trestle: built in \d+ s; starting the router/.test(l), 300_000);
     const line = await start.waitForLine((l) => l.includes("is serving MCP at"), 120_000);
     const url = (/serving MCP at (http:\/\/\S+?)\/mcp/.exec(line) as RegExpExecArray)[1] as string;
 
@@ -70,5 +73,5 @@ describe("pnpm start (scripts/start.mjs)", () => {
     await client.close();
 
     expect(await start.stop(20_000)).toBe(0);
-  }, 180_000);
+  }, 480_000);
 });

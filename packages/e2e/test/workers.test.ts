@@ -10,6 +10,7 @@ import {
   stopAll,
   trestleCli,
 } from "./support/processes.js";
+import { sseEvents } from "./support/sse.js";
 
 /** One HTTP exchange on a connection of its own, so that the cluster hands it to the next worker in turn. */
 interface Exchange {
@@ -59,11 +60,9 @@ function post(url: string, body: unknown, headers: Record<string, string> = {}):
 function resultOf(exchange: Exchange): { content?: { text?: string }[]; tools?: { name: string }[] } {
   const json = exchange.body.trimStart().startsWith("{")
     ? exchange.body
-    : (exchange.body
-        .split("\n")
-        .filter((l) => l.startsWith("data:"))
-        .at(-1)
-        ?.slice(5) ?? "{}");
+    : (sseEvents(exchange.body)
+        .filter((e) => e.data !== "")
+        .at(-1)?.data ?? "{}");
   return (JSON.parse(json) as { result?: object }).result ?? {};
 }
 

@@ -313,7 +313,8 @@ describe("compileMessageCodec on the Wanaku contract", () => {
       }
     }
     expect(refused).toBeGreaterThan(100);
-  });
+    // Some 20,000 decodings each way: a few seconds alone, many more on a loaded machine.
+  }, 120_000);
 
   it("handles wrong wire types, flipped bytes and over-long varints as fromBinary does", () => {
     const r = random(17);

@@ -418,17 +418,19 @@ export const namespaceEntrySchema = z
 
 /**
  * A tool as a client sends it: Wanaku's Java clients write an absent optional field as `null`, in the tool and in
- * each input-schema property, and those are read as absent.
+ * each input-schema property, and those are read as absent. A field the tool does not have is refused, naming it
+ * (a misspelt `descripton` would otherwise be dropped without a word); input-schema properties keep every
+ * JSON Schema keyword.
  */
-export const toolInputSchema = z.preprocess(toolWithoutNulls, toolSchema);
-/** A resource as a client sends it (`null` members read as absent). */
-export const resourceInputSchema = z.preprocess(withoutNulls, resourceSchema);
-/** A prompt as a client sends it (`null` members read as absent). */
-export const promptInputSchema = z.preprocess(withoutNulls, promptSchema);
-/** A namespace as a client sends it (`null` members read as absent). */
-export const namespaceInputSchema = z.preprocess(withoutNulls, namespaceEntrySchema);
-/** A forward as a client sends it (`null` members read as absent; the upstream as an object). */
-export const forwardInputSchema = z.preprocess(withoutNulls, forwardSchema);
+export const toolInputSchema = z.preprocess(toolWithoutNulls, toolSchema.strict());
+/** A resource as a client sends it (`null` members read as absent; unknown fields refused). */
+export const resourceInputSchema = z.preprocess(withoutNulls, resourceSchema.strict());
+/** A prompt as a client sends it (`null` members read as absent; unknown fields refused). */
+export const promptInputSchema = z.preprocess(withoutNulls, promptSchema.strict());
+/** A namespace as a client sends it (`null` members read as absent; unknown fields refused). */
+export const namespaceInputSchema = z.preprocess(withoutNulls, namespaceEntrySchema.strict());
+/** A forward as a client sends it (`null` members read as absent; the upstream as an object; unknown fields refused). */
+export const forwardInputSchema = z.preprocess(withoutNulls, forwardSchema.strict());
 
 /** The tool without its `null` members, nor its input-schema properties'. */
 function toolWithoutNulls(input: unknown): unknown {

@@ -414,6 +414,12 @@ export const routerConfigSchema = z.object({
     .enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"])
     .default("info")
     .describe("Log level"),
+  logFormat: z
+    .enum(["auto", "pretty", "json"])
+    .default("auto")
+    .describe(
+      "How log lines are written: `json` (one JSON object per line, for collectors), `pretty` (a line a person reads: time, level, message, fields), or `auto`: pretty when standard error is a terminal, else JSON",
+    ),
 });
 
 /** The validated configuration. */
@@ -479,6 +485,7 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   a2aTaskRetentionMs: { env: "TRESTLE_A2A_TASK_RETENTION_MS" },
   drainTimeoutMs: { env: "TRESTLE_DRAIN_TIMEOUT_MS" },
   logLevel: { env: "TRESTLE_LOG_LEVEL", flag: "--log-level" },
+  logFormat: { env: "TRESTLE_LOG_FORMAT", flag: "--log-format" },
 };
 
 /**

@@ -3,7 +3,6 @@
  *
  * @packageDocumentation
  */
-export { type AsyncResourceBindTarget, installLeanAsyncResourceBind } from "./async-resource-bind.js";
 export {
   type ConfigSources,
   configSources,
@@ -27,9 +26,4 @@ export type {
 export { managementApiDocument } from "./management/document-route.js";
 export { type ManagementOperationId, managementApi } from "./management/operations.js";
 export { createRouter, type Router, type RouterOverrides } from "./router.js";
-export {
-  pinTickObjectShape,
-  type TickObjectShape,
-  type TickObjectShapeSources,
-} from "./tick-object-shape.js";
 export { SERVER_VERSION } from "./version.js";

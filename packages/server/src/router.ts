@@ -1,7 +1,7 @@
 import type { EventHub } from "@trestle/bridge";
 import { type BridgeTransport, Code, TrestleError } from "@trestle/core";
 import type { Registry } from "@trestle/registry";
-import { type Logger, pino } from "pino";
+import type { Logger } from "pino";
 import { lazyA2aEndpoint } from "./a2a/lazy-a2a-endpoint.js";
 import { dividedRateLimit, effectiveRateLimit, type RouterConfig } from "./config.js";
 import { requiresCredentials } from "./config-identity.js";
@@ -24,6 +24,7 @@ import { createCloserStack } from "./root/closers.js";
 import { createForwardDirectoryModule, createForwardsModule } from "./root/forwards.js";
 import { listenHttp } from "./root/http-listener.js";
 import { createIdentityModule } from "./root/identity.js";
+import { createRouterLogger } from "./root/logger.js";
 import { createManagementModule } from "./root/management.js";
 import { createMcpModule } from "./root/mcp.js";
 import { routerSecurity } from "./root/router-security.js";
@@ -93,9 +94,7 @@ export interface RouterOverrides {
  * management API) and the HTTP front door.
  */
 export async function createRouter(config: RouterConfig, overrides: RouterOverrides = {}): Promise<Router> {
-  const logger =
-    overrides.logger ??
-    pino({ level: config.logLevel, base: { service: "trestle" } }, pino.destination({ fd: 2, sync: false }));
+  const logger = overrides.logger ?? (await createRouterLogger(config));
   // Before anything opens: without tokens every scope is open, so only loopback, unless told otherwise.
   const listen = checkListenAddress({
     host: config.host,
@@ -190,6 +189,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       calls,
       forwards,
       security,
+      builtinServiceNames: Object.keys(overrides.builtinSecrets ?? {}),
       onStreamDropped: (stream, bytes) => onStreamDropped(stream)(bytes),
     });
     closers.push("management", () => management.close());

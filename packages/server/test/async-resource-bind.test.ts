@@ -1,7 +1,7 @@
 import { AsyncLocalStorage, AsyncResource, executionAsyncId } from "node:async_hooks";
 import { setFlagsFromString } from "node:v8";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { installLeanAsyncResourceBind } from "../src/async-resource-bind.js";
+import { installLeanAsyncResourceBind } from "../src/runtime/async-resource-bind.js";
 
 const nodeBind = AsyncResource.prototype.bind;
 afterEach(() => {

@@ -1,4 +1,5 @@
 import type { ServiceHandlers } from "@trestle/core";
+import { createParser } from "eventsource-parser";
 import { afterEach, describe, expect, it } from "vitest";
 import { MCP_REVISIONS, META } from "../src/mcp/protocol-era.js";
 import { FixtureCatalog, type McpFixture, startMcpFixture } from "./mcp-fixture.js";
@@ -146,10 +147,14 @@ function errorOf(reply: Reply): { code: number; message: string; data?: unknown 
 
 /** Reads JSON-RPC messages from an SSE response, one at a time. */
 class SseMessages {
-  private buffer = "";
   private readonly queue: Record<string, unknown>[] = [];
   private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
   private readonly decoder = new TextDecoder();
+  private readonly parser = createParser({
+    onEvent: ({ data }) => {
+      if (data) this.queue.push(JSON.parse(data) as Record<string, unknown>);
+    },
+  });
 
   constructor(response: Response) {
     if (!response.body) throw new Error("the SSE response has no body");
@@ -162,19 +167,7 @@ class SseMessages {
       if (Date.now() > deadline) throw new Error("no SSE message arrived in time");
       const { value, done } = await this.reader.read();
       if (done) throw new Error("the SSE stream ended");
-      this.buffer += this.decoder.decode(value, { stream: true });
-      let end = this.buffer.indexOf("\n\n");
-      while (end >= 0) {
-        const frame = this.buffer.slice(0, end);
-        this.buffer = this.buffer.slice(end + 2);
-        const data = frame
-          .split("\n")
-          .filter((line) => line.startsWith("data:"))
-          .map((line) => line.slice(5).trimStart())
-          .join("\n");
-        if (data) this.queue.push(JSON.parse(data) as Record<string, unknown>);
-        end = this.buffer.indexOf("\n\n");
-      }
+      this.parser.feed(this.decoder.decode(value, { stream: true }));
     }
     return this.queue.shift() as Record<string, unknown>;
   }

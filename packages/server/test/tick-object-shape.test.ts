@@ -1,6 +1,6 @@
 import { AsyncResource } from "node:async_hooks";
 import { describe, expect, it } from "vitest";
-import { pinTickObjectShape } from "../src/tick-object-shape.js";
+import { pinTickObjectShape } from "../src/runtime/tick-object-shape.js";
 
 // Stand-ins for `process.nextTick` whose source builds each literal Node has built; only the source is read.
 const async_id_symbol = Symbol("async_id_symbol");

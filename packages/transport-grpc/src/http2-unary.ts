@@ -240,7 +240,7 @@ function ignoreSettledStreamError(): void {}
  * the call (its request, reply, promise and every caller awaiting it) alive with it. Node's own
  * `AsyncResource.prototype.bind`, which `node:http2` calls for every request, did: in a loop of bare requests,
  * 56–64 % of 10 KB hung on each stream survived young collections (the router installs a bind that does not, see
- * `installLeanAsyncResourceBind` in `@trestle/server`; an application embedding this transport may not). An
+ * `installLeanAsyncResourceBind` in `@trestle/server/runtime`; an application embedding this transport may not). An
  * `error` listener stays, so that a late reset is not an uncaught error.
  */
 function detach(stream: ClientHttp2Stream, listeners: UnaryListeners): void {

@@ -4,6 +4,7 @@ import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdi
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, type JSONRPCMessage, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonObject } from "@trestle/core";
+import { createParser } from "eventsource-parser";
 import { mcpHeaderValue } from "./mcp-param-headers.js";
 import { MODERN_PROTOCOL_VERSION, SUBSCRIPTION_ID_META_KEY } from "./modern-era.js";
 
@@ -51,27 +52,21 @@ function rpcError(
   return failure;
 }
 
-/** Splits a Server-Sent Events body into the `data` of each event, as they arrive. */
+/** The `data` of each event of a Server-Sent Events body (`eventsource-parser`), as they arrive. */
 async function* sseData(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
   const decoder = new TextDecoder();
-  let buffer = "";
+  let ready: string[] = [];
+  const parser = createParser({
+    onEvent: ({ data }) => {
+      // A resumable server primes its stream with an event that carries no message.
+      if (data !== "") ready.push(data);
+    },
+  });
   for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    // A CR at the end of a chunk may be the first half of a CRLF: normalise it with the next chunk.
-    const tail = buffer.endsWith("\r") ? "\r" : "";
-    buffer = buffer.slice(0, buffer.length - tail.length).replace(/\r\n?/g, "\n") + tail;
-    let end = buffer.indexOf("\n\n");
-    while (end >= 0) {
-      const event = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = event
-        .split("\n")
-        .filter((line) => line.startsWith("data:"))
-        .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5))
-        .join("\n");
-      if (data !== "") yield data;
-      end = buffer.indexOf("\n\n");
-    }
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    const events = ready;
+    ready = [];
+    yield* events;
   }
 }
 

@@ -33,6 +33,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { Code, type InputRequest, type InputResponse, type JsonObject, TrestleError } from "@trestle/core";
 import { scrubSecrets } from "@trestle/core/redaction";
+import { createParser } from "eventsource-parser";
 import { type FailureSubject, handshakeFailure, scrubUpstreamValue } from "./mcp-failure.js";
 import { mcpParamHeaders } from "./mcp-param-headers.js";
 import type { McpStdioUpstream, McpUpstream } from "./mcp-upstream.js";
@@ -682,29 +683,24 @@ function correlatingFetch(origins: Map<string | number, string>): typeof fetch {
     if (token === undefined) return response;
     const owner = token;
     const decoder = new TextDecoder();
-    let buffer = "";
+    const parser = createParser({
+      onEvent: ({ data }) => {
+        try {
+          const message = JSON.parse(data) as { id?: unknown; method?: unknown };
+          if (
+            typeof message.method === "string" &&
+            (typeof message.id === "string" || typeof message.id === "number")
+          ) {
+            origins.set(message.id, owner);
+          }
+        } catch {
+          // Not JSON: the SDK's parser will say so.
+        }
+      },
+    });
     const tap = new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let end = buffer.search(/\r?\n\r?\n/);
-        while (end >= 0) {
-          for (const line of buffer.slice(0, end).split(/\r?\n/)) {
-            if (!line.startsWith("data:")) continue;
-            try {
-              const message = JSON.parse(line.slice(5)) as { id?: unknown; method?: unknown };
-              if (
-                typeof message.method === "string" &&
-                (typeof message.id === "string" || typeof message.id === "number")
-              ) {
-                origins.set(message.id, owner);
-              }
-            } catch {
-              // Not JSON: the SDK's parser will say so.
-            }
-          }
-          buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, "");
-          end = buffer.search(/\r?\n\r?\n/);
-        }
+        parser.feed(decoder.decode(chunk, { stream: true }));
         controller.enqueue(chunk);
       },
     });

@@ -1,4 +1,4 @@
-import { type BridgeTransport, Code, type Progress } from "@trestle/core";
+import { type BridgeTransport, Code, type InputResponse, type Progress } from "@trestle/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createMcpTransport } from "../src/index.js";
 import {
@@ -81,6 +81,22 @@ describe("MCP transport over Streamable HTTP (fixture server)", () => {
       if (count !== "1") await new Promise((r) => setTimeout(r, 20));
     }
     expect(count).toBe("1");
+  });
+  it("hands each upstream request for input to the call whose SSE stream carried it, with calls in flight side by side", async () => {
+    transport = createMcpTransport({ upstreamFor: () => server.upstream });
+    const ask = (name: string) =>
+      transport.callTool(toolCall("ask"), target, {
+        onInputRequest: async (request): Promise<InputResponse> =>
+          request.kind === "elicitation"
+            ? { action: "accept", result: { name } }
+            : { action: "accept", result: { roots: [] } },
+      });
+    const replies = await Promise.all(["Ada", "Grace", "Edsger"].map(ask));
+    expect(replies.map((reply) => JSON.parse(texts(reply)[0] ?? "").answer.content.name)).toEqual([
+      "Ada",
+      "Grace",
+      "Edsger",
+    ]);
   });
 });
 

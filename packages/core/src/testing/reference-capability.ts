@@ -4,6 +4,8 @@ import type { ServiceHandlers } from "../service-handlers.js";
 
 /** What the reference capability saw, for assertions on the server side. */
 export interface ReferenceObservations {
+  /** Tool uris of `sleep://` calls that started running (a test cancels one once it runs). */
+  runningCalls: string[];
   /** Tool uris of calls that were aborted while running. */
   abortedCalls: string[];
   /** Streams whose generator ran its `finally` block, as `engineType/language`. */
@@ -53,7 +55,12 @@ function chunk(text: string): CodeOutput {
  * chunk, `endless` yields until cancelled.
  */
 export function createReferenceCapability(): ReferenceCapability {
-  const observations: ReferenceObservations = { abortedCalls: [], streamsFinished: [], provisions: [] };
+  const observations: ReferenceObservations = {
+    runningCalls: [],
+    abortedCalls: [],
+    streamsFinished: [],
+    provisions: [],
+  };
   const health: { state: HealthState } = { state: "healthy" };
   let releaseGate: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => {
@@ -91,6 +98,7 @@ export function createReferenceCapability(): ReferenceCapability {
         case "throw:":
           throw new Error(decodeURIComponent(url.hostname + url.pathname));
         case "sleep:":
+          observations.runningCalls.push(uri);
           try {
             await sleep(Number(url.hostname), context.signal);
           } catch (error) {

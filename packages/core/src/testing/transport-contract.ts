@@ -27,8 +27,8 @@ export interface TransportContractOptions {
   deadTarget(): ServiceTarget | Promise<ServiceTarget>;
   /**
    * What the protocol under test can carry, for a wire that lacks part of the contract (MCP has no code
-   * execution, provisioning or call metadata). Absent: all of it. A method the wire cannot carry must reject
-   * with `Unimplemented` naming it, which the kit checks instead.
+   * execution, provisioning or call metadata; A2A has no resources either, and no error codes). Absent: all of
+   * it. A method the wire cannot carry must reject with `Unimplemented` naming it, which the kit checks instead.
    */
   expresses?: ContractFeatures;
 }
@@ -37,8 +37,16 @@ export interface TransportContractOptions {
 export interface ContractFeatures {
   /** A tool call's configuration and secrets URIs, request id and metadata reach the service. */
   callFields?: boolean;
+  /** `readResource` reads the service's resources. */
+  resources?: boolean;
   /** A resource read's resource type and name, params and request id reach the service. */
   resourceFields?: boolean;
+  /**
+   * A service's failure rejects the call with the service's code (at least `InvalidArgument`, `NotFound` and
+   * `Internal`). Without it (an A2A task that ends `FAILED` says why in words only), the call resolves with an
+   * `isError` result that keeps the service's message.
+   */
+  serviceErrorCodes?: boolean;
   /** Service errors keep their code on the wire beyond `InvalidArgument`, `NotFound` and `Internal`. */
   allErrorCodes?: boolean;
   /** The health probe can say `pending` and `unhealthy`, not only answer or not. */
@@ -139,7 +147,9 @@ function echoed(content: ContentBlock[]) {
 export function describeTransportContract(options: TransportContractOptions): void {
   const can = {
     callFields: true,
+    resources: true,
     resourceFields: true,
+    serviceErrorCodes: true,
     allErrorCodes: true,
     healthStates: true,
     codeExecution: true,
@@ -215,7 +225,7 @@ export function describeTransportContract(options: TransportContractOptions): vo
       }
     });
 
-    it("reads a resource with its params and the request id", async () => {
+    itWhen(can.resources)("reads a resource with its params and the request id", async () => {
       const result = await transport.readResource(
         {
           resource: { location: "file:///tmp/{name}", type: "file", name: "a" },
@@ -284,33 +294,56 @@ export function describeTransportContract(options: TransportContractOptions): vo
       },
     );
 
-    it.each(
-      (
-        [
-          ["InvalidArgument", Code.InvalidArgument],
-          ["NotFound", Code.NotFound],
-          ["FailedPrecondition", Code.FailedPrecondition],
-          ["PermissionDenied", Code.PermissionDenied],
-          ["Internal", Code.Internal],
-          ["ResourceExhausted", Code.ResourceExhausted],
-        ] as const
-      ).filter(
-        ([, code]) =>
-          can.allErrorCodes || [Code.InvalidArgument, Code.NotFound, Code.Internal].includes(code),
-      ),
-    )("maps a service error %s to its code with the service's message", async (name, expected) => {
-      const error = await rejection(
-        transport.callTool(tool(`fail://${name}/the%20service%20said%20no`), target),
+    const serviceErrors = (
+      [
+        ["InvalidArgument", Code.InvalidArgument],
+        ["NotFound", Code.NotFound],
+        ["FailedPrecondition", Code.FailedPrecondition],
+        ["PermissionDenied", Code.PermissionDenied],
+        ["Internal", Code.Internal],
+        ["ResourceExhausted", Code.ResourceExhausted],
+      ] as const
+    ).filter(
+      ([, code]) =>
+        can.serviceErrorCodes &&
+        (can.allErrorCodes || [Code.InvalidArgument, Code.NotFound, Code.Internal].includes(code)),
+    );
+    // it.each refuses an empty table: a wire without error codes checks its failures apart, below.
+    if (serviceErrors.length > 0) {
+      it.each(serviceErrors)(
+        "maps a service error %s to its code with the service's message",
+        async (name, expected) => {
+          const error = await rejection(
+            transport.callTool(tool(`fail://${name}/the%20service%20said%20no`), target),
+          );
+          expect(error.code).toBe(expected);
+          expect(error.rawMessage).toContain("the service said no");
+        },
       );
-      expect(error.code).toBe(expected);
-      expect(error.rawMessage).toContain("the service said no");
-    });
+    }
 
-    it("maps an unexpected exception in the service to an error that keeps its message", async () => {
-      const error = await rejection(transport.callTool(tool("throw://kaboom"), target));
-      expect([Code.Internal, Code.Unknown]).toContain(error.code);
-      expect(error.rawMessage).toContain("kaboom");
-    });
+    itWhen(can.serviceErrorCodes)(
+      "maps an unexpected exception in the service to an error that keeps its message",
+      async () => {
+        const error = await rejection(transport.callTool(tool("throw://kaboom"), target));
+        expect([Code.Internal, Code.Unknown]).toContain(error.code);
+        expect(error.rawMessage).toContain("kaboom");
+      },
+    );
+
+    itWhen(!can.serviceErrorCodes)(
+      "reports a service error, or an exception in the service, as an isError result with its message",
+      async () => {
+        for (const [uri, said] of [
+          ["fail://NotFound/the%20service%20said%20no", "the service said no"],
+          ["throw://kaboom", "kaboom"],
+        ] as const) {
+          const result = await transport.callTool(tool(uri), target);
+          expect(result.isError, uri).toBe(true);
+          expect(result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n")).toContain(said);
+        }
+      },
+    );
 
     it("answers Unimplemented for a service the capability does not offer", async () => {
       const callTool = capability.handlers.callTool;
@@ -345,9 +378,13 @@ export function describeTransportContract(options: TransportContractOptions): vo
 
     it("cancels a unary call when the signal aborts, and the service sees it", async () => {
       const controller = new AbortController();
-      const call = transport.callTool(tool("sleep://5000"), target, { signal: controller.signal });
-      setTimeout(() => controller.abort(), 100);
-      const error = await rejection(call);
+      const outcome = rejection(
+        transport.callTool(tool("sleep://5000"), target, { signal: controller.signal }),
+      );
+      // Once the service runs it: a transport's first call may first connect (an MCP handshake takes 0.5 s loaded).
+      await eventually(() => capability.observations.runningCalls.includes("sleep://5000"));
+      controller.abort();
+      const error = await outcome;
       expect(error.code).toBe(Code.Canceled);
       await eventually(() => capability.observations.abortedCalls.includes("sleep://5000"));
     });
@@ -356,9 +393,12 @@ export function describeTransportContract(options: TransportContractOptions): vo
       // A caller on a hot path (the router's MCP front) gives `setCancellation`'s options: a transport reads them
       // through `cancellationOf`, or reads `signal`, which is then made from the cancellation.
       const cancellation = new CancellationController();
-      const call = transport.callTool(tool("sleep://5000"), target, setCancellation({}, cancellation));
-      setTimeout(() => cancellation.abort(new Error("the client went away")), 100);
-      const error = await rejection(call);
+      const outcome = rejection(
+        transport.callTool(tool("sleep://5000"), target, setCancellation({}, cancellation)),
+      );
+      await eventually(() => capability.observations.runningCalls.includes("sleep://5000"));
+      cancellation.abort(new Error("the client went away"));
+      const error = await outcome;
       expect(error.code).toBe(Code.Canceled);
       await eventually(() => capability.observations.abortedCalls.includes("sleep://5000"));
     });
@@ -479,9 +519,20 @@ export function describeTransportContract(options: TransportContractOptions): vo
       expect(error.code).toBe(Code.Unavailable);
     });
 
-    itWhen(!can.codeExecution || !can.provisioning)(
+    itWhen(!can.codeExecution || !can.provisioning || !can.resources)(
       "refuses what its wire cannot carry with Unimplemented, naming the method",
       async () => {
+        if (!can.resources) {
+          const error = await rejection(
+            transport.readResource(
+              { resource: { location: "file:///a", type: "file", name: "a" }, uri: "file:///a" },
+              target,
+            ),
+          );
+          expect(error.code).toBe(Code.Unimplemented);
+          // The neutral method's name, or the MCP method a reader of the message may know better.
+          expect(error.rawMessage).toMatch(/readResource|resources\/read/);
+        }
         if (!can.codeExecution) {
           const error = await rejection(collect(transport.executeCode(code("count"), target)));
           expect(error.code).toBe(Code.Unimplemented);

@@ -151,7 +151,8 @@ export async function startFixtureCapability(
   args: readonly string[] = [],
 ): Promise<RunningProcess & { port: number; id: string }> {
   const proc = startNode(fixtureCapability, ["--router", routerUrl, ...args]);
-  const line = await proc.waitForLine((l) => l.includes('"ready"'), 30_000);
+  // A loaded machine (the built-ins starting beside it) can take a while to start node and register.
+  const line = await proc.waitForLine((l) => l.includes('"ready"'), 60_000);
   const ready = JSON.parse(line) as { port: number; id: string };
   return Object.assign(proc, { port: ready.port, id: ready.id });
 }

@@ -57,7 +57,14 @@ export function commandContext(io: CliIo, options: GlobalOptions): CommandContex
     url,
     token,
     json,
-    client: create({ baseUrl: url, ...(token ? { token } : {}) }),
+    client: create({
+      baseUrl: url,
+      ...(token ? { token } : {}),
+      // What the router did but cannot serve yet is said on stderr, apart from the answer a script reads.
+      onWarnings: (warnings) => {
+        for (const warning of warnings) io.stderr.write(`trestle: warning: ${warning}\n`);
+      },
+    }),
     print(data, text) {
       io.stdout.write(`${json ? JSON.stringify(data, null, 2) : text()}\n`);
     },

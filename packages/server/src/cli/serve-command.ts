@@ -24,6 +24,7 @@ export interface ServeOptions {
   root?: string[];
   builtinArg?: string[];
   logLevel?: string;
+  logFormat?: string;
   insecureOpen?: boolean;
   allowedHost?: string[];
   allowedOrigin?: string[];
@@ -75,6 +76,7 @@ export function addServeCommand(program: Command, io: CliIo): void {
     .option("--stdio", "serve MCP on stdin and stdout instead of HTTP")
     .option("-n, --namespace <ns>", "with --stdio: the namespace served")
     .option("--log-level <level>", "trace, debug, info, warn, error")
+    .option("--log-format <format>", "auto (pretty on a terminal), pretty, json (env TRESTLE_LOG_FORMAT)")
     .option("--insecure-open", "listen beyond loopback without tokens (env TRESTLE_INSECURE_OPEN=1)")
     .option(
       "--allowed-host <host>",
@@ -120,9 +122,10 @@ function collectCallsYoung(): void {
 
 async function serve(values: ServeOptions, io: CliIo): Promise<void> {
   collectCallsYoung();
-  // Before the first full collections (loading the router runs several): see there.
-  const { pinTickObjectShape } = await import("../tick-object-shape.js");
-  const tickObjectShape = pinTickObjectShape();
+  // The process is the router's: its Node internals tuned (@trestle/server/runtime), before the first full
+  // collections (loading the router runs several) and before any node:http2 request binds an AsyncResource.
+  const { tuneProcessForRouter } = await import("../runtime/index.js");
+  const tuning = tuneProcessForRouter();
   // Loaded here, not at the top: client commands should start fast and never load the router.
   const [
     { BUILTIN_PRINCIPAL, readConfigFile, resolveConfig },
@@ -148,6 +151,7 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
       workers: values.workers,
       stateless: values.stateless,
       logLevel: values.logLevel,
+      logFormat: values.logFormat,
       insecureOpen: values.insecureOpen,
       allowedHosts: list(values.allowedHost),
       allowedOrigins: list(values.allowedOrigin),
@@ -165,6 +169,8 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
   const secretVariables = takeSecretVariables(process.env);
   const workers = await import("./workers.js");
   workers.checkWorkers({ config, builtins: values.builtins === true, stdio: values.stdio === true });
+  // A taken port is told in one sentence before anything opens the data directory or starts a child.
+  if (!workers.isWorker()) await (await import("./port-check.js")).assertPortFree(config.host, config.port);
   if (config.workers > 1 && !workers.isWorker()) {
     const code = await workers.runWorkers({
       count: config.workers,
@@ -202,9 +208,6 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
       )
     : undefined;
   if (!config.databaseUrl) compileWasmForFootprint();
-  // Every gRPC call's node:http2 request binds an AsyncResource; Node's bind is slow (see there).
-  const { installLeanAsyncResourceBind } = await import("../async-resource-bind.js");
-  installLeanAsyncResourceBind();
   const router = await createRouter(config, {
     // Files of the router's own that no forward may see, even inside a directory it is shown.
     privatePaths: [...(values.config ? [values.config] : []), ...secretFiles],
@@ -230,7 +233,7 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
     await router.drain();
     await builtins?.stop();
     await router.close();
-    tickObjectShape.release();
+    tuning.release();
     process.exit(code);
   };
   process.once("SIGTERM", () => void stop(0));

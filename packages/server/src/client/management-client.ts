@@ -12,6 +12,11 @@ export interface ManagementClientOptions {
   token?: string | undefined;
   /** The `fetch` to use; the global one by default (tests record requests through their own). */
   fetch?: typeof fetch;
+  /**
+   * Told the `warnings` of a successful answer: what the router did but cannot serve yet (a tool whose service
+   * is not registered). Without it they are dropped.
+   */
+  onWarnings?: (warnings: readonly string[]) => void;
 }
 
 /** Which catalog entries a call means: a namespace ("" or absent for the default one) and a label filter. */
@@ -344,6 +349,8 @@ export function createManagementClient(options: ManagementClientOptions): Manage
     const parsed = JSON.parse(text) as Record<string, unknown>;
     // Every answer is the `{error, data}` envelope, but for the OpenAPI document, which may be served bare.
     if (operation === managementOperations.openApiDocument && !("data" in parsed)) return parsed as T;
+    const warnings = parsed.warnings;
+    if (Array.isArray(warnings) && warnings.length > 0) options.onWarnings?.(warnings.map(String));
     return (parsed.data ?? null) as T;
   }
 

@@ -11,6 +11,8 @@ import type { Principal } from "./security.js";
 export interface Envelope<T> {
   error: { message: string } | null;
   data: T | null;
+  /** Present on a success that will not work yet (a tool whose service is not registered): one sentence each. */
+  warnings?: string[];
 }
 
 /** A request body over the limit: answered 413 Payload Too Large. */
@@ -60,9 +62,16 @@ export function retryAfterFor(code: Code): number | undefined {
   return undefined;
 }
 
-/** Writes `{error: null, data}`. */
-export function sendData(res: ServerResponse, status: number, data: unknown): void {
-  writeJson(res, status, JSON.stringify({ error: null, data: data ?? null } satisfies Envelope<unknown>));
+/** Writes `{error: null, data}`, with `warnings` when there are any (what was done, but will not work yet). */
+export function sendData(
+  res: ServerResponse,
+  status: number,
+  data: unknown,
+  warnings: readonly string[] = [],
+): void {
+  const envelope: Envelope<unknown> = { error: null, data: data ?? null };
+  if (warnings.length > 0) envelope.warnings = [...warnings];
+  writeJson(res, status, JSON.stringify(envelope));
 }
 
 /** Writes `{error: {message}, data: null}`. */
@@ -108,6 +117,11 @@ export interface JsonResponseSpec {
   status: 200 | 201 | 202;
   description: string;
   data: z.ZodType;
+  /**
+   * `data` is the whole body, without the envelope: for a document other tools load by its URL (an OpenAPI
+   * document). Its errors keep the error envelope.
+   */
+  bare?: true;
 }
 
 /** An answer streamed as server-sent events; `events` describes one event's `data` (JSON). */
@@ -164,9 +178,15 @@ export interface ApiRequest<O extends ApiOperation = ApiOperation> {
   principal: Principal | undefined;
 }
 
-/** A handler's answer: `data` for the envelope, or nothing for an event stream (the handler wrote it). */
+/**
+ * A handler's answer: `data` for the envelope (and `warnings`: sentences about what was done but cannot work
+ * yet), or nothing for an event stream (the handler wrote it).
+ */
 export type ApiAnswer<O extends ApiOperation> = O["response"] extends JsonResponseSpec
-  ? { data: z.input<O["response"]["data"]> | Readonly<z.input<O["response"]["data"]>> }
+  ? {
+      data: z.input<O["response"]["data"]> | Readonly<z.input<O["response"]["data"]>>;
+      warnings?: readonly string[];
+    }
   : undefined;
 
 /** The handler of an operation. */
@@ -364,7 +384,9 @@ export function createJsonApi(options: JsonApiOptions) {
         principal: context?.principal,
       } as ApiRequest<O>);
       if (operation.response.kind === "json" && !res.headersSent) {
-        sendData(res, operation.response.status, (answer as { data: unknown } | undefined)?.data);
+        const { data, warnings } = (answer ?? {}) as { data?: unknown; warnings?: readonly string[] };
+        if (operation.response.bare) writeJson(res, operation.response.status, JSON.stringify(data ?? null));
+        else sendData(res, operation.response.status, data, warnings);
       }
     } catch (error) {
       writeFailure(res, error);

@@ -15,7 +15,16 @@ export const errorEnvelopeSchema = z
 
 /** The envelope of a successful answer whose `data` is described by `data`. */
 export function envelopeOf<D extends z.ZodType>(data: D) {
-  return z.object({ error: z.null(), data });
+  return z.object({
+    error: z.null(),
+    data,
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "What was done but cannot work yet (a tool whose service is not registered), one sentence each",
+      ),
+  });
 }
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -71,7 +80,9 @@ export function registerOperation(registry: OpenApiRegistry, operation: ApiOpera
       ? {
           [String(response.status)]: {
             description: response.description,
-            content: { "application/json": { schema: envelopeOf(response.data) } },
+            content: {
+              "application/json": { schema: response.bare ? response.data : envelopeOf(response.data) },
+            },
           },
         }
       : {

@@ -3,6 +3,7 @@ import { Code, TrestleError } from "@trestle/core";
 import { DEFAULT_NAMESPACE, normalizeNamespace, type Registry } from "@trestle/registry";
 import type { JsonApi } from "../http/json-api.js";
 import { managementApi as op } from "./operations.js";
+import { type ServabilityDeps, servabilityWarnings } from "./servability.js";
 
 /** `labelFilter` (or Wanaku's older `labels`), when it says something. */
 function labelFilterOf(query: {
@@ -48,9 +49,23 @@ function createProvisioningGate() {
  */
 export function registerCatalogRoutes(
   api: JsonApi,
-  deps: { registry: Registry; invoker: InvokerBridge; resources: ResourceBridge },
+  deps: {
+    registry: Registry;
+    invoker: InvokerBridge;
+    resources: ResourceBridge;
+    expectedServiceNames?: ServabilityDeps["expectedServiceNames"];
+  },
 ): void {
   const { catalog } = deps.registry;
+  const servability: ServabilityDeps = {
+    registry: deps.registry,
+    expectedServiceNames: deps.expectedServiceNames ?? (() => []),
+  };
+  /** An added or changed entry, with a warning when its service cannot serve it now. */
+  const answered = <E extends { name: string; type: string }>(what: "tool" | "resource", entry: E) => ({
+    data: entry,
+    warnings: servabilityWarnings(servability, what, entry.name, entry.type),
+  });
   const provisioning = createProvisioningGate();
 
   /** The entry's namespace, normalised, when it exists. @throws TrestleError `NotFound`, `InvalidArgument`. */
@@ -66,7 +81,7 @@ export function registerCatalogRoutes(
   api.route(op.listTools, ({ query }) => ({
     data: catalog.listTools(query.namespace ?? "", labelFilterOf(query)),
   }));
-  api.route(op.addTool, async ({ body }) => ({ data: await catalog.addTool(body) }));
+  api.route(op.addTool, async ({ body }) => answered("tool", await catalog.addTool(body)));
   api.route(op.addToolWithPayload, async ({ body }) => {
     // Everything the catalog would refuse is refused before provisioning: a refused request writes nothing.
     const tool = body.payload;
@@ -78,7 +93,7 @@ export function registerCatalogRoutes(
         configurationData: body.configurationData ?? "",
         secretsData: body.secretsData ?? "",
       });
-      return { data: await catalog.addTool(provisioned) };
+      return answered("tool", await catalog.addTool(provisioned));
     });
   });
   api.route(op.removeTools, async ({ query }) => {
@@ -91,9 +106,9 @@ export function registerCatalogRoutes(
     if (!tool) throw new TrestleError(`No tool named '${params.name}'`, Code.NotFound);
     return { data: tool };
   });
-  api.route(op.updateTool, async ({ params, query, body }) => ({
-    data: await catalog.updateTool(query.namespace ?? "", params.name, body),
-  }));
+  api.route(op.updateTool, async ({ params, query, body }) =>
+    answered("tool", await catalog.updateTool(query.namespace ?? "", params.name, body)),
+  );
   api.route(op.removeTool, async ({ params, query }) => ({
     data: await catalog.removeTool(query.namespace ?? "", params.name),
   }));
@@ -107,7 +122,7 @@ export function registerCatalogRoutes(
   api.route(op.listResources, ({ query }) => ({
     data: catalog.listResources(query.namespace ?? "", labelFilterOf(query)),
   }));
-  api.route(op.addResource, async ({ body }) => ({ data: await catalog.addResource(body) }));
+  api.route(op.addResource, async ({ body }) => answered("resource", await catalog.addResource(body)));
   api.route(op.addResourceWithPayload, async ({ body }) => {
     const resource = body.payload;
     const namespace = existingNamespace(resource.namespace);
@@ -139,7 +154,7 @@ export function registerCatalogRoutes(
   api.route(op.updateResource, async ({ params, query, body }) => {
     const ns = query.namespace ?? "";
     const current = resourceNamed(ns, params.name);
-    return { data: await catalog.updateResource(ns, current.location, body) };
+    return answered("resource", await catalog.updateResource(ns, current.location, body));
   });
   api.route(op.removeResource, async ({ params, query }) => {
     const ns = query.namespace ?? "";

@@ -6,8 +6,8 @@ import { managementApi as op } from "./operations.js";
 const TITLE = "Trestle management API";
 
 /**
- * `GET /api/openapi.json`: the OpenAPI 3.1 document generated from the operations' schemas, in the envelope like
- * every management answer. Register it last: the document covers the operations routed before it was first read.
+ * `GET /api/openapi.json`: the OpenAPI 3.1 document generated from the operations' schemas, served as it is
+ * (no envelope), so that OpenAPI tools load it by its URL. Register it last: the document covers the operations routed before it was first read.
  */
 export function registerDocumentRoute(api: JsonApi): void {
   api.route(op.openApiDocument, () => ({ data: api.openApiDocument() as Record<string, unknown> }));

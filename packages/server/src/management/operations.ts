@@ -655,8 +655,9 @@ const openApiDocument = defineOperation({
   response: {
     kind: "json",
     status: 200,
-    description: "The document",
+    description: "The document itself, without the envelope, so that OpenAPI tools load it by its URL",
     data: z.record(z.string(), z.unknown()),
+    bare: true,
   },
   errors: [],
 });

@@ -5,6 +5,7 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Code, TrestleError } from "@trestle/core";
 import type { Logger } from "pino";
 import type { RouterConfig } from "../config.js";
 
@@ -17,6 +18,11 @@ export interface HttpListener {
   stopAccepting(): void;
   /** Closes every connection still open. */
   closeConnections(): void;
+}
+
+/** The sentence a router that cannot bind its port ends with: which port, and how to pick another. */
+export function portTakenMessage(host: string, port: number): string {
+  return `port ${port} on ${host} is taken by another program: start with --port <n> (or TRESTLE_PORT) to use another, or stop the other program`;
 }
 
 /**
@@ -55,7 +61,13 @@ export async function listenHttp(
     });
     const server = http;
     await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
+      server.once("error", (error: NodeJS.ErrnoException) =>
+        reject(
+          error.code === "EADDRINUSE"
+            ? new TrestleError(portTakenMessage(config.host, config.port), Code.FailedPrecondition)
+            : error,
+        ),
+      );
       server.listen(config.port, config.host, () => resolve());
     });
     port = (server.address() as AddressInfo).port;

@@ -29,6 +29,8 @@ export function createManagementModule(
     calls: CallsModule;
     forwards: ForwardsModule;
     security: RouterSecurity;
+    /** The built-in services' names: they register shortly after the router starts. */
+    builtinServiceNames?: readonly string[];
     onStreamDropped: (stream: string, bufferedBytes: number) => void;
   },
 ): ManagementModule {
@@ -39,6 +41,8 @@ export function createManagementModule(
     registry: deps.registry,
     invoker: deps.calls.invoker,
     resources: deps.calls.resources,
+    // A tool of these services is not a slip before they register: configured ones, and the built-ins.
+    expectedServiceNames: () => [...Object.keys(config.services), ...(deps.builtinServiceNames ?? [])],
   });
   registerEventRoutes(api, {
     events: deps.calls.events,

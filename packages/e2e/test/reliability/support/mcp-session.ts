@@ -1,3 +1,5 @@
+import { sseEvents } from "../../support/sse.js";
+
 /** A JSON-RPC answer from the router. */
 export interface JsonRpcAnswer {
   id?: unknown;
@@ -25,10 +27,9 @@ const MCP_HEADERS = { "content-type": "application/json", accept: "application/j
 function answerOf(text: string, contentType: string): JsonRpcAnswer | undefined {
   try {
     if (contentType.includes("text/event-stream")) {
-      const events = text
-        .split("\n")
-        .filter((l) => l.startsWith("data:"))
-        .map((l) => JSON.parse(l.slice(5)) as JsonRpcAnswer)
+      const events = sseEvents(text)
+        .filter((e) => e.data !== "")
+        .map((e) => JSON.parse(e.data) as JsonRpcAnswer)
         .filter((m) => "result" in m || "error" in m);
       return events.at(-1);
     }

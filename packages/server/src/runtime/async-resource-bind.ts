@@ -73,24 +73,23 @@ const asyncResourceAccessor = {
   },
 };
 
+// Why: Node 20–24 give each bound function a deprecated `asyncResource` accessor (DEP0172) by wrapping a fresh
+// getter and setter in `util.deprecate`, which sets the prototype of a new function each time: 15 µs a bind on
+// Node 20, 3 µs on Node 24 (nodejs/node#58218; #58618 ends the property). `node:http2`'s client binds once per
+// `session.request()`, so every gRPC call the router makes pays it.
+//
+// The replacement keeps what callers can observe: the bound function runs `fn` in the resource's async scope with
+// the same `this` and arguments, has `fn`'s `length`, and an enumerable, configurable `asyncResource` accessor that
+// returns (and sets) the resource and emits the DEP0172 warning once per process (the resource itself sits under a
+// symbol of this module's). Invalid arguments go to Node's own `bind`, for its error. A bind costs about 0.16 µs on
+// Node 20: every bound function has the same hidden class, in fast mode.
+
 /**
- * Replaces `AsyncResource.prototype.bind` with an equivalent that does not call `util.deprecate` on every bind,
- * and returns a function that puts the original back. Returns a no-op (and changes nothing) unless the current
- * `bind` is Node's own slow one, so an APM agent's wrapper or a Node release without the cost is left alone.
+ * Replaces Node's `AsyncResource.prototype.bind` (which calls `util.deprecate` twice per bind, once per
+ * `node:http2` request) with an equivalent that does not; returns a function that puts Node's back. Changes
+ * nothing when `bind` is not Node's own slow one (an APM agent's wrapper, a Node without the cost).
  *
- * Why: Node 20–24 give each bound function a deprecated `asyncResource` accessor (DEP0172) by wrapping a fresh
- * getter and setter in `util.deprecate`, which sets the prototype of a new function each time: 15 µs a bind on
- * Node 20, 3 µs on Node 24 (nodejs/node#58218; #58618 ends the property). `node:http2`'s client binds once per
- * `session.request()`, so every gRPC call the router makes paid it: about 4 % of the router's CPU per call.
- *
- * The replacement keeps what callers can observe: the bound function runs `fn` in the resource's async scope
- * with the same `this` and arguments, has `fn`'s `length`, and an enumerable, configurable `asyncResource`
- * accessor that returns (and sets) the resource and emits the DEP0172 warning once per process (the resource
- * itself sits under a symbol of this module's). Invalid arguments go to Node's own `bind`, for its error. A bind
- * costs about 0.16 µs on Node 20: every bound function has the same hidden class, in fast mode.
- *
- * Process-wide, so the `trestle serve` command installs it (a composition root's choice, like its V8 flags);
- * an application embedding `createRouter` may call it too.
+ * What it saves on each Node: docs/performance.md, "Process-wide settings".
  */
 export function installLeanAsyncResourceBind(
   target: AsyncResourceBindTarget = AsyncResource.prototype,

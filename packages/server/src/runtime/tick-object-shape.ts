@@ -27,27 +27,25 @@ function ownSymbol(target: object, description: string): symbol | undefined {
   return Object.getOwnPropertySymbols(target).find((symbol) => symbol.description === description);
 }
 
+// Why: V8 keeps the hidden classes a literal's properties lead through only while some object has one of them. Tick
+// objects live for a turn of the event loop, so a full garbage collection while no tick is queued (the router's
+// start runs several: the embedded store's load, the memory reducer once it is idle) frees them, and the next tick
+// builds new ones. After a few such rounds the feedback of the literal's property definitions in `nextTick` is
+// megamorphic for good, and every tick object (about eleven per routed call) is built by V8's runtime instead of
+// optimized code (`perf`: `Runtime_DefineKeyedOwnPropertyInLiteral`).
+//
+// The pin is one object built by the same literal, so it takes the same hidden classes (V8 shares them between
+// literals of the same keys in the same order), and holds them. It is never queued. Its ids are `null`, not
+// numbers: the id fields are then general ("tagged") from the start, so the ids passing V8's small-integer range
+// after a few hours of traffic does not replace the hidden classes with new ones the pin does not hold.
+
 /**
- * Keeps the hidden classes of Node's tick objects alive for as long as the returned handle is held, so that
- * `process.nextTick` keeps building its tick object on V8's fast path. Returns a handle that holds nothing (and
- * changes nothing) unless `nextTick` builds its tick object as the literal
- * `{ [async_id_symbol]: asyncId, [trigger_async_id_symbol]: triggerAsyncId, callback, args }`, as Node 20 does.
+ * Holds one object of the shape Node 20's `process.nextTick` gives its tick objects, so that full collections do
+ * not free that shape and leave `nextTick` building every tick object on V8's slow path. Pin as early as the
+ * process can (before its first full collections) and keep the handle. Holds nothing on Node 22 and 24, whose
+ * tick objects have a fifth key private to Node.
  *
- * Why: V8 keeps the hidden classes a literal's properties lead through only while some object has one of them.
- * Tick objects live for a turn of the event loop, so a full garbage collection while no tick is queued (the
- * router's start runs several: the embedded store's load, the memory reducer once it is idle) frees them, and the
- * next tick builds new ones. After a few such rounds the feedback of the literal's property definitions in
- * `nextTick` is megamorphic for good, and every tick object (about eleven per routed call: Node's streams, HTTP
- * and HTTP/2 schedule them) is built by V8's runtime instead of optimized code: 2 % of the router's CPU at 16
- * concurrent calls (`perf`, `Runtime_DefineKeyedOwnPropertyInLiteral`), none with the shape pinned.
- *
- * The pin is one object built by the same literal, so it takes the same hidden classes (V8 shares them between
- * literals of the same keys in the same order), and holds them. It is never queued. Its ids are `null`, not
- * numbers: the id fields are then general ("tagged") from the start, so the ids passing V8's small-integer range
- * after a few hours of traffic does not replace the hidden classes with new ones the pin does not hold.
- *
- * Process-wide, so the `trestle serve` command pins it (a composition root's choice, like its V8 flags), as early
- * as it can: before the first full collections.
+ * What it saves: docs/performance.md, "Process-wide settings".
  */
 export function pinTickObjectShape(
   sources: TickObjectShapeSources = {
