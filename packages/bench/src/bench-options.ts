@@ -26,6 +26,8 @@ export interface BenchOptions {
   replicaChanges: number;
   /** The soak (router memory under a long load, issue 19); undefined: not run. */
   soak: SoakOptions | undefined;
+  /** Run only the identity comparison (static token vs JWT + CEL rules) and print it; writes nothing. */
+  identityOnly: boolean;
 }
 
 /** Settings of the soak: trestle-grpc under load while its RSS is sampled. */
@@ -40,7 +42,7 @@ export interface SoakOptions {
 /** The usage text. */
 export const USAGE = `usage: pnpm bench [--quick] [--out DIR] [--rounds N] [--duration-ms N] [--warmup-ms N]
                   [--configurations a,b,...] [--no-profile] [--no-replicas] [--no-footprint] [--no-pin]
-                  [--soak-minutes N | --no-soak]
+                  [--soak-minutes N | --no-soak] [--identity-only]
 
   --quick            one short round, 100 and 1,000 tools, no profile, no cross-replica run (under 2 minutes);
                      writes packages/bench/results/ unless --out says otherwise
@@ -52,6 +54,8 @@ export const USAGE = `usage: pnpm bench [--quick] [--out DIR] [--rounds N] [--du
                      is allowed) while the router's RSS is sampled every 5 s; memory growth per call is fitted.
                      Default 10 in a full run; in --quick it runs only when this flag is given
   --no-soak          skip the soak
+  --identity-only    only the cost of identity: calls/s at c16 with a static token vs an OAuth JWT and five CEL
+                     rules, in interleaved rounds (--rounds, --warmup-ms, --duration-ms apply); prints, writes nothing
   --no-pin           do not pin with taskset (default: every server-side process on CPU 0, the load generator
                      and the harness on CPU 1, when there are 2 CPUs or more)`;
 
@@ -88,6 +92,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | "help
       "no-pin": { type: "boolean" },
       "soak-minutes": { type: "string" },
       "no-soak": { type: "boolean" },
+      "identity-only": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -127,6 +132,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | "help
     replicaChanges: 10,
     footprint: values["no-footprint"] !== true,
     pin: values["no-pin"] !== true,
+    identityOnly: values["identity-only"] === true,
     soak:
       soakMinutesToRun === undefined
         ? undefined

@@ -1,6 +1,7 @@
 import type { GitState, MachineDescription } from "./machine.js";
 import type { CodeExecutionMeasurement } from "./scenarios/code-execution.js";
 import type { CrossReplicaMeasurement } from "./scenarios/cross-replica.js";
+import type { IdentityCostResult } from "./scenarios/identity-cost.js";
 import type { IdleFootprintMeasurement } from "./scenarios/idle-footprint.js";
 import type { IdleSessionsMeasurement } from "./scenarios/idle-sessions.js";
 import type { LoadVariantsResult } from "./scenarios/load-variants.js";
@@ -50,6 +51,8 @@ export interface BenchReport {
   codeExecution: CodeExecutionMeasurement | Skipped;
   /** trestle-grpc watched and with documents for payloads, beside bound-mcp and the floor with the same documents. */
   loadVariants?: LoadVariantsResult | Skipped;
+  /** The cost of identity: calls/s with a static token vs an OAuth JWT and five CEL rules. */
+  identityCost?: IdentityCostResult | Skipped;
   crossReplica: CrossReplicaMeasurement | Skipped;
   profile: RouterProfileMeasurement | Skipped;
   /** The soak: the router's RSS over a long load at c16 and its growth per call (issue 19). */

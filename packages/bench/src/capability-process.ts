@@ -13,7 +13,12 @@ export interface CapabilityProcess {
   /** TCP connections the service has accepted since it started. */
   connections(): Promise<number>;
   /** Registers the service with a router (it keeps heartbeating); resolves with the assigned id. */
-  register(routerUrl: string, target: Omit<RegistrationTarget, "host" | "port">): Promise<string>;
+  register(
+    routerUrl: string,
+    target: Omit<RegistrationTarget, "host" | "port">,
+    /** A `register`-scope token, for a router with tokens. */
+    token?: string,
+  ): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -45,7 +50,7 @@ export async function startCapability(): Promise<CapabilityProcess> {
       command({ type: "stats" });
       return (await reply).connections;
     },
-    async register(routerUrl, target) {
+    async register(routerUrl, target, token) {
       const tag = `r${tags++}`;
       const registered = new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`registration with ${routerUrl} timed out`)), 30_000);
@@ -58,7 +63,7 @@ export async function startCapability(): Promise<CapabilityProcess> {
         };
         child.on("message", onMessage);
       });
-      command({ type: "register", routerUrl, tag, target });
+      command({ type: "register", routerUrl, tag, target, ...(token ? { token } : {}) });
       return registered;
     },
     stop: () => stopChild(child),

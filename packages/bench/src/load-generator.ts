@@ -17,7 +17,12 @@ interface Session {
 async function mcpSession(spec: LoadSpec & { target: { kind: "mcp" } }): Promise<Session> {
   const agent = new Agent({ keepAlive: true, maxSockets: spec.concurrency });
   const stateless = spec.target.stateless === true;
-  const client = createMcpHttpClient({ url: spec.target.url, agent, stateless });
+  const client = createMcpHttpClient({
+    url: spec.target.url,
+    agent,
+    stateless,
+    ...(spec.target.authorization ? { authorization: spec.target.authorization } : {}),
+  });
   // A 2026-07-28 client has no session to open: every call stands alone.
   if (!stateless) await client.initialize();
   const stream =

@@ -1,7 +1,15 @@
 /** Where the load generator sends its calls. */
 export type LoadTarget =
   /** MCP `tools/call` over Streamable HTTP, as an MCP client sends it. */
-  | { kind: "mcp"; url: string; tool: string; openStream: boolean; stateless?: boolean }
+  | {
+      kind: "mcp";
+      url: string;
+      tool: string;
+      openStream: boolean;
+      stateless?: boolean;
+      /** The `Authorization` header of every request, for a router with tokens or OAuth: `Bearer …`. */
+      authorization?: string;
+    }
   /** `ToolInvoker/InvokeTool` over grpc-js, through Trestle's gRPC transport. */
   | { kind: "grpc"; host: string; port: number };
 

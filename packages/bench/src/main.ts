@@ -16,11 +16,12 @@ import { describeGitState, describeMachine } from "./machine.js";
 import { packageDir, repoRoot } from "./paths.js";
 import { findPostgresBinaries, type PostgresCluster, startPostgres } from "./postgres-cluster.js";
 import { computeHeadlines, headlineLines } from "./report/headlines.js";
-import { renderMarkdown } from "./report/markdown.js";
+import { identityCostMarkdown, renderMarkdown } from "./report/markdown.js";
 import { renderChart } from "./report/svg-chart.js";
 import { type RouterProcess, startRouter } from "./router-process.js";
 import { runCodeExecution } from "./scenarios/code-execution.js";
 import { runCrossReplica } from "./scenarios/cross-replica.js";
+import { runIdentityCost } from "./scenarios/identity-cost.js";
 import { measureIdleFootprint } from "./scenarios/idle-footprint.js";
 import { type IdleSessionsMeasurement, measureIdleSessions } from "./scenarios/idle-sessions.js";
 import { runLoadVariants } from "./scenarios/load-variants.js";
@@ -183,6 +184,18 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
       }),
     );
     await Promise.allSettled(running.splice(0).map((c) => c.stop()));
+    const identityCost = await attempt(
+      "the cost of identity (c16: static token vs JWT + 5 CEL rules)",
+      notes,
+      () =>
+        runIdentityCost({
+          concurrency: 16,
+          rounds: options.rounds,
+          warmupMs: options.warmupMs,
+          durationMs: options.durationMs,
+          log,
+        }),
+    );
 
     const idleSessions = await attempt("idle sessions", notes, async () => {
       const results: IdleSessionsMeasurement[] = [];
@@ -247,6 +260,7 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
       idleFootprint,
       codeExecution,
       loadVariants,
+      identityCost,
       crossReplica,
       profile,
       memoryUnderLoad,
@@ -280,6 +294,19 @@ async function main(): Promise<void> {
   }
   if (options === "help") {
     process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (options.identityOnly) {
+    const pinning = options.pin ? defaultPinning() : "--no-pin";
+    if (typeof pinning !== "string") pinCpus(pinning);
+    const result = await runIdentityCost({
+      concurrency: 16,
+      rounds: options.rounds,
+      warmupMs: options.warmupMs,
+      durationMs: options.durationMs,
+      log,
+    });
+    process.stdout.write(`\n${identityCostMarkdown(result).join("\n")}\n`);
     return;
   }
   const out = options.out ?? (options.mode === "full" ? join(repoRoot, "docs") : join(packageDir, "results"));

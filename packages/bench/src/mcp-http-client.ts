@@ -28,6 +28,8 @@ export interface McpHttpClientOptions {
    * clients send them.
    */
   stateless?: boolean;
+  /** Sent as the `Authorization` header of every request (a router with tokens or OAuth): `Bearer …`. */
+  authorization?: string;
 }
 
 /** The stateless revision. */
@@ -88,6 +90,7 @@ export function createMcpHttpClient(options: McpHttpClientOptions): McpHttpClien
   let protocolVersion = CLIENT_PROTOCOL_VERSION;
   let nextId = 0;
   let headers: Record<string, string> = {};
+  const auth: Record<string, string> = options.authorization ? { authorization: options.authorization } : {};
 
   const setHeaders = () => {
     headers = {
@@ -95,6 +98,7 @@ export function createMcpHttpClient(options: McpHttpClientOptions): McpHttpClien
       accept: "application/json, text/event-stream",
       "mcp-protocol-version": protocolVersion,
       ...(sessionId ? { "mcp-session-id": sessionId } : {}),
+      ...auth,
     };
   };
   setHeaders();
@@ -113,7 +117,7 @@ export function createMcpHttpClient(options: McpHttpClientOptions): McpHttpClien
           ...base,
           method: "POST",
           headers: first
-            ? { "content-type": "application/json", accept: "application/json, text/event-stream" }
+            ? { "content-type": "application/json", accept: "application/json, text/event-stream", ...auth }
             : requestHeaders,
         },
         (res) => {
@@ -236,6 +240,7 @@ export function createMcpHttpClient(options: McpHttpClientOptions): McpHttpClien
           "mcp-protocol-version": STATELESS_PROTOCOL_VERSION,
           "mcp-method": method,
           ...(typeof name === "string" ? { "mcp-name": name } : {}),
+          ...auth,
         },
       );
     },

@@ -83,10 +83,12 @@ export async function manage<T = unknown>(
   method: string,
   path: string,
   body?: unknown,
+  /** Extra request headers (an admin token's `authorization`, for a router with tokens). */
+  headers: Record<string, string> = {},
 ): Promise<T> {
   const response = await fetch(`${routerUrl}${path}`, {
     method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
+    headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();

@@ -2,6 +2,7 @@ import type {
   CallOptions,
   Cancellation,
   ContentBlock,
+  ContextValues,
   InputAnswers,
   ToolResult,
   TranslationLeg,
@@ -60,6 +61,11 @@ export interface CallContext {
   client?: TranslationLeg;
   /** What the front's own translation of the request did (an A2A message's parts read as arguments), for the report. */
   translationNotes?: TranslationNote[];
+  /**
+   * Typed values the caller hands to the interceptors below the bridge (the call's principal, for the upstream's
+   * credential): a fresh bag per call, to which the bridge adds its own.
+   */
+  contextValues?: ContextValues;
 }
 
 /** One block of a tool result: core's {@link ContentBlock} (the name the server knew it by). */
@@ -95,5 +101,6 @@ export function callOptionsFor(context: CallContext | undefined, timeoutMs?: num
   if (context?.onLog) options.onLog = context.onLog;
   if (context?.onInputRequest) options.onInputRequest = context.onInputRequest;
   if (context?.inputCapabilities) options.inputCapabilities = context.inputCapabilities;
+  if (context?.contextValues) options.contextValues = context.contextValues;
   return options;
 }

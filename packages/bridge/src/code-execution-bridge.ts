@@ -132,7 +132,7 @@ export function createCodeExecutionBridge(
       input.timeoutMs === undefined ? undefined : Math.max(0, input.timeoutMs) + deadlineGraceMs;
     const callOptions = callOptionsFor(context, timeoutMs);
     // One bag per call: the call events and the scrubbing interceptors read what only the bridge knows.
-    callOptions.contextValues = createContextValues()
+    callOptions.contextValues = (callOptions.contextValues ?? createContextValues())
       .set(callRecordKey, record)
       .set(callSecretsKey, secrets)
       .set(

@@ -205,7 +205,7 @@ export function createInvokerBridge(deps: BridgeDependencies): InvokerBridge {
     const options = callOptionsFor(context);
     // One bag per call: the call events and the scrubbing interceptors read what only the bridge knows.
     const callRecord = new ToolCallRecord(tool, description, context, startedAt);
-    options.contextValues = createContextValues()
+    options.contextValues = (options.contextValues ?? createContextValues())
       .set(callRecordKey, callRecord)
       .set(callSecretsKey, secrets)
       .set(

@@ -171,6 +171,33 @@ export interface ForwardStdioUpstream {
   writablePaths?: string[];
 }
 
+/**
+ * The router's own credential for an upstream: `static`, the same header for every caller; or `tokenExchange`, a
+ * token obtained for each caller by RFC 8693 exchange of the caller's OAuth access token at the upstream's
+ * authorization server. The client's own token never goes upstream.
+ */
+export type UpstreamAuth =
+  | {
+      static: {
+        /** The header it goes in; default `authorization`. */
+        header?: string;
+        /** Its value, e.g. `Bearer …`. Never shown. */
+        value: string;
+      };
+    }
+  | {
+      tokenExchange: {
+        tokenEndpoint: string;
+        clientId: string;
+        /** Never shown. */
+        clientSecret: string;
+        clientAuth?: "client_secret_basic" | "client_secret_post";
+        audience?: string | string[];
+        resource?: string | string[];
+        scope?: string | string[];
+      };
+    };
+
 /** An MCP server the router reaches over Streamable HTTP. */
 export interface ForwardHttpUpstream {
   kind: "http";
@@ -178,6 +205,11 @@ export interface ForwardHttpUpstream {
   url: string;
   /** Headers sent with every request (e.g. `Authorization`). Their values are never shown. */
   headers?: Record<string, string>;
+  /**
+   * The router's credential for the calls it forwards: a static one goes with every request (as a header), an
+   * exchanged one with each caller's calls (its catalog is read with `headers` alone).
+   */
+  upstreamAuth?: UpstreamAuth;
 }
 
 /**
@@ -190,6 +222,8 @@ export interface ForwardA2aUpstream {
   url: string;
   /** Headers sent with every request, for the card's security requirements. Their values are never shown. */
   headers?: Record<string, string>;
+  /** The router's credential for the calls it forwards, as for an HTTP upstream ({@link ForwardHttpUpstream}). */
+  upstreamAuth?: UpstreamAuth;
 }
 
 /** How a forward reaches its upstream: an MCP server (stdio or Streamable HTTP) or an A2A agent. */

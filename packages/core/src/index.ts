@@ -93,3 +93,4 @@ export {
   translationRecorderKey,
 } from "./translation.js";
 export type { ServiceTimeouts, TimeoutOptions, TlsOptions } from "./transport-options.js";
+export { upstreamCredentialKey, withCredentialHeaders } from "./upstream-credential.js";

@@ -256,6 +256,70 @@ const stringMapSchema = (what: string) =>
       message: `at most ${CATALOG_LIMITS.labelCount} ${what} are allowed`,
     });
 
+/** One string or a few (a token exchange's audiences, resources, scopes). */
+const oneOrMoreSchema = z.union([
+  z.string().min(1).max(CATALOG_LIMITS.uriLength),
+  z.array(z.string().min(1).max(CATALOG_LIMITS.uriLength)).min(1).max(16),
+]);
+
+/** An http(s) URL; plain http only on a loopback address (a token endpoint carries a client secret). */
+const tokenEndpointSchema = z
+  .string()
+  .max(CATALOG_LIMITS.uriLength)
+  .refine(
+    (s) =>
+      /^https:\/\/[^\s]+$/i.test(s) ||
+      /^http:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?(\/[^\s]*)?$/i.test(s),
+    { message: "must be an https URL (http only on a loopback address)" },
+  );
+
+/**
+ * The router's own credential for a forward's upstream (`UpstreamAuth`): a static header, or an RFC 8693 token
+ * exchange of each caller's OAuth token. Stored sealed with the rest of the upstream.
+ */
+const upstreamAuthSchema = z.union(
+  [
+    z.strictObject({
+      static: z.strictObject({
+        header: z
+          .string()
+          .min(1)
+          .max(256)
+          .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "must be an HTTP header name")
+          .optional(),
+        value: z.string().min(1).max(CATALOG_LIMITS.uriLength),
+      }),
+    }),
+    z.strictObject({
+      tokenExchange: z.strictObject({
+        tokenEndpoint: tokenEndpointSchema,
+        clientId: z.string().min(1).max(CATALOG_LIMITS.nameLength),
+        clientSecret: z.string().min(1).max(CATALOG_LIMITS.uriLength),
+        clientAuth: z.enum(["client_secret_basic", "client_secret_post"]).optional(),
+        audience: oneOrMoreSchema.optional(),
+        resource: oneOrMoreSchema.optional(),
+        scope: oneOrMoreSchema.optional(),
+      }),
+    }),
+  ],
+  { error: 'must be { "static": { "value": … } } or { "tokenExchange": { "tokenEndpoint": …, … } }' },
+);
+
+/**
+ * A stdio server is spoken to over one process's stdin and stdout: there are no per-call headers to carry a
+ * credential, and one process serves every caller, so no caller's exchanged token could be kept to that caller.
+ */
+const stdioUpstreamAuthSchema = z
+  .unknown()
+  .refine((value) => value === undefined, {
+    message:
+      "a stdio forward cannot take upstreamAuth (static or tokenExchange): its requests carry no per-call headers; give the server its own credential in env, or forward to it over http",
+  })
+  .optional()
+  .describe(
+    "Refused: a stdio server takes no per-call credential (upstreamAuth is for http and a2a upstreams)",
+  );
+
 const forwardUpstreamSchema = z.discriminatedUnion(
   "kind",
   [
@@ -280,6 +344,8 @@ const forwardUpstreamSchema = z.discriminatedUnion(
         )
         .max(CATALOG_LIMITS.listLength)
         .optional(),
+      // Named so that it is refused with a reason rather than dropped as an unknown key.
+      upstreamAuth: stdioUpstreamAuthSchema,
     }),
     z.object({
       kind: z.literal("http"),
@@ -288,6 +354,7 @@ const forwardUpstreamSchema = z.discriminatedUnion(
         .max(CATALOG_LIMITS.uriLength)
         .refine((s) => /^https?:\/\/[^\s]+$/i.test(s), { message: "must be an http:// or https:// URL" }),
       headers: stringMapSchema("headers").optional(),
+      upstreamAuth: upstreamAuthSchema.optional(),
     }),
     z.object({
       kind: z.literal("a2a"),
@@ -296,6 +363,7 @@ const forwardUpstreamSchema = z.discriminatedUnion(
         .max(CATALOG_LIMITS.uriLength)
         .refine((s) => /^https?:\/\/[^\s]+$/i.test(s), { message: "must be an http:// or https:// URL" }),
       headers: stringMapSchema("headers").optional(),
+      upstreamAuth: upstreamAuthSchema.optional(),
     }),
   ],
   {

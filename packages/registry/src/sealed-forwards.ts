@@ -36,22 +36,31 @@ export function sealedUpstreamOf(document: Document): SealedValue | undefined {
   return isSealedValue(sealed) ? sealed : undefined;
 }
 
-/** True when a forward in clear has arguments, environment variables or headers: what needs a secrets key. */
+/**
+ * True when a forward in clear has arguments, environment variables, headers or an upstream credential
+ * (`upstreamAuth`): what needs a secrets key.
+ */
 export function holdsSecretsInClear(document: Document): boolean {
   const upstream = upstreamOf(document);
   if (upstream === undefined || sealedUpstreamOf(document)) return false;
-  const { args, env, headers } = upstream as { args?: unknown[]; env?: Document; headers?: Document };
+  const { args, env, headers, upstreamAuth } = upstream as {
+    args?: unknown[];
+    env?: Document;
+    headers?: Document;
+    upstreamAuth?: unknown;
+  };
   return (
     (Array.isArray(args) && args.length > 0) ||
     (env !== undefined && Object.keys(env).length > 0) ||
-    (headers !== undefined && Object.keys(headers).length > 0)
+    (headers !== undefined && Object.keys(headers).length > 0) ||
+    (upstreamAuth !== undefined && upstreamAuth !== null)
   );
 }
 
 /** The refusal of a forward with secrets where there is no secrets key to encrypt them with. */
 export function missingSecretsKey(forward: Pick<ForwardRow, "namespace" | "name">): TrestleError {
   return new TrestleError(
-    `The forward '${forward.name}' in ${describeNamespace(forward.namespace)} has arguments, environment variables or headers, and this router has no secrets key to encrypt them with; configure secretsKey or secretsKeyFile (the same on every replica) and start again`,
+    `The forward '${forward.name}' in ${describeNamespace(forward.namespace)} has arguments, environment variables, headers or an upstream credential, and this router has no secrets key to encrypt them with; configure secretsKey or secretsKeyFile (the same on every replica) and start again`,
     Code.FailedPrecondition,
   );
 }

@@ -112,8 +112,21 @@ describe("forwards' upstreams at rest", () => {
       kind: "http",
       url: `https://mcp.example/mcp?key=${CANARY}-query`,
       headers: { authorization: `Bearer ${CANARY}-header` },
+      upstreamAuth: {
+        tokenExchange: {
+          tokenEndpoint: "https://idp.example/token",
+          clientId: "trestle",
+          clientSecret: `${CANARY}-client-secret`,
+          audience: "payments",
+        },
+      },
     };
-    const a2a = { kind: "a2a", url: "https://agent.example/", headers: { "x-api-key": `${CANARY}-a2a` } };
+    const a2a = {
+      kind: "a2a",
+      url: "https://agent.example/",
+      headers: { "x-api-key": `${CANARY}-a2a` },
+      upstreamAuth: { static: { value: `Bearer ${CANARY}-a2a-static` } },
+    };
     await registry.catalog.addForward({ name: "local", upstream: stdio });
     await registry.catalog.addForward({ name: "remote", upstream: http });
     await registry.catalog.addForward({ name: "agent", upstream: a2a });
@@ -213,6 +226,19 @@ describe("forwards' upstreams at rest", () => {
     expect(refused.code).toBe(Code.FailedPrecondition);
     expect(refused.rawMessage).toMatch(/no secrets key.*secretsKey/);
     expect(refused.rawMessage).not.toContain(CANARY);
+    // An upstream credential alone is a secret too.
+    const credential = await rejection(
+      keyless.catalog.addForward({
+        name: "exchanging",
+        upstream: {
+          kind: "http",
+          url: "https://x.example/",
+          upstreamAuth: { static: { value: `Bearer ${CANARY}` } },
+        },
+      }),
+    );
+    expect(credential.code).toBe(Code.FailedPrecondition);
+    expect(credential.rawMessage).not.toContain(CANARY);
     expect((await storedDocuments()).map((d) => d.name)).toEqual(["plain"]);
     await sealStoredForwards(client, undefined, silentLogger);
 

@@ -106,6 +106,15 @@ export const identityConfigFields = {
         .record(z.string(), z.array(z.enum(["mcp", "admin", "register"])))
         .optional()
         .describe("OAuth scope value → router scopes; default: mcp, admin and register grant themselves"),
+      jwksCooldownMs: z
+        .number()
+        .int()
+        .min(1_000)
+        .max(600_000)
+        .optional()
+        .describe(
+          "The least time between two fetches of an issuer's keys, when a token names a key the router does not know (default 30000)",
+        ),
     })
     .optional()
     .describe(
@@ -134,12 +143,14 @@ export interface IdentityConfig {
   oauth?: { issuers: readonly { introspection?: unknown }[] } | undefined;
   policies: readonly { name: string; effect: "allow" | "deny"; when: string }[];
   tokens: readonly { name: string }[];
+  services?: Readonly<Record<string, { upstreamAuth?: unknown }>>;
 }
 
 /**
  * Problems that span keys, one sentence each: OAuth without `publicUrl` (its audiences and metadata need it), two
  * issuers introspecting (an opaque token names no issuer), a token name an OAuth principal could also have, a
- * policy rule that does not compile (naming the rule and the position) or a name used twice.
+ * policy rule that does not compile (naming the rule and the position) or a name used twice, a service's token
+ * exchange without OAuth (no caller would have a token to exchange).
  */
 export function identityConfigProblems(config: IdentityConfig): string[] {
   const problems: string[] = [];
@@ -152,6 +163,14 @@ export function identityConfigProblems(config: IdentityConfig): string[] {
     if (token.name.includes("#")) problems.push(`tokens: the name '${token.name}' must not contain '#'`);
   }
   for (const problem of checkPolicies(config.policies)) problems.push(`policies: ${problem.message}`);
+  for (const [name, service] of Object.entries(config.services ?? {})) {
+    const auth = service.upstreamAuth;
+    // A token exchange takes the caller's OAuth access token as its subject: without OAuth, no caller has one.
+    if (auth !== null && typeof auth === "object" && "tokenExchange" in auth && !config.oauth)
+      problems.push(
+        `services.${name}.upstreamAuth.tokenExchange: needs oauth, since it exchanges each caller's OAuth access token`,
+      );
+  }
   return problems;
 }
 

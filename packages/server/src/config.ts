@@ -294,7 +294,7 @@ export const routerConfigSchema = z.object({
     .record(z.string(), serviceSchema)
     .default({})
     .describe(
-      "Per-service settings by service name: protocol, dialect, callSecret, principal, allowedNetworks, unaryTimeoutMs, streamTimeoutMs, maxConcurrentCalls, maxQueuedCalls",
+      "Per-service settings by service name: protocol, dialect, callSecret, upstreamAuth (the router's own credential for it: static, or tokenExchange of each caller's OAuth token), principal, allowedNetworks, unaryTimeoutMs, streamTimeoutMs, maxConcurrentCalls, maxQueuedCalls",
     ),
   tlsCaFile: z.string().optional().describe("CA certificate (PEM) trusted for TLS to capabilities"),
   tlsCertFile: z.string().optional().describe("Client certificate (PEM) for mutual TLS to capabilities"),

@@ -119,12 +119,25 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       config,
       (overrides.internalTokens ?? []).map((t) => t.name),
     );
+    // Who a request is from: static tokens, and OAuth access tokens when issuers are configured.
+    const auth = createTokenAuthenticator(
+      config.tokens.map((t) =>
+        t.rateLimit ? { ...t, rateLimit: dividedRateLimit(t.rateLimit, config.workers) } : t,
+      ),
+      {
+        internalTokens: overrides.internalTokens ?? [],
+        ...(identity.resourceServer ? { oauth: identity.resourceServer } : {}),
+      },
+    );
     const forwardLog = logger.child({ component: "forwards" });
     const forwardDirectory = createForwardDirectoryModule(config, overrides.privatePaths ?? [], forwardLog);
     closers.push("forward sandbox", () => forwardDirectory.sandbox.dispose());
     const transports = createTransportsModule({
       config,
       secretFor: security.secretFor,
+      mayReceiveConfigured: (target) => security.mayReceiveConfigured(target),
+      // An upstream's token exchange takes the caller's own access token as its subject.
+      bearerOf: (principal) => auth.bearerOf(principal),
       forwardDirectory: forwardDirectory.directory,
       forwardSandbox: forwardDirectory.sandbox,
       logger,
@@ -216,15 +229,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
         allowedHosts: [config.host, ...config.allowedHosts],
         allowedOrigins: config.allowedOrigins,
       }),
-      auth: createTokenAuthenticator(
-        config.tokens.map((t) =>
-          t.rateLimit ? { ...t, rateLimit: dividedRateLimit(t.rateLimit, config.workers) } : t,
-        ),
-        {
-          internalTokens: overrides.internalTokens ?? [],
-          ...(identity.resourceServer ? { oauth: identity.resourceServer } : {}),
-        },
-      ),
+      auth,
       protectedResourceMetadata: (path) => identity.protectedResourceMetadata(path),
       adminUi: createAdminUi(),
       limiter,

@@ -63,6 +63,32 @@ describe("a forward written the short way, in a management API request", () => {
     );
   });
 
+  it("takes an upstream credential on a URL, and refuses one on a stdio server with the reason", () => {
+    const upstreamAuth = {
+      tokenExchange: { tokenEndpoint: "https://idp.example/token", clientId: "trestle", clientSecret: "s" },
+    };
+    expect(parseRequest({ name: "i", url: "https://x.example/mcp", upstreamAuth }).upstream).toEqual({
+      kind: "http",
+      url: "https://x.example/mcp",
+      upstreamAuth,
+    });
+    expect(() => parseRequest({ name: "j", command: "node s.js", upstreamAuth })).toThrow(
+      /upstreamAuth.*a stdio forward cannot take upstreamAuth.*no per-call headers/s,
+    );
+    expect(() =>
+      parseRequest({ name: "k", upstream: { kind: "stdio", command: "node", upstreamAuth } }),
+    ).toThrow(/a stdio forward cannot take upstreamAuth/);
+    expect(() =>
+      parseRequest({
+        name: "l",
+        url: "https://x.example/mcp",
+        upstreamAuth: {
+          tokenExchange: { ...upstreamAuth.tokenExchange, tokenEndpoint: "http://idp.example/t" },
+        },
+      }),
+    ).toThrow(/https URL/);
+  });
+
   it("still names what is wrong", () => {
     expect(() => parseRequest({ name: "f", url: "ftp://nope" })).toThrow(/upstream\.url/);
     expect(() => parseRequest({ name: "g" })).toThrow(/upstream/);

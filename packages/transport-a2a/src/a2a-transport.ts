@@ -16,12 +16,15 @@ import {
   type TranslationRecorder,
   TrestleError,
   translationRecorderKey,
+  upstreamCredentialKey,
+  withCredentialHeaders,
 } from "@trestle/core";
 import { appendParts, dataPart, partsToContent, textOf, textPart } from "./a2a-content.js";
 import { a2aFailure, unimplemented } from "./a2a-failure.js";
 import { A2A_META_KEY, checkCredentials } from "./agent-catalog.js";
 import { type A2aAgent, type AgentConnection, connectAgent } from "./agent-client.js";
 import { A2A_INPUT_KEY, answerText, fromAnswers, REPLY_SCHEMA } from "./agent-questions.js";
+import { type Credential, sendOptions } from "./call-credential.js";
 import { skillArguments } from "./skill-arguments.js";
 import { a2aSkillUri, parseA2aSkillUri } from "./skill-uri.js";
 import { type Exchange, fromTask, isTerminal, taskStateName } from "./task-exchange.js";
@@ -148,11 +151,11 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
     return connection;
   }
 
-  async function cancelQuietly(connection: AgentConnection, taskId: string): Promise<void> {
+  async function cancelQuietly(connection: AgentConnection, taskId: string, credential: Credential) {
     try {
       await connection.client.cancelTask(
         { tenant: "", id: taskId, metadata: undefined },
-        { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) },
+        sendOptions(AbortSignal.timeout(CANCEL_TIMEOUT_MS), credential),
       );
     } catch {
       // The task may have ended meanwhile; the call's own outcome stands.
@@ -165,7 +168,12 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
     callOptions?: CallOptions,
   ): Promise<ToolResult> {
     const { forward, skillId } = parseA2aSkillUri(call.tool.uri);
-    const agent = resolveAgent(target);
+    // The router's credential for this call's caller goes with its requests (failures are scrubbed of it too).
+    const credential = callOptions?.contextValues?.get(upstreamCredentialKey);
+    const configured = resolveAgent(target);
+    const agent = credential
+      ? { ...configured, headers: withCredentialHeaders(configured.headers, credential) }
+      : configured;
     const args = skillArguments(call.arguments ?? {});
     const recorder = callOptions?.contextValues?.get(translationRecorderKey);
     const notes: TranslationNote[] = [];
@@ -188,8 +196,8 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
         // The client declined: the task waits for nobody, so it ends here.
         const declined = createCallScope(callOptions?.signal, deadlineMs);
         try {
-          const connection = await connectionFor(target, agent, declined.signal);
-          if (handle.taskId) await cancelQuietly(connection, handle.taskId);
+          const connection = await connectionFor(target, configured, declined.signal);
+          if (handle.taskId) await cancelQuietly(connection, handle.taskId, credential);
         } finally {
           declined.dispose();
         }
@@ -236,7 +244,7 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
     let connection: AgentConnection | undefined;
     let exchange: Exchange | undefined;
     try {
-      connection = await connectionFor(target, agent, scope.signal);
+      connection = await connectionFor(target, configured, scope.signal);
       const streaming = connection.card.capabilities?.streaming === true;
       const legacy = connection.version.startsWith("0.");
       const method = streaming
@@ -280,6 +288,7 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
           exchange,
           scope.signal,
           report,
+          credential,
           traceHeaders(callOptions),
         );
         if (exchange.state !== TaskState.TASK_STATE_INPUT_REQUIRED || !callOptions?.onInputRequest) break;
@@ -297,7 +306,7 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
         const text =
           answer.action === "accept" ? answerText(answer.result?.content ?? answer.result) : undefined;
         if (text === undefined) {
-          if (exchange.taskId) await cancelQuietly(connection, exchange.taskId);
+          if (exchange.taskId) await cancelQuietly(connection, exchange.taskId, credential);
           return {
             isError: true,
             content: [
@@ -318,7 +327,7 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
         const reason = TrestleError.from(scope.signal.reason, Code.Canceled);
         if (connection && exchange?.taskId && !isTerminal(exchange.state)) {
           note("rewritten", "cancellation", "the call's cancellation sent to the agent as CancelTask");
-          await cancelQuietly(connection, exchange.taskId);
+          await cancelQuietly(connection, exchange.taskId, credential);
         }
         throw reason;
       }
@@ -335,11 +344,12 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
     into: Exchange,
     signal: AbortSignal,
     report: (text: string) => void,
-    serviceParameters?: Record<string, string>,
+    credential: Credential,
+    trace?: Record<string, string>,
   ): Promise<void> {
-    const options = serviceParameters ? { signal, serviceParameters } : { signal };
+    const requestOptions = sendOptions(signal, credential, trace);
     if (!streaming) {
-      const reply = await connection.client.sendMessage(request, options);
+      const reply = await connection.client.sendMessage(request, requestOptions);
       if ("role" in reply) {
         into.message = reply;
         into.contextId = reply.contextId || into.contextId;
@@ -348,7 +358,7 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
       }
       return;
     }
-    for await (const event of connection.client.sendMessageStream(request, options)) {
+    for await (const event of connection.client.sendMessageStream(request, requestOptions)) {
       const payload = event.payload;
       switch (payload?.$case) {
         case "message":

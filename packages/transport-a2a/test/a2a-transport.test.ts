@@ -8,6 +8,7 @@ import {
   type TranslationNote,
   TrestleError,
   translationRecorderKey,
+  upstreamCredentialKey,
 } from "@trestle/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { a2aSkillUri, createA2aTransport, readAgentCatalog } from "../src/index.js";
@@ -305,6 +306,24 @@ for (const binding of ["JSONRPC", "GRPC"] as const)
       expect(error.message).not.toContain("wrong-token-123");
       await transport.close();
       await wrong.close();
+    });
+
+    it("sends the call's own credential (the router's for its caller) over the configured one, never showing it", async () => {
+      // The agent's configured header is wrong: only the call's credential lets the call through.
+      const transport = createA2aTransport({
+        agentFor: () => ({ url: agent.url, headers: { Authorization: "Bearer configured-stale-1" } }),
+      });
+      const withCredential = (value: string) => ({
+        contextValues: createContextValues().set(upstreamCredentialKey, { authorization: `Bearer ${value}` }),
+      });
+      const result = await transport.callTool(call("echo", { message: "hi" }), target, withCredential(token));
+      expect(texts(result)).toBe("echo: hi");
+      const error = (await transport
+        .callTool(call("echo", { message: "hi" }), target, withCredential("exchanged-wrong-456"))
+        .catch((e: unknown) => e)) as TrestleError;
+      expect(error).toBeInstanceOf(TrestleError);
+      expect(error.message).not.toContain("exchanged-wrong-456");
+      await transport.close();
     });
   });
 

@@ -1,15 +1,24 @@
+import { createHash } from "node:crypto";
 import { Code, raceAbort, type ServiceTarget, TrestleError } from "@trestle/core";
 import type { McpUpstream } from "./mcp-upstream.js";
 import { upstreamKey } from "./mcp-upstream.js";
 import type { UpstreamConnection } from "./upstream-connection.js";
 
-/** Opens a connection for a pool entry; `onClosed` must be passed to the connection's hooks. */
+/**
+ * Opens a connection for a pool entry; `onClosed` must be passed to the connection's hooks. `credential`: the
+ * headers of the calls this connection serves (the router's credential for their caller), to send with every
+ * request on it besides the upstream's own.
+ */
 export type OpenPooled = (
   target: ServiceTarget,
   upstream: McpUpstream,
   lane: PoolLane,
   onClosed: () => void,
+  credential?: Readonly<Record<string, string>>,
 ) => Promise<UpstreamConnection>;
+
+/** Connections with a call credential one target keeps at most (the least recently used go first). */
+export const DEFAULT_MAX_CREDENTIALS_PER_TARGET = 64;
 
 /**
  * Which of an upstream's connections a call uses: `interactive` ones told the upstream that the router can
@@ -40,6 +49,10 @@ interface Entry {
   idleTimer: NodeJS.Timeout | undefined;
   retired: boolean;
   sessionGone: boolean;
+  /** Whether it serves calls with a credential of their own. */
+  readonly credentialed: boolean;
+  /** When a call last took it (for the bound on credentialed connections). */
+  lastUsed: number;
 }
 
 /** Connections kept per target and upstream, each shared by every concurrent call to that upstream. */
@@ -48,9 +61,19 @@ export interface ConnectionPool {
    * The connection for `upstream`, opened by the first call that needs it (the others wait for the same
    * handshake); a connection whose process died is replaced. Waiting stops when `signal` aborts.
    *
+   * A call with a `credential` (headers of its own: the router's credential for its caller) gets a connection
+   * opened with it, shared only by the calls with the same credential: a legacy session is bound to who opened
+   * it, and a new one is probed with the credential the upstream wants.
+   *
    * @throws TrestleError the handshake failure (to every call that waited for it), `Unavailable` once closed.
    */
-  acquire(target: ServiceTarget, upstream: McpUpstream, signal: AbortSignal, lane?: PoolLane): Promise<Lease>;
+  acquire(
+    target: ServiceTarget,
+    upstream: McpUpstream,
+    signal: AbortSignal,
+    lane?: PoolLane,
+    credential?: Readonly<Record<string, string>>,
+  ): Promise<Lease>;
   /** Closes the connections of `targetId`, now or, for one in use, when its calls end. */
   releaseTarget(targetId: string): void;
   /** Closes every connection and refuses new calls. */
@@ -64,16 +87,47 @@ export interface ConnectionPoolOptions {
   open: OpenPooled;
   /** A connection with no call for this long is closed; the next call opens a new one. */
   idleTimeoutMs: number;
+  /**
+   * Connections with a call credential one target keeps at most: past it, the least recently used one is retired
+   * (closed once its calls end). Default {@link DEFAULT_MAX_CREDENTIALS_PER_TARGET}.
+   */
+  maxCredentialsPerTarget?: number;
 }
 
 /**
  * Creates a {@link ConnectionPool}. Entries are keyed by target id and upstream description together, so a
- * forward whose command line changed gets a new process, and the old one ends when its last call does.
+ * forward whose command line changed gets a new process, and the old one ends when its last call does; and by the
+ * digest of a call's credential, when it has one.
  */
 export function createConnectionPool(options: ConnectionPoolOptions): ConnectionPool {
   const entries = new Map<string, Entry>();
   const closing = new Set<Promise<void>>();
+  const maxCredentials = options.maxCredentialsPerTarget ?? DEFAULT_MAX_CREDENTIALS_PER_TARGET;
+  /** Each credential's digest, by the object the caller passes (the same one for as long as it is in use). */
+  const digests = new WeakMap<object, string>();
   let closed = false;
+
+  /** The credential's part of an entry's key: a digest, so that no key holds it. */
+  function partitionOf(credential: Readonly<Record<string, string>> | undefined): string {
+    if (credential === undefined) return "";
+    let digest = digests.get(credential);
+    if (digest === undefined) {
+      const names = Object.keys(credential).sort();
+      digest = createHash("sha256")
+        .update(JSON.stringify(names.map((name) => [name.toLowerCase(), credential[name]])))
+        .digest("base64url");
+      digests.set(credential, digest);
+    }
+    return digest;
+  }
+
+  /** Makes room for one more credentialed connection of `targetId`: the least recently used one retires. */
+  function boundCredentialed(targetId: string): void {
+    const mine = [...entries.values()].filter((e) => e.targetId === targetId && e.credentialed);
+    if (mine.length < maxCredentials) return;
+    const oldest = mine.reduce((a, b) => (b.lastUsed < a.lastUsed ? b : a));
+    retire(oldest);
+  }
 
   function track(promise: Promise<void>): void {
     closing.add(promise);
@@ -104,6 +158,7 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
     key: string,
     described: string,
     lane: PoolLane,
+    credential: Readonly<Record<string, string>> | undefined,
   ): Entry {
     const entry: Entry = {
       key,
@@ -116,6 +171,8 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
       idleTimer: undefined,
       retired: false,
       sessionGone: false,
+      credentialed: credential !== undefined,
+      lastUsed: Date.now(),
     };
     const onClosed = () => {
       // The process died or the session ended: the next call opens a new connection.
@@ -123,7 +180,7 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
       clearTimeout(entry.idleTimer);
       entry.retired = true;
     };
-    entry.ready = options.open(target, upstream, lane, onClosed).then(
+    entry.ready = options.open(target, upstream, lane, onClosed, credential).then(
       (connection) => {
         entry.connection = connection;
         return connection;
@@ -155,18 +212,20 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
   }
 
   return {
-    async acquire(target, upstream, signal, lane = "plain") {
+    async acquire(target, upstream, signal, lane = "plain", credential) {
       if (closed) throw new TrestleError("The MCP transport is closed", Code.Unavailable);
       const described = upstreamKey(upstream);
-      const key = `${target.id}\u0000${described}\u0000${lane}`;
+      const key = `${target.id}\u0000${described}\u0000${lane}\u0000${partitionOf(credential)}`;
       for (const other of entries.values()) {
         if (other.targetId === target.id && other.upstreamKey !== described) retire(other);
       }
       let entry = entries.get(key);
       if (!entry || entry.retired || entry.connection?.closed) {
-        entry = newEntry(target, upstream, key, described, lane);
+        if (credential !== undefined) boundCredentialed(target.id);
+        entry = newEntry(target, upstream, key, described, lane, credential);
       }
       entry.inFlight++;
+      entry.lastUsed = Date.now();
       clearTimeout(entry.idleTimer);
       let connection: UpstreamConnection;
       try {

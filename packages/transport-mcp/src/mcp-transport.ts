@@ -20,10 +20,11 @@ import {
   TrestleError,
   targetAddress,
   translationRecorderKey,
+  upstreamCredentialKey,
 } from "@trestle/core";
 import { createConnectionPool } from "./connection-pool.js";
 import { type FailureSubject, failureSubject, isSessionGone, requestFailure } from "./mcp-failure.js";
-import { type McpUpstream, upstreamKey } from "./mcp-upstream.js";
+import { type McpUpstream, upstreamKey, withCallCredential } from "./mcp-upstream.js";
 import { ALL_INPUT_CAPABILITIES, inputRequiredOf } from "./modern-era.js";
 import { createSpawnLimit, type PerCallLimit } from "./spawn-limit.js";
 import { createStdioSandbox, type StdioSandbox } from "./stdio-sandbox.js";
@@ -199,8 +200,8 @@ function safely(call: () => void): void {
  * input requests meet a legacy upstream), serving concurrent calls at once, closed after `idleTimeoutMs` without
  * calls and started again by the next call after it dies; `per-call` mode spawns a process for each call. Legacy
  * HTTP upstreams keep one session, initialised again (and the call sent again, once) when the server no longer
- * knows it; 2026-07-28 HTTP upstreams keep nothing but idle TCP connections. `release(target)` and `close()` end
- * the processes, and any process they started.
+ * knows it; 2026-07-28 HTTP upstreams keep nothing but idle TCP connections. A call with a credential (core's
+ * `upstreamCredentialKey`) has HTTP connections that only calls with it share. `release` and `close` end processes.
  *
  * @example
  * ```ts
@@ -295,9 +296,10 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
 
   const pool = createConnectionPool({
     idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
-    open(target, upstream, lane, onClosed) {
-      const subject = failureSubject(upstream);
-      return openUpstreamConnection(upstream, {
+    open(target, upstream, lane, onClosed, credential) {
+      const connected = withCallCredential(upstream, credential);
+      const subject = failureSubject(connected);
+      return openUpstreamConnection(connected, {
         ...connectionOptions(upstream, subject, target, lane === "interactive"),
         hooks: { ...hooksFor(target, subject, undefined, true), onClosed },
       });
@@ -349,7 +351,10 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     ) => Promise<T>,
   ): Promise<T> {
     const upstream = resolveUpstream(target);
-    const subject = failureSubject(upstream);
+    // The router's credential for this call's caller (an exchanged token): HTTP connections of its own.
+    const credential =
+      upstream.kind === "http" ? callOptions?.contextValues?.get(upstreamCredentialKey) : undefined;
+    const subject = failureSubject(withCallCredential(upstream, credential));
     const deadlineMs = deadlineFor(target, callOptions);
     const scope = createCallScope(callOptions?.signal, deadlineMs);
     const started = Date.now();
@@ -388,7 +393,7 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
       // Only a legacy session fixes its capabilities at the start: a modern upstream learns them per request.
       const lane = onInputRequest && verdicts.get(key)?.era !== "modern" ? "interactive" : "plain";
       for (let attempt = 0; ; attempt++) {
-        const lease = await pool.acquire(target, upstream, scope.signal, lane);
+        const lease = await pool.acquire(target, upstream, scope.signal, lane, credential);
         try {
           return await request(lease.connection, requestOptions(), subject);
         } catch (error) {

@@ -1,3 +1,4 @@
+import { withCredentialHeaders } from "@trestle/core";
 import {
   describeForwardUpstream,
   type ForwardHttpUpstream,
@@ -90,4 +91,16 @@ function stableJson(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
   }
   return JSON.stringify(value);
+}
+
+/**
+ * `upstream` with a call's credential among its headers (over a configured header of the same name), or `upstream`
+ * itself for a call without one or a stdio upstream (which has no headers).
+ */
+export function withCallCredential(
+  upstream: McpUpstream,
+  credential: Readonly<Record<string, string>> | undefined,
+): McpUpstream {
+  if (credential === undefined || upstream.kind !== "http") return upstream;
+  return { ...upstream, headers: withCredentialHeaders(upstream.headers, credential) };
 }

@@ -1,5 +1,6 @@
 import { type BenchReport, measured } from "../bench-report.js";
 import { cpuProfileMarkdown } from "../cpu-profile-summary.js";
+import type { IdentityCostResult } from "../scenarios/identity-cost.js";
 import { describeLoadVariant, type LoadVariantsResult } from "../scenarios/load-variants.js";
 import type { MemoryUnderLoadMeasurement } from "../scenarios/memory-under-load.js";
 import { MIN_SAMPLES } from "../scenarios/router-profile.js";
@@ -169,6 +170,11 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
   else if (measured(report.loadVariants)) push(...loadVariantsMarkdown(report.loadVariants), "");
   else push(`Skipped: ${report.loadVariants.skipped}`, "");
 
+  push("## The cost of identity: a static token vs a JWT and five CEL rules", "");
+  if (report.identityCost === undefined) push("Not measured in this run.", "");
+  else if (measured(report.identityCost)) push(...identityCostMarkdown(report.identityCost), "");
+  else push(`Skipped: ${report.identityCost.skipped}`, "");
+
   push("## Cross-replica catalog change", "");
   if (measured(report.crossReplica)) {
     const c = report.crossReplica;
@@ -300,6 +306,28 @@ export function loadVariantsMarkdown(result: LoadVariantsResult): string[] {
         `| ${describeLoadVariant(v)} | ${int(v.callsPerSecond)} (${int(Math.min(...calls))}–${int(Math.max(...calls))}) | ` +
         `${int(v.serverCpuUsPerCall)} | ${v.errors} | ${v.eventsWatchedPerCall === undefined ? "–" : v.eventsWatchedPerCall.toFixed(2)} | ` +
         `${base && base !== v ? ratio(base.callsPerSecond) : "–"} | ${bound && bound !== v ? ratio(bound.callsPerSecond) : "–"} |`
+      );
+    }),
+  ];
+}
+
+/** The identity comparison as a table, each row beside the static token's. */
+export function identityCostMarkdown(result: IdentityCostResult): string[] {
+  const base = result.rows[0]?.callsPerSecond;
+  return [
+    `Concurrency ${result.concurrency}, ${result.rounds} interleaved round(s): trestle-grpc's echo through two routers, ` +
+      "one whose client sends a static token, one whose client sends an OAuth access token (an ES256 JWT checked " +
+      "against its issuer's keys, the verified token cached as the router does) and whose every call is decided by " +
+      "five CEL rules (the last one matching). Rate limits off on both.",
+    "",
+    "| client credential | calls/s (min–max) | server µs/call | errors | calls/s / static token's |",
+    "|---|---:|---:|---:|---:|",
+    ...result.rows.map((row) => {
+      const calls = row.rounds.map((r) => r.callsPerSecond);
+      const ratio = base !== undefined && base > 0 ? `${(row.callsPerSecond / base).toFixed(2)} ×` : "–";
+      return (
+        `| ${row.variant} | ${int(row.callsPerSecond)} (${int(Math.min(...calls))}–${int(Math.max(...calls))}) | ` +
+        `${int(row.serverCpuUsPerCall)} | ${row.errors} | ${ratio} |`
       );
     }),
   ];

@@ -9,6 +9,8 @@ export type CapabilityCommand =
       /** Echoed back in `registered`, to tell registrations apart. */
       tag: string;
       target: Omit<RegistrationTarget, "host" | "port">;
+      /** A `register`-scope token, for a router with tokens. */
+      token?: string;
     };
 
 /** What the echo capability process tells the harness. */

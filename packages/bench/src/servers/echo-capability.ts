@@ -73,6 +73,7 @@ process.on("message", (message: CapabilityCommand) => {
       routerUrl: message.routerUrl,
       target: { ...message.target, host: address.host, port: address.port },
       heartbeatIntervalMs: 5_000,
+      ...(message.token ? { token: message.token } : {}),
     });
     registrations.push(registration);
     registration.start();

@@ -24,6 +24,7 @@ export type {
   ResourceReference,
   ToolPayload,
   ToolReference,
+  UpstreamAuth,
 } from "../catalog.js";
 export { describeForwardUpstream, forwardProgramName } from "../forward-upstream.js";
 export { validateRequiredArguments } from "../required-arguments.js";

@@ -10,6 +10,7 @@ import {
 import {
   Code,
   type CodeOutput,
+  createContextValues,
   type InputAnswers,
   type JsonObject,
   type PromptReference,
@@ -22,7 +23,7 @@ import {
 } from "@trestle/core";
 import { createPrincipalBudget } from "../http/principal-budget.js";
 import { type CallPolicy, OPEN_POLICY, type PolicyRequest, policyRefusal } from "./call-policy.js";
-import type { Caller } from "./caller.js";
+import { type Caller, callerPrincipalKey } from "./caller.js";
 import type { CatalogView, EngineLanguage } from "./catalog-view.js";
 import { codeExecutionTool, type OutputListener, runCodeExecutionTool } from "./code-execution.js";
 import { expandPrompt } from "./prompt-expansion.js";
@@ -218,6 +219,16 @@ export function createCallService(deps: CallServiceDependencies): CallService {
 
   const isCodeExecution = (tool: ToolReference): boolean => tool === codeTool?.tool;
 
+  /**
+   * The caller on the call's own context (a fresh one per call: no copy on the hot path): its namespace and name for
+   * the events, the principal itself for the interceptors below the bridge (the upstream's credential).
+   */
+  const stamp = (context: CallContext, caller: Caller): void => {
+    context.namespace = caller.namespace;
+    context.principal = caller.principal.name;
+    context.contextValues = createContextValues().set(callerPrincipalKey, caller.principal);
+  };
+
   /** One of the principal's code runs, or the refusal when it has as many going as it may. */
   const takeRun = (caller: Caller): (() => void) => {
     const release = runs.take(caller.principal.id);
@@ -238,8 +249,7 @@ export function createCallService(deps: CallServiceDependencies): CallService {
   ): AsyncGenerator<CodeOutput, void, undefined> {
     const release = takeRun(caller);
     try {
-      context.namespace = caller.namespace;
-      context.principal = caller.principal.name;
+      stamp(context, caller);
       yield* deps.codeExecution.execute(engineType, language, input, context);
     } finally {
       release();
@@ -271,10 +281,8 @@ export function createCallService(deps: CallServiceDependencies): CallService {
 
     async callTool(caller, tool, args, options) {
       decide(caller, { method: "tools/call", tool, arguments: args });
-      // The caller is stamped on the call's own context (a fresh one per call: no copy on the hot path).
       const context = options;
-      context.namespace = caller.namespace;
-      context.principal = caller.principal.name;
+      stamp(context, caller);
       if (!isCodeExecution(tool)) return deps.invoker.execute(args, tool, context);
       context.toolName = name;
       return runCodeExecutionTool(
@@ -317,8 +325,7 @@ export function createCallService(deps: CallServiceDependencies): CallService {
 
     async readResource(caller, resource, uri, context) {
       decide(caller, { method: "resources/read", resource, uri });
-      context.namespace = caller.namespace;
-      context.principal = caller.principal.name;
+      stamp(context, caller);
       return deps.resources.read(resource, uri, context);
     },
 

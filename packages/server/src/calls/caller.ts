@@ -1,3 +1,5 @@
+import { createContextKey } from "@trestle/core";
+
 /**
  * A principal as the call service sees it: who makes a call, whatever front and credential it came through. Plain,
  * frozen data, one object per credential (the fronts reuse it for every request it makes).
@@ -54,3 +56,11 @@ export const ANONYMOUS_PRINCIPAL: CallerPrincipal = callerPrincipal({ id: "anony
  * it is trusted as the process is.
  */
 export const STDIO_PRINCIPAL: CallerPrincipal = callerPrincipal({ id: "stdio", scopes: ["admin"] });
+
+/**
+ * The principal of a call, in the call's context values: what the interceptors below the bridge act for (the
+ * upstream's credential is exchanged for it). The call service sets it on every call it makes.
+ */
+export const callerPrincipalKey = createContextKey<CallerPrincipal | undefined>(undefined, {
+  description: "trestle.callerPrincipal",
+});

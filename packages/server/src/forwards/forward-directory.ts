@@ -9,6 +9,7 @@ import {
 import { describeForwardUpstream, type ForwardReference, type ForwardUpstream } from "@trestle/core/catalog";
 import { normalizeNamespace } from "@trestle/registry";
 import { importedName } from "./catalog-import.js";
+import { connectionUpstream } from "./forward-credentials.js";
 import { forwardTarget } from "./forward-identity.js";
 import type { ForwardStatus } from "./forward-view.js";
 import type { ForwardPromptResult, UpstreamCatalogWatch } from "./upstream-connector.js";
@@ -48,8 +49,13 @@ export interface ForwardTimeouts {
  * about upstreams' capabilities and prompts. It holds no connection and starts nothing: the supervisor fills it.
  */
 export interface ForwardDirectory {
-  /** The upstream behind `target`, or `undefined` when it is no forward's. */
+  /**
+   * The upstream behind `target` as the router connects to it (a static `upstreamAuth` among its headers), or
+   * `undefined` when it is no forward's.
+   */
   upstreamFor(target: ServiceTarget): ForwardUpstream | undefined;
+  /** The forward's upstream as stored (with its `upstreamAuth`), or `undefined` when `target` is no forward's. */
+  storedUpstreamFor(target: ServiceTarget): ForwardUpstream | undefined;
   /** The handshake timeout of the forward behind `target`, or `undefined` when it is no forward's. */
   handshakeTimeoutFor(target: ServiceTarget): number | undefined;
   /** The upstream's own name of the prompt the forward behind `target` imported as `name`. */
@@ -110,6 +116,10 @@ export function createForwardDirectory(defaults: ForwardTimeouts): ForwardDirect
     timeoutsOf,
 
     upstreamFor(target): ForwardUpstream | undefined {
+      const upstream = byService.get(target.serviceName)?.forward.upstream;
+      return upstream === undefined ? undefined : connectionUpstream(upstream);
+    },
+    storedUpstreamFor(target): ForwardUpstream | undefined {
       return byService.get(target.serviceName)?.forward.upstream;
     },
     handshakeTimeoutFor(target) {

@@ -52,10 +52,13 @@ export type PublicUpstream =
       /** Host paths the sandboxed server may write. */
       writablePaths: string[];
     }
-  | { kind: "http"; server: string; headers: string[] }
-  | { kind: "a2a"; server: string; headers: string[] };
+  | { kind: "http"; server: string; headers: string[]; upstreamAuth?: "static" | "tokenExchange" }
+  | { kind: "a2a"; server: string; headers: string[]; upstreamAuth?: "static" | "tokenExchange" };
 
-/** The upstream as it may be shown: secrets live in arguments, environment values and header values. */
+/**
+ * The upstream as it may be shown: secrets live in arguments, environment values, header values and the upstream
+ * credential (only its kind is shown).
+ */
 export function publicUpstream(upstream: ForwardUpstream): PublicUpstream {
   if (upstream.kind === "stdio") {
     return {
@@ -68,9 +71,11 @@ export function publicUpstream(upstream: ForwardUpstream): PublicUpstream {
       writablePaths: [...(upstream.writablePaths ?? [])],
     };
   }
+  const auth = upstream.upstreamAuth;
   return {
     kind: upstream.kind,
     server: describeForwardUpstream(upstream).replace(/^at /, ""),
     headers: Object.keys(upstream.headers ?? {}).sort(),
+    ...(auth ? { upstreamAuth: "static" in auth ? "static" : "tokenExchange" } : {}),
   };
 }

@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import { canonicalJson } from "../canonical-json.js";
 import { planImport } from "./catalog-import.js";
 import { type SyncResult, syncImport } from "./catalog-sync.js";
+import { connectionUpstream } from "./forward-credentials.js";
 import type { ForwardDirectory, LiveForward } from "./forward-directory.js";
 import { forwardServiceName, forwardTarget } from "./forward-identity.js";
 import { emptyStatus, type ForwardState } from "./forward-view.js";
@@ -173,7 +174,7 @@ export function createForwardSupervisor(options: ForwardSupervisorOptions): Forw
   }
 
   async function connect(entry: LiveForward): Promise<UpstreamCatalogWatch> {
-    const opened = await upstreams.watch(entry.forward.upstream, {
+    const opened = await upstreams.watch(connectionUpstream(entry.forward.upstream), {
       service: entry.service,
       ...directory.timeoutsOf(entry.forward),
       timeoutMs: options.catalogTimeoutMs,

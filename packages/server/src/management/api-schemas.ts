@@ -176,6 +176,11 @@ export const registryEventSchema = z.object({
   service: registeredServiceSchema,
 });
 
+/** What a forward view shows of the router's credential for the upstream: its kind, never its values. */
+const upstreamAuthKindSchema = z
+  .enum(["static", "tokenExchange"])
+  .describe("The kind of the router's own credential for the upstream (never its values)");
+
 /** A forward as answers show it: its upstream without arguments, environment values or header values. */
 export const forwardViewSchema = z
   .object({
@@ -202,11 +207,13 @@ export const forwardViewSchema = z
         kind: z.literal("http"),
         server: z.string(),
         headers: z.array(z.string()).describe("The names of the headers sent (never their values)"),
+        upstreamAuth: upstreamAuthKindSchema.optional(),
       }),
       z.object({
         kind: z.literal("a2a"),
         server: z.string().describe("The A2A agent's origin"),
         headers: z.array(z.string()).describe("The names of the headers sent (never their values)"),
+        upstreamAuth: upstreamAuthKindSchema.optional(),
       }),
     ]),
     status: z.object({

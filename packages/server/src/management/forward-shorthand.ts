@@ -12,12 +12,14 @@ const UPSTREAM_SHORTHAND = [
   "url",
   "address",
   "headers",
+  "upstreamAuth",
   "a2a",
 ] as const;
 
 /**
  * A forward written the short way — `command` (an argv array, or one command line split at spaces) with `args`,
- * `env`, `cwd`, `mode`, `sandbox`, `writablePaths`; or `url` (also `address`) with `headers`; or `a2a: {url, headers}` for an A2A agent — as
+ * `env`, `cwd`, `mode`, `sandbox`, `writablePaths`; or `url` (also `address`) with `headers` and `upstreamAuth`; or
+ * `a2a: {url, headers, upstreamAuth}` for an A2A agent — as
  * the `upstream` object it stands for. An input that has `upstream` is left as it is; the forward service only
  * ever sees the canonical shape.
  */
@@ -43,7 +45,12 @@ export function expandForwardShorthand(input: unknown): unknown {
   if (url !== undefined && url !== null && !given("command")) {
     return {
       ...rest,
-      upstream: { kind: "http", url, ...(given("headers") ? { headers: value.headers } : {}) },
+      upstream: {
+        kind: "http",
+        url,
+        ...(given("headers") ? { headers: value.headers } : {}),
+        ...(given("upstreamAuth") ? { upstreamAuth: value.upstreamAuth } : {}),
+      },
     };
   }
   let command = value.command;
@@ -67,6 +74,8 @@ export function expandForwardShorthand(input: unknown): unknown {
       ...(given("mode") ? { mode: value.mode } : {}),
       ...(given("sandbox") ? { sandbox: value.sandbox } : {}),
       ...(given("writablePaths") ? { writablePaths: value.writablePaths } : {}),
+      // Passed on for the schema to refuse with its reason (a stdio server takes no per-call credential).
+      ...(given("upstreamAuth") ? { upstreamAuth: value.upstreamAuth } : {}),
     },
   };
 }
@@ -97,6 +106,12 @@ export const forwardShorthandSchema = forwardSchema
     url: z.string().optional().describe("An MCP server over Streamable HTTP (`http://` or `https://`)"),
     address: z.string().optional().describe("Another name for `url`"),
     headers: z.record(z.string(), z.string()).optional().describe("Headers sent to the URL"),
+    upstreamAuth: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        "The router's credential for the URL: { static: { header?, value } } or { tokenExchange: { tokenEndpoint, clientId, clientSecret, audience?, resource?, scope? } } (RFC 8693, each caller's OAuth token exchanged)",
+      ),
     a2a: z
       .object({
         url: z
@@ -106,6 +121,10 @@ export const forwardShorthandSchema = forwardSchema
           .record(z.string(), z.string())
           .optional()
           .describe("Headers sent with every request, for the card's security requirements"),
+        upstreamAuth: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .describe("The router's credential for the agent, as for a URL"),
       })
       .optional()
       .describe("An A2A agent: its skills are imported as tools"),

@@ -38,6 +38,8 @@ export function createIdentityModule(
           oauth: createOAuthVerifier({
             issuers: config.oauth.issuers,
             ...(config.oauth.scopeMap ? { scopeMap: config.oauth.scopeMap } : {}),
+            // A rotated signing key is fetched once a token names it, at most this often.
+            ...(config.oauth.jwksCooldownMs ? { jwksCooldownMs: config.oauth.jwksCooldownMs } : {}),
           }),
         })
       : undefined;

@@ -1,3 +1,4 @@
+import type { ServiceTarget } from "@trestle/core";
 import type { Registry, RegistryOptions } from "@trestle/registry";
 import {
   type CapabilitySecretResolver,
@@ -13,6 +14,11 @@ export interface RouterSecurity {
   readonly policy: RegistrationPolicy;
   /** The call secret of each target, for the transports' interceptor. */
   readonly secretFor: CapabilitySecretResolver;
+  /**
+   * Whether a target may receive what is configured for its service name (its call secret, its upstream
+   * credential): an instance its service's owner, or an admin, registered.
+   */
+  mayReceiveConfigured(target: ServiceTarget): boolean;
   /** For `createRegistry`: the configured owners of service names, and the instances never to probe. */
   readonly registryOptions: Required<Pick<RegistryOptions, "configuredOwner" | "instancePolicy">>;
   /**
@@ -32,14 +38,16 @@ export function routerSecurity(
 ): RouterSecurity {
   const policy = registrationPolicyOf(config, Object.keys(builtinSecrets));
   let registry: Registry | undefined;
+  const mayReceiveConfigured = (target: ServiceTarget) =>
+    policy.mayReceiveCallSecret(target.serviceName, registry?.services.get(target.id)?.registeredBy);
   return {
     policy,
     secretFor: capabilitySecretResolver({
       configured: configuredCallSecrets(config.services),
       builtin: builtinSecrets,
-      mayReceiveConfigured: (target) =>
-        policy.mayReceiveCallSecret(target.serviceName, registry?.services.get(target.id)?.registeredBy),
+      mayReceiveConfigured,
     }),
+    mayReceiveConfigured,
     registryOptions: {
       configuredOwner: (name) => policy.configuredOwner(name),
       instancePolicy: (service) => policy.instanceRefusal(service),

@@ -5,11 +5,14 @@ import { createTransportSelector, type TransportSelector } from "@trestle/core/r
 import { createGrpcTransport } from "@trestle/transport-grpc";
 import { CAPABILITY_SECRET_METADATA_KEY, describeWanakuToolCall } from "@trestle/wanaku";
 import type { Logger } from "pino";
+import type { CallerPrincipal } from "../calls/caller.js";
 import { type CapabilitySecretResolver, withCapabilitySecrets } from "../capability-secrets.js";
 import { DEFAULT_MAX_QUEUED_CALLS, type RouterConfig } from "../config.js";
+import { perCallUpstreamAuth } from "../forwards/forward-credentials.js";
 import type { ForwardDirectory } from "../forwards/forward-directory.js";
 import { A2A_PROTOCOL, MCP_PROTOCOL } from "../forwards/forward-identity.js";
 import { lazyTransport } from "../lazy-transport.js";
+import { createUpstreamCredentials, withUpstreamCredentials } from "../upstream-credentials.js";
 import { SERVER_VERSION } from "../version.js";
 import type { ForwardSandbox } from "./forwards.js";
 
@@ -27,6 +30,13 @@ export interface TransportsDependencies {
   config: RouterConfig;
   /** Each capability's call secret, added below the bridge so no event or log ever holds it. */
   secretFor: CapabilitySecretResolver;
+  /**
+   * Whether an instance may receive what is configured for its service name (its call secret, its upstream
+   * credential): one its service's owner, or an admin, registered.
+   */
+  mayReceiveConfigured?: (target: ServiceTarget) => boolean;
+  /** The OAuth access token a principal came with: the subject of an upstream's token exchange. */
+  bearerOf: (principal: CallerPrincipal) => string | undefined;
   /** The forwards' upstreams (MCP servers and A2A agents) by service. */
   forwardDirectory: ForwardDirectory;
   /** Where stdio forwards run. */
@@ -55,6 +65,16 @@ export function createTransportsModule(deps: TransportsDependencies): Transports
     ...(config.tlsKeyFile ? { key: readPem(config.tlsKeyFile) as Buffer } : {}),
   };
   const useTls = Object.keys(tls).length > 0;
+  // Each upstream's own credential (services.<name>.upstreamAuth, a forward's), per call, below the events.
+  const credentials = createUpstreamCredentials({
+    services: config.services,
+    forwardAuthFor: (target) => {
+      const upstream = forwardDirectory.storedUpstreamFor(target);
+      return upstream === undefined ? null : perCallUpstreamAuth(upstream);
+    },
+    ...(deps.mayReceiveConfigured ? { mayReceiveConfigured: deps.mayReceiveConfigured } : {}),
+    bearerOf: deps.bearerOf,
+  });
   const timeouts = (target: ServiceTarget) => {
     const s = config.services[target.serviceName];
     return s
@@ -65,73 +85,89 @@ export function createTransportsModule(deps: TransportsDependencies): Transports
       : undefined;
   };
   const byProtocol: Record<string, BridgeTransport> = {
-    grpc: withCapabilitySecrets(
-      createGrpcTransport({
-        unaryTimeoutMs: config.unaryTimeoutMs,
-        streamTimeoutMs: config.streamTimeoutMs,
-        timeouts,
-        ...(useTls ? { tls } : {}),
-        // The transport falls back to the target's own dialect.
-        dialectFor: (target) => config.services[target.serviceName]?.dialect,
-      }),
-      secretFor,
-      CAPABILITY_SECRET_METADATA_KEY,
-    ),
-    connect: withCapabilitySecrets(
-      // Loaded when a service that speaks Connect is first called: most routers have none.
-      lazyTransport(
-        async () =>
-          (await import("@trestle/transport-connect")).createConnectTransport({
-            unaryTimeoutMs: config.unaryTimeoutMs,
-            streamTimeoutMs: config.streamTimeoutMs,
-            timeouts,
-            ...(useTls ? { tls } : {}),
-          }),
-        // Connect carries Wanaku's messages: until it is loaded, its calls are described by Wanaku's rules.
-        { describeToolCall: (call) => describeWanakuToolCall(call) },
+    grpc: withUpstreamCredentials(
+      withCapabilitySecrets(
+        createGrpcTransport({
+          unaryTimeoutMs: config.unaryTimeoutMs,
+          streamTimeoutMs: config.streamTimeoutMs,
+          timeouts,
+          ...(useTls ? { tls } : {}),
+          // The transport falls back to the target's own dialect.
+          dialectFor: (target) => config.services[target.serviceName]?.dialect,
+        }),
+        secretFor,
+        CAPABILITY_SECRET_METADATA_KEY,
       ),
-      secretFor,
-      CAPABILITY_SECRET_METADATA_KEY,
+      credentials,
+      "metadata",
+    ),
+    connect: withUpstreamCredentials(
+      withCapabilitySecrets(
+        // Loaded when a service that speaks Connect is first called: most routers have none.
+        lazyTransport(
+          async () =>
+            (await import("@trestle/transport-connect")).createConnectTransport({
+              unaryTimeoutMs: config.unaryTimeoutMs,
+              streamTimeoutMs: config.streamTimeoutMs,
+              timeouts,
+              ...(useTls ? { tls } : {}),
+            }),
+          // Connect carries Wanaku's messages: until it is loaded, its calls are described by Wanaku's rules.
+          { describeToolCall: (call) => describeWanakuToolCall(call) },
+        ),
+        secretFor,
+        CAPABILITY_SECRET_METADATA_KEY,
+      ),
+      credentials,
+      "metadata",
     ),
     // Forwards: existing MCP servers, found in the forward directory (filled once the catalog is open).
-    [MCP_PROTOCOL]: lazyTransport(async () =>
-      (await import("@trestle/transport-mcp")).createMcpTransport({
-        // The MCP transport sees the MCP forwards only; A2A agents are the A2A transport's.
-        directory: {
-          upstreamFor: (target) => {
-            const upstream = forwardDirectory.upstreamFor(target);
-            return upstream?.kind === "a2a" ? undefined : upstream;
+    [MCP_PROTOCOL]: withUpstreamCredentials(
+      lazyTransport(async () =>
+        (await import("@trestle/transport-mcp")).createMcpTransport({
+          // The MCP transport sees the MCP forwards only; A2A agents are the A2A transport's.
+          directory: {
+            upstreamFor: (target) => {
+              const upstream = forwardDirectory.upstreamFor(target);
+              return upstream?.kind === "a2a" ? undefined : upstream;
+            },
+            handshakeTimeoutFor: (target) => forwardDirectory.handshakeTimeoutFor(target),
+            upstreamPromptName: (target, name) => forwardDirectory.upstreamPromptName(target, name),
           },
-          handshakeTimeoutFor: (target) => forwardDirectory.handshakeTimeoutFor(target),
-          upstreamPromptName: (target, name) => forwardDirectory.upstreamPromptName(target, name),
-        },
-        unaryTimeoutMs: config.unaryTimeoutMs,
-        timeouts,
-        sandbox: await forwardSandbox.get(),
-        perCallLimit: { maxProcesses: config.forwardMaxPerCallProcesses },
-        clientInfo: { name: "trestle", version: SERVER_VERSION },
-        // A 2026-07-28 upstream is told what the router's client can answer, no more.
-        clientCapabilities: (callOptions) => callOptions?.inputCapabilities,
-        // An upstream's messages are not tied to a call; their data may quote anything, so only their level shows.
-        onLog: ({ target, upstream, message }) =>
-          logger.debug(
-            { service: target.serviceName, upstream, level: message.level },
-            "forwarded server logged",
-          ),
-      }),
+          unaryTimeoutMs: config.unaryTimeoutMs,
+          timeouts,
+          sandbox: await forwardSandbox.get(),
+          perCallLimit: { maxProcesses: config.forwardMaxPerCallProcesses },
+          clientInfo: { name: "trestle", version: SERVER_VERSION },
+          // A 2026-07-28 upstream is told what the router's client can answer, no more.
+          clientCapabilities: (callOptions) => callOptions?.inputCapabilities,
+          // An upstream's messages are not tied to a call; their data may quote anything, so only their level shows.
+          onLog: ({ target, upstream, message }) =>
+            logger.debug(
+              { service: target.serviceName, upstream, level: message.level },
+              "forwarded server logged",
+            ),
+        }),
+      ),
+      credentials,
+      "headers",
     ),
     // A2A forwards: agents whose skills are imported as tools, found in the same directory.
-    [A2A_PROTOCOL]: lazyTransport(async () =>
-      (await import("@trestle/transport-a2a")).createA2aTransport({
-        directory: {
-          agentFor: (target) => {
-            const upstream = forwardDirectory.upstreamFor(target);
-            return upstream?.kind === "a2a"
-              ? { url: upstream.url, ...(upstream.headers ? { headers: upstream.headers } : {}) }
-              : undefined;
+    [A2A_PROTOCOL]: withUpstreamCredentials(
+      lazyTransport(async () =>
+        (await import("@trestle/transport-a2a")).createA2aTransport({
+          directory: {
+            agentFor: (target) => {
+              const upstream = forwardDirectory.upstreamFor(target);
+              return upstream?.kind === "a2a"
+                ? { url: upstream.url, ...(upstream.headers ? { headers: upstream.headers } : {}) }
+                : undefined;
+            },
           },
-        },
-      }),
+        }),
+      ),
+      credentials,
+      "headers",
     ),
     ...deps.extra,
   };
