@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { Code, TrestleError } from "@trestle/core";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { codeModeConfigFields, codeModeConfigSources } from "./config-code-mode.js";
 import {
   identityConfigFields,
   identityConfigProblems,
@@ -182,6 +183,7 @@ export const routerConfigSchema = z.object({
     ),
   ...securityConfigFields,
   ...identityConfigFields,
+  ...codeModeConfigFields,
   maxInstancesPerService: z
     .number()
     .int()
@@ -441,6 +443,7 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   insecureOpen: { env: "TRESTLE_INSECURE_OPEN", flag: "--insecure-open" },
   ...securityConfigSources,
   ...identityConfigSources,
+  ...codeModeConfigSources,
   maxInstancesPerService: { env: "TRESTLE_MAX_INSTANCES_PER_SERVICE" },
   rateLimit: { env: "TRESTLE_RATE_LIMIT" },
   forwardHeaders: { env: "TRESTLE_FORWARD_HEADERS", flag: "--forward-header" },

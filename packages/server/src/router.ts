@@ -3,10 +3,12 @@ import { type BridgeTransport, Code, TrestleError } from "@trestle/core";
 import type { Registry } from "@trestle/registry";
 import { type Logger, pino } from "pino";
 import { lazyA2aEndpoint } from "./a2a/lazy-a2a-endpoint.js";
+import { createCodeModeRuns } from "./calls/code-mode-runs.js";
 import { dividedRateLimit, effectiveRateLimit, type RouterConfig } from "./config.js";
 import { requiresCredentials } from "./config-identity.js";
 import type { ForwardService } from "./forwards/forward-service.js";
 import { createAdminUi } from "./http/admin-ui.js";
+import { createCodeModeEndpoint } from "./http/code-mode-endpoint.js";
 import { createHttpApp } from "./http/http-app.js";
 import { createPrincipalBudget } from "./http/principal-budget.js";
 import { createRateLimiter } from "./http/rate-limit.js";
@@ -131,7 +133,16 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     closers.push("registry", () => registry.close());
     const forwards = createForwardsModule(registry.catalog, forwardDirectory, transports, forwardLog);
     closers.push("forwards", () => forwards.supervisor.close());
+    // Code mode: the listener's address is known once it listens; runs before then get no tools.
+    let listenerUrl: string | undefined;
+    const codeModeRuns = createCodeModeRuns({
+      enabled: config.codeMode.tools,
+      limits: config.codeMode,
+      callbackUrl: () => config.codeMode.callbackUrl ?? listenerUrl,
+    });
+    closers.push("code mode", () => codeModeRuns.close());
     const calls = createCallsModule(config, {
+      codeModeRuns,
       registry,
       transports,
       forwardDirectory: forwardDirectory.directory,
@@ -205,6 +216,11 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       api: management.api,
       mcp: (req, res, namespace, principal) => mcp.endpoint.handle(req, res, namespace, principal),
       a2a: (req, res, namespace, kind, principal) => a2a.handle(req, res, namespace, kind, principal),
+      codeMode: createCodeModeEndpoint({
+        runs: codeModeRuns,
+        calls: calls.calls,
+        maxBodyBytes: config.maxBodyBytes,
+      }),
       hasNamespace: (name) => registry.catalog.getNamespace(name) !== undefined,
       ready: () => ready,
       onError: (error, req) =>
@@ -216,6 +232,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       logger,
     });
     closers.push("http", () => http.closeConnections());
+    if (!overrides.noHttp) listenerUrl = http.url;
     if (listen.ok && listen.openOnNetwork && !overrides.noHttp) {
       logger.warn(
         { host: config.host, port: http.port },

@@ -20,6 +20,7 @@ import type { Logger } from "pino";
 import type { CallPolicy } from "../calls/call-policy.js";
 import { type CallService, createCallService } from "../calls/call-service.js";
 import type { EngineLanguage } from "../calls/catalog-view.js";
+import type { CodeModeRuns } from "../calls/code-mode-runs.js";
 import type { RouterConfig } from "../config.js";
 import type { ForwardDirectory } from "../forwards/forward-directory.js";
 import { resolveForwardsFirst } from "../forwards/forward-resolver.js";
@@ -80,6 +81,8 @@ export function createCallsModule(
     /** Who may see and call what (the open policy when no rule is configured). */
     policy: CallPolicy;
     logger: Logger;
+    /** Code mode's runs: each code run gets its caller's tools. */
+    codeModeRuns?: CodeModeRuns;
   },
 ): CallsModule {
   const { registry, forwardDirectory, logger } = deps;
@@ -123,6 +126,7 @@ export function createCallsModule(
       forwardDirectory.getPrompt(prompt, args, options) as Promise<PromptResult>,
     maxConcurrentRunsPerPrincipal: config.maxConcurrentRunsPerPrincipal,
     policy: deps.policy,
+    ...(deps.codeModeRuns ? { codeModeRuns: deps.codeModeRuns } : {}),
   });
   // Only a debug log wants every event: a subscriber at other levels would cost each call for nothing.
   const debugLog = logger.isLevelEnabled("debug")
