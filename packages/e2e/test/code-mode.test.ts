@@ -27,6 +27,34 @@ const INTERN = "code-mode-intern-token-2f6b8d0a4c1e3f75";
 const REGISTER = "code-mode-register-token-7d3a1f9c5e2b4a86";
 const admin = { authorization: `Bearer ${ADMIN}` };
 
+/** The tools of the namespace with tool search: products and what each of their tools does. */
+const BIG_NAMESPACE_TOOLS: [string, string][] = [];
+for (const [product, actions] of [
+  [
+    "jira",
+    ["create an issue", "list issues of a project", "transition an issue", "add a comment to an issue"],
+  ],
+  ["github", ["open a pull request", "list repositories", "merge a pull request", "create a release"]],
+  ["slack", ["send a message to a channel", "list channels", "upload a file", "set the channel topic"]],
+  ["stripe", ["refund a payment", "create a customer", "list invoices", "cancel a subscription"]],
+  [
+    "pagerduty",
+    [
+      "acknowledge an incident",
+      "list on-call schedules",
+      "resolve an incident",
+      "create a maintenance window",
+    ],
+  ],
+  ["gcal", ["create an event", "list events of a day", "delete an event", "find a free slot"]],
+] as const) {
+  for (const action of actions) {
+    const words = action.split(" ");
+    const name = `${product}_${words[0]}_${words.at(-1)}`;
+    BIG_NAMESPACE_TOOLS.push([name, `${product}: ${action}.`]);
+  }
+}
+
 let router: RouterProcess;
 let alice: Client;
 let intern: Client;
@@ -63,6 +91,7 @@ beforeAll(async () => {
     ]),
     TRESTLE_CODE_MODE: JSON.stringify({ maxCallsPerRun: 5 }),
     TRESTLE_REGISTRATION_ALLOWED_NETWORKS: "127.0.0.0/8",
+    TRESTLE_TOOL_SEARCH: JSON.stringify({ namespaces: ["big"] }),
   });
   // Started here rather than with startFixtureCapability: its 30 s wait is too short on a loaded machine.
   const fixture = startNode(fixtureCapability, [
@@ -94,6 +123,16 @@ beforeAll(async () => {
     },
     admin,
   );
+  await api(router.url, "POST", "/api/v1/namespaces", { name: "big" }, admin);
+  for (const [name, description] of BIG_NAMESPACE_TOOLS) {
+    await api(
+      router.url,
+      "POST",
+      "/api/v1/tools",
+      { ...echoTool(name, "fixture"), description, namespace: "big" },
+      admin,
+    );
+  }
   alice = await connect(ALICE);
   intern = await connect(INTERN);
 }, 180_000);
@@ -265,5 +304,76 @@ describe("code mode: tools inside programs", () => {
     expect(network).toBe("REFUSED");
     expect(environment).toMatch(/^HOME,(LANG,)?PATH,TMPDIR$/);
     expect(scan).toBe("clean");
+  });
+});
+
+describe("typed stubs", () => {
+  it("publishes the caller's tools as TypeScript and Python stubs, named in execute_code's description", async () => {
+    const listed = await alice.listTools();
+    const execute = listed.tools.find((t) => t.name === "execute_code");
+    expect(execute?.description).toContain("trestle://code-mode/tools.d.ts");
+    expect(execute?.description).toContain("await tools.");
+    const resources = await alice.listResources();
+    expect(resources.resources.map((r) => r.uri)).toEqual(
+      expect.arrayContaining(["trestle://code-mode/tools.d.ts", "trestle://code-mode/tools.pyi"]),
+    );
+    const read = async (client: Client, uri: string) => {
+      const result = await client.readResource({ uri });
+      return (result.contents[0] as { text: string }).text;
+    };
+    const aliceTs = await read(alice, "trestle://code-mode/tools.d.ts");
+    expect(aliceTs).toContain("get_weather(");
+    expect(aliceTs).toContain("greeting(");
+    expect(await read(alice, "trestle://code-mode/tools.pyi")).toContain("def get_weather(");
+    // The stubs follow the list policy: the intern's hold no tool it may not see.
+    const internTs = await read(intern, "trestle://code-mode/tools.d.ts");
+    expect(internTs).toContain("get_weather(");
+    expect(internTs).not.toContain("greeting");
+  });
+});
+
+describe("tool search", () => {
+  it("lists search_tools, call_tool and the code execution tool instead of every tool", async () => {
+    const client = await connect(ALICE, "/big/mcp");
+    try {
+      const listed = await client.listTools();
+      expect(listed.tools.map((t) => t.name).sort()).toEqual(["call_tool", "execute_code", "search_tools"]);
+      const plain = await alice.listTools();
+      expect(plain.tools.map((t) => t.name)).toContain("get-weather");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("finds the right tool, and calls it through call_tool or by its name", async () => {
+    const client = await connect(ALICE, "/big/mcp");
+    try {
+      const found = await client.callTool(
+        { name: "search_tools", arguments: { query: "refund a customer's Stripe payment", limit: 3 } },
+        CallToolResultSchema,
+      );
+      const tools = (found.structuredContent as { tools: { name: string }[] }).tools;
+      expect(tools[0]?.name).toBe("stripe_refund_payment");
+      expect(tools.length).toBeLessThanOrEqual(3);
+      const pager = await client.callTool(
+        { name: "search_tools", arguments: { query: "ack the PagerDuty incident" } },
+        CallToolResultSchema,
+      );
+      expect((pager.structuredContent as { tools: { name: string }[] }).tools[0]?.name).toBe(
+        "pagerduty_acknowledge_incident",
+      );
+      const viaCallTool = await client.callTool(
+        { name: "call_tool", arguments: { name: "stripe_refund_payment", arguments: { city: "Oslo" } } },
+        CallToolResultSchema,
+      );
+      expect(JSON.stringify(viaCallTool.content)).toContain("Oslo");
+      const byName = await client.callTool(
+        { name: "stripe_refund_payment", arguments: { city: "Bergen" } },
+        CallToolResultSchema,
+      );
+      expect(JSON.stringify(byName.content)).toContain("Bergen");
+    } finally {
+      await client.close();
+    }
   });
 });

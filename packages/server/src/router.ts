@@ -218,7 +218,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       a2a: (req, res, namespace, kind, principal) => a2a.handle(req, res, namespace, kind, principal),
       codeMode: createCodeModeEndpoint({
         runs: codeModeRuns,
-        calls: calls.calls,
+        calls: calls.codeModeCalls,
         maxBodyBytes: config.maxBodyBytes,
       }),
       hasNamespace: (name) => registry.catalog.getNamespace(name) !== undefined,

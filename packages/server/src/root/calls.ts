@@ -21,6 +21,8 @@ import type { CallPolicy } from "../calls/call-policy.js";
 import { type CallService, createCallService } from "../calls/call-service.js";
 import type { EngineLanguage } from "../calls/catalog-view.js";
 import type { CodeModeRuns } from "../calls/code-mode-runs.js";
+import { withCodeModeStubs } from "../calls/code-mode-stubs.js";
+import { withToolSearch } from "../calls/tool-search-layer.js";
 import type { RouterConfig } from "../config.js";
 import type { ForwardDirectory } from "../forwards/forward-directory.js";
 import { resolveForwardsFirst } from "../forwards/forward-resolver.js";
@@ -30,6 +32,8 @@ import type { TransportsModule } from "./transports.js";
 export interface CallsModule {
   readonly events: EventHub;
   readonly calls: CallService;
+  /** The call service without tool search: what a program's `tools` are served by (it sees every tool it may). */
+  readonly codeModeCalls: CallService;
   /** For provisioning through the management API. */
   readonly invoker: InvokerBridge;
   readonly resources: ResourceBridge;
@@ -114,7 +118,7 @@ export function createCallsModule(
     offer = changed ? next : { engines: offer.engines, resources: next.resources };
     if (changed) for (const listener of enginesListeners) listener();
   });
-  const calls = createCallService({
+  const direct = createCallService({
     catalog: registry.catalog,
     invoker,
     resources,
@@ -128,6 +132,11 @@ export function createCallsModule(
     policy: deps.policy,
     ...(deps.codeModeRuns ? { codeModeRuns: deps.codeModeRuns } : {}),
   });
+  // Tool search only where configured: otherwise every front calls the call service itself.
+  // Code mode's stubs (the code tool's description, two resources) while programs get tools.
+  const described = config.codeMode.tools ? withCodeModeStubs(direct) : direct;
+  // Tool search where configured or where a namespace's label asks for it.
+  const calls = withToolSearch(described, registry.catalog, config.toolSearch);
   // Only a debug log wants every event: a subscriber at other levels would cost each call for nothing.
   const debugLog = logger.isLevelEnabled("debug")
     ? // The same name-based redaction as the event stream, again: a log outlives a stream and reaches more people.
@@ -136,10 +145,12 @@ export function createCallsModule(
   return {
     events,
     calls,
+    codeModeCalls: direct,
     invoker,
     resources,
     transports,
-    resourcesServable: () => offer.resources,
+    // The stubs are resources while an engine is registered.
+    resourcesServable: () => offer.resources || (config.codeMode.tools && offer.engines.length > 0),
     onEnginesChanged(listener) {
       enginesListeners.add(listener);
       return () => enginesListeners.delete(listener);
