@@ -404,7 +404,11 @@ export function createExecService(options: ExecServiceOptions = {}): ExecService
       });
       if (access && run.channel) {
         // Each call is relayed to the router with the run's capability, which the program never sees.
-        channel = serveToolChannel(run.channel, (call) => callRunTool(access, call));
+        // Within the router's limits (it enforces them too): calls past the concurrency wait their turn.
+        channel = serveToolChannel(run.channel, (call) => callRunTool(access, call), {
+          ...(access.maxCalls ? { maxCalls: access.maxCalls } : {}),
+          ...(access.maxConcurrentCalls ? { maxConcurrentCalls: access.maxConcurrentCalls } : {}),
+        });
       }
       yield statusReply(ExecutionStatus.RUNNING);
       for await (const event of run.events) {

@@ -11,11 +11,24 @@ export const TOOL_CHANNEL_URL_METADATA = "x-trestle-tool-channel";
 /** See {@link TOOL_CHANNEL_URL_METADATA}. The engine keeps it; it never reaches the program. */
 export const RUN_TOKEN_METADATA = "x-trestle-run-token";
 
+/** The run's limits as the router sends them (`calls=<n>;concurrent=<n>`); the router enforces them too. */
+export const TOOL_LIMITS_METADATA = "x-trestle-tool-limits";
+
 /** Where and with what the engine relays a program's tool calls to the router. */
 export interface ToolAccess {
   /** The router's code-mode endpoint, e.g. `http://127.0.0.1:8080/internal/code-mode/v1`. */
   url: string;
   token: string;
+  /** Calls the router allows the program in all and at once, when it said. */
+  maxCalls?: number;
+  maxConcurrentCalls?: number;
+}
+
+/** A positive integer of the limits metadata, or `undefined`. */
+function limitOf(limits: string | undefined, name: string): number | undefined {
+  const match = limits === undefined ? null : new RegExp(`(?:^|;)${name}=(\\d{1,9})(?:;|$)`).exec(limits);
+  const value = match ? Number(match[1]) : 0;
+  return value > 0 ? value : undefined;
 }
 
 /** A tool as the router lists it for a run: enough for the preludes. */
@@ -44,7 +57,15 @@ export function toolAccessFrom(metadata: Readonly<Record<string, string>>): Tool
   } catch {
     return undefined;
   }
-  return { url: url.replace(/\/+$/, ""), token };
+  const limits = metadata[TOOL_LIMITS_METADATA];
+  const maxCalls = limitOf(limits, "calls");
+  const maxConcurrentCalls = limitOf(limits, "concurrent");
+  return {
+    url: url.replace(/\/+$/, ""),
+    token,
+    ...(maxCalls ? { maxCalls } : {}),
+    ...(maxConcurrentCalls ? { maxConcurrentCalls } : {}),
+  };
 }
 
 async function post(access: ToolAccess, path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RUN_TOKEN_METADATA, TOOL_CHANNEL_URL_METADATA } from "../src/tool-access.js";
+import { RUN_TOKEN_METADATA, TOOL_CHANNEL_URL_METADATA, TOOL_LIMITS_METADATA } from "../src/tool-access.js";
 import { ExecutionStatus, type ServedEngine, serveEngine } from "./engine-fixture.js";
 
 /** A stand-in for the router's code-mode endpoint: two tools, one run token, every request recorded. */
@@ -10,6 +10,8 @@ const requests: { path: string; authorization: string | undefined; body: unknown
 let router: Server;
 let routerUrl: string;
 let engine: ServedEngine;
+let inFlight = 0;
+let mostInFlight = 0;
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
@@ -45,7 +47,13 @@ beforeAll(async () => {
       return;
     }
     const { name, arguments: args } = body as { name: string; arguments: Record<string, number | string> };
-    if (name === "get-weather") {
+    if (name === "slow") {
+      inFlight++;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      inFlight--;
+      res.end(JSON.stringify({ content: [{ type: "text", text: "done" }] }));
+    } else if (name === "get-weather") {
       res.end(JSON.stringify({ content: [{ type: "text", text: `sunny in ${args.city}` }] }));
     } else if (name === "add") {
       res.end(
@@ -135,6 +143,20 @@ describe("a run with a tool channel", () => {
         )
       : undefined;
     if (python) expect(python.stdout.trim()).toBe("clean");
+  });
+
+  it("holds a program's calls within the limits the router sends: past the concurrency they wait", async () => {
+    const code = `(async () => {
+      const results = await Promise.all(Array.from({ length: 6 }, () => tools.call("slow", {})));
+      let refused = "";
+      try { await tools.call("slow", {}); } catch (e) { refused = e.message; }
+      console.log(results.join(","), "|", refused);
+    })();`;
+    const result = await engine.run("javascript", code, {
+      metadata: { ...metadata(), [TOOL_LIMITS_METADATA]: "calls=6;concurrent=2" },
+    });
+    expect(result.stdout).toMatch(/^done,done,done,done,done,done \| .+/);
+    expect(mostInFlight).toBe(2);
   });
 
   it("runs a program without tools when the router sends no tool channel", async () => {
