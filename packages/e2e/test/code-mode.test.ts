@@ -305,6 +305,17 @@ describe("code mode: tools inside programs", () => {
     expect(environment).toMatch(/^HOME,(LANG,)?PATH,TMPDIR$/);
     expect(scan).toBe("clean");
   });
+
+  it("refuses the code-mode endpoint to anyone without a live run's capability, router tokens included", async () => {
+    for (const token of [ALICE, ADMIN, "A".repeat(43)]) {
+      const response = await fetch(`${router.url}/internal/code-mode/v1/call`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "greeting", arguments: {} }),
+      });
+      expect(response.status).toBe(401);
+    }
+  });
 });
 
 describe("typed stubs", () => {

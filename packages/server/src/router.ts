@@ -23,6 +23,7 @@ import type { McpBackend, McpSettings } from "./mcp/namespace-server.js";
 import { revisionNotes } from "./mcp/revision-notes.js";
 import { createCallsModule } from "./root/calls.js";
 import { createCloserStack } from "./root/closers.js";
+import { listenForCodeMode } from "./root/code-mode-listener.js";
 import { createForwardDirectoryModule, createForwardsModule } from "./root/forwards.js";
 import { listenHttp } from "./root/http-listener.js";
 import { createIdentityModule } from "./root/identity.js";
@@ -192,6 +193,23 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     });
     closers.push("management", () => management.close());
 
+    const codeModeEndpoint = createCodeModeEndpoint({
+      runs: codeModeRuns,
+      calls: calls.codeModeCalls,
+      maxBodyBytes: config.maxBodyBytes,
+    });
+    // A worker of several gets a callback port of its own: the shared one may hand a call to another worker.
+    const codeModeListener =
+      overrides.workerId !== undefined &&
+      !overrides.noHttp &&
+      config.codeMode.tools &&
+      !config.codeMode.callbackUrl
+        ? await listenForCodeMode(codeModeEndpoint, (error) =>
+            logger.error({ err: error }, "a code-mode callback failed"),
+          )
+        : undefined;
+    if (codeModeListener) closers.push("code mode listener", () => codeModeListener.close());
+
     let ready = true;
     const app = createHttpApp({
       guard: createOriginGuard({
@@ -216,11 +234,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       api: management.api,
       mcp: (req, res, namespace, principal) => mcp.endpoint.handle(req, res, namespace, principal),
       a2a: (req, res, namespace, kind, principal) => a2a.handle(req, res, namespace, kind, principal),
-      codeMode: createCodeModeEndpoint({
-        runs: codeModeRuns,
-        calls: calls.codeModeCalls,
-        maxBodyBytes: config.maxBodyBytes,
-      }),
+      codeMode: codeModeEndpoint,
       hasNamespace: (name) => registry.catalog.getNamespace(name) !== undefined,
       ready: () => ready,
       onError: (error, req) =>
@@ -232,7 +246,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       logger,
     });
     closers.push("http", () => http.closeConnections());
-    if (!overrides.noHttp) listenerUrl = http.url;
+    if (!overrides.noHttp) listenerUrl = codeModeListener?.url ?? http.url;
     if (listen.ok && listen.openOnNetwork && !overrides.noHttp) {
       logger.warn(
         { host: config.host, port: http.port },

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { CallService } from "../src/calls/call-service.js";
 import { callerPrincipal } from "../src/calls/caller.js";
 import { PYTHON_STUB_URI, TYPESCRIPT_STUB_URI, withCodeModeStubs } from "../src/calls/code-mode-stubs.js";
+import { toMcpTool } from "../src/mcp/tool-listing.js";
 
 const tool = (name: string): ToolReference => ({
   name,
@@ -39,7 +40,7 @@ function fakeCalls(
 describe("code mode's stubs", () => {
   it("describes where the stubs are in the code tool's description, and serves them per caller", async () => {
     const inner = fakeCalls({ tools: [tool("get-weather"), tool("get-secret")] }, ["javascript", "python"]);
-    const calls = withCodeModeStubs(inner);
+    const calls = withCodeModeStubs(inner, toMcpTool);
     const listed = calls.listTools(alice);
     const described = listed.find((t) => t.name === "execute_code") as ToolReference;
     expect(described.description).toContain(TYPESCRIPT_STUB_URI);
@@ -62,7 +63,7 @@ describe("code mode's stubs", () => {
 
   it("follows catalog changes, and offers nothing without an engine or Python stub without Python", async () => {
     const catalog = { tools: [tool("get-weather")] };
-    const calls = withCodeModeStubs(fakeCalls(catalog, ["javascript"]));
+    const calls = withCodeModeStubs(fakeCalls(catalog, ["javascript"]), toMcpTool);
     expect(calls.listResources(alice).map((r) => r.location)).toEqual([TYPESCRIPT_STUB_URI]);
     expect(calls.findResource(alice, PYTHON_STUB_URI)).toBeUndefined();
     catalog.tools = [tool("add-numbers")];
@@ -70,10 +71,13 @@ describe("code mode's stubs", () => {
     const [contents] = await calls.readResource(alice, resource, TYPESCRIPT_STUB_URI, {});
     expect((contents as { text: string }).text).toContain("add_numbers(");
 
-    const none = withCodeModeStubs({
-      ...fakeCalls(catalog, []),
-      listTools: () => catalog.tools,
-    } as unknown as CallService);
+    const none = withCodeModeStubs(
+      {
+        ...fakeCalls(catalog, []),
+        listTools: () => catalog.tools,
+      } as unknown as CallService,
+      toMcpTool,
+    );
     expect(none.listResources(alice)).toEqual([]);
     expect(none.findResource(alice, TYPESCRIPT_STUB_URI)).toBeUndefined();
   });

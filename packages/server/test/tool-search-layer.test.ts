@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { CallService } from "../src/calls/call-service.js";
 import { callerPrincipal } from "../src/calls/caller.js";
 import { withToolSearch } from "../src/calls/tool-search-layer.js";
+import { toMcpTool } from "../src/mcp/tool-listing.js";
 
 const tool = (name: string, description: string): ToolReference => ({
   name,
@@ -47,6 +48,7 @@ describe("tool search over the call service", () => {
       fakeCalls(),
       { listTools: () => catalog, getNamespace: () => undefined },
       { enabled: false, namespaces: ["big"], maxResults: 10 },
+      toMcpTool,
     );
     expect(calls.listTools(alice).map((t) => t.name)).toEqual(["search_tools", "call_tool", "execute_code"]);
     expect(calls.listTools(small).map((t) => t.name)).toContain("jira_create_issue");
@@ -62,6 +64,7 @@ describe("tool search over the call service", () => {
           name === "big" ? { name, labels: { "trestle.io/tool-search": "true" } } : undefined,
       },
       { enabled: false, namespaces: [], maxResults: 10 },
+      toMcpTool,
     );
     expect(calls.listTools(alice).map((t) => t.name)).toContain("search_tools");
     expect(calls.listTools(small).map((t) => t.name)).toContain("jira_create_issue");
@@ -72,6 +75,7 @@ describe("tool search over the call service", () => {
       fakeCalls(),
       { listTools: () => catalog, getNamespace: () => undefined },
       { enabled: false, threshold: 3, namespaces: [], maxResults: 10 },
+      toMcpTool,
     );
     expect(calls.listTools(alice).map((t) => t.name)).toContain("search_tools");
     expect(calls.listTools(intern).map((t) => t.name)).toContain("jira_create_issue");
@@ -83,6 +87,7 @@ describe("tool search over the call service", () => {
       inner,
       { listTools: () => catalog, getNamespace: () => undefined },
       { enabled: true, namespaces: [], maxResults: 10 },
+      toMcpTool,
     );
     const search = calls.findTool(alice, "search_tools") as ToolReference;
     const found = await calls.callTool(alice, search, { query: "refund a Stripe payment" }, {});

@@ -404,9 +404,8 @@ export function createExecService(options: ExecServiceOptions = {}): ExecService
       });
       if (access && run.channel) {
         // Each call is relayed to the router with the run's capability, which the program never sees.
-        // Within the router's limits (it enforces them too): calls past the concurrency wait their turn.
+        // Within the router's concurrency (it enforces it too): calls past it wait their turn.
         channel = serveToolChannel(run.channel, (call) => callRunTool(access, call), {
-          ...(access.maxCalls ? { maxCalls: access.maxCalls } : {}),
           ...(access.maxConcurrentCalls ? { maxConcurrentCalls: access.maxConcurrentCalls } : {}),
         });
       }

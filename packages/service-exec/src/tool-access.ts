@@ -11,7 +11,7 @@ export const TOOL_CHANNEL_URL_METADATA = "x-trestle-tool-channel";
 /** See {@link TOOL_CHANNEL_URL_METADATA}. The engine keeps it; it never reaches the program. */
 export const RUN_TOKEN_METADATA = "x-trestle-run-token";
 
-/** The run's limits as the router sends them (`calls=<n>;concurrent=<n>`); the router enforces them too. */
+/** The run's concurrency limit as the router sends it (`concurrent=<n>`); the router enforces it too. */
 export const TOOL_LIMITS_METADATA = "x-trestle-tool-limits";
 
 /** Where and with what the engine relays a program's tool calls to the router. */
@@ -19,8 +19,7 @@ export interface ToolAccess {
   /** The router's code-mode endpoint, e.g. `http://127.0.0.1:8080/internal/code-mode/v1`. */
   url: string;
   token: string;
-  /** Calls the router allows the program in all and at once, when it said. */
-  maxCalls?: number;
+  /** Calls the router allows the program at once, when it said. */
   maxConcurrentCalls?: number;
 }
 
@@ -58,12 +57,10 @@ export function toolAccessFrom(metadata: Readonly<Record<string, string>>): Tool
     return undefined;
   }
   const limits = metadata[TOOL_LIMITS_METADATA];
-  const maxCalls = limitOf(limits, "calls");
   const maxConcurrentCalls = limitOf(limits, "concurrent");
   return {
     url: url.replace(/\/+$/, ""),
     token,
-    ...(maxCalls ? { maxCalls } : {}),
     ...(maxConcurrentCalls ? { maxConcurrentCalls } : {}),
   };
 }

@@ -148,14 +148,12 @@ describe("a run with a tool channel", () => {
   it("holds a program's calls within the limits the router sends: past the concurrency they wait", async () => {
     const code = `(async () => {
       const results = await Promise.all(Array.from({ length: 6 }, () => tools.call("slow", {})));
-      let refused = "";
-      try { await tools.call("slow", {}); } catch (e) { refused = e.message; }
-      console.log(results.join(","), "|", refused);
+      console.log(results.join(","));
     })();`;
     const result = await engine.run("javascript", code, {
-      metadata: { ...metadata(), [TOOL_LIMITS_METADATA]: "calls=6;concurrent=2" },
+      metadata: { ...metadata(), [TOOL_LIMITS_METADATA]: "concurrent=2" },
     });
-    expect(result.stdout).toMatch(/^done,done,done,done,done,done \| .+/);
+    expect(result.stdout.trim()).toBe("done,done,done,done,done,done");
     expect(mostInFlight).toBe(2);
   });
 

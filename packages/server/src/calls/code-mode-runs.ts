@@ -6,8 +6,9 @@ export const TOOL_CHANNEL_URL_METADATA = "x-trestle-tool-channel";
 /** Request metadata carrying the run's capability: the engine keeps it, the program never sees it. */
 export const RUN_TOKEN_METADATA = "x-trestle-run-token";
 /**
- * Request metadata with the run's limits (`calls=<n>;concurrent=<n>`), so that an engine holds back a program's
- * calls past the concurrency limit rather than relay them to be refused.
+ * Request metadata with the run's concurrency limit (`concurrent=<n>`), so that an engine holds back a program's
+ * calls past it rather than relay them to be refused. (The number of calls is the router's to count: its refusal
+ * names the setting.)
  */
 export const TOOL_LIMITS_METADATA = "x-trestle-tool-limits";
 /** Where, under the router's listener, engines reach the code-mode endpoint. */
@@ -129,7 +130,7 @@ export function createCodeModeRuns(options: {
         metadata: {
           [TOOL_CHANNEL_URL_METADATA]: `${base.replace(/\/+$/, "")}${CODE_MODE_PATH}`,
           [RUN_TOKEN_METADATA]: token,
-          [TOOL_LIMITS_METADATA]: `calls=${limits.maxCallsPerRun};concurrent=${limits.maxConcurrentCallsPerRun}`,
+          [TOOL_LIMITS_METADATA]: `concurrent=${limits.maxConcurrentCallsPerRun}`,
         },
         end,
       };

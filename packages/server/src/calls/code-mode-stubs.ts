@@ -1,6 +1,10 @@
-import { codeModeDescription, pythonStub, typescriptDeclarations } from "@trestle/code-mode";
+import {
+  type CodeModeTool,
+  codeModeDescription,
+  pythonStub,
+  typescriptDeclarations,
+} from "@trestle/code-mode";
 import type { ResourceReference, ToolReference } from "@trestle/core";
-import { toMcpTool } from "../mcp/tool-listing.js";
 import type { CallService } from "./call-service.js";
 import type { Caller } from "./caller.js";
 
@@ -40,7 +44,11 @@ interface Derived {
  * the caller may see (after the list policy, as `tools/list` shows them). Everything is derived from the caller's
  * current listing, so it follows every catalog change (and `list_changed`) without being told.
  */
-export function withCodeModeStubs(calls: CallService): CallService {
+export function withCodeModeStubs(
+  calls: CallService,
+  /** A tool as `tools/list` shows it (routing keywords and secret defaults removed): what the stubs are made of. */
+  listed: (tool: ToolReference) => CodeModeTool,
+): CallService {
   const derived = new WeakMap<readonly ToolReference[], Derived>();
   /** The described copies of the code execution tool, and the tool each stands for. */
   const described = new WeakMap<ToolReference, ToolReference>();
@@ -52,7 +60,7 @@ export function withCodeModeStubs(calls: CallService): CallService {
     if (!codeTool) return undefined;
     let made = derived.get(all);
     if (!made) {
-      const tools = all.filter((tool) => tool !== codeTool).map(toMcpTool);
+      const tools = all.filter((tool) => tool !== codeTool).map(listed);
       const copy: ToolReference = {
         ...codeTool,
         description: `${codeTool.description ?? ""}\n\n${codeModeDescription({
@@ -71,7 +79,7 @@ export function withCodeModeStubs(calls: CallService): CallService {
   const stubText = (caller: Caller, uri: string): string | undefined => {
     const made = derive(caller);
     if (!made) return undefined;
-    const tools = made.listing.filter((tool) => !described.has(tool)).map(toMcpTool);
+    const tools = made.listing.filter((tool) => !described.has(tool)).map(listed);
     const label = caller.namespace === "" ? "the default namespace" : `namespace ${caller.namespace}`;
     if (uri === TYPESCRIPT_STUB_URI) made.typescript ??= typescriptDeclarations(tools, { label });
     else made.python ??= pythonStub(tools, { label });

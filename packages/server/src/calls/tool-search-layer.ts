@@ -11,7 +11,6 @@ import {
   searchToolsResult,
   type ToolIndex,
 } from "@trestle/tool-search";
-import { toMcpTool } from "../mcp/tool-listing.js";
 import type { CallService } from "./call-service.js";
 import type { Caller } from "./caller.js";
 import type { CatalogView } from "./catalog-view.js";
@@ -65,6 +64,8 @@ export function withToolSearch(
   calls: CallService,
   catalog: Pick<CatalogView, "listTools" | "getNamespace">,
   settings: ToolSearchSettings,
+  /** A tool as `tools/list` shows it: what a search answers with. */
+  listed: (tool: ToolReference) => object,
 ): CallService {
   const searchOptions = { defaultLimit: settings.maxResults, maxLimit: 50 };
   const searchTool = toReference(searchToolsDefinition(searchOptions));
@@ -109,7 +110,7 @@ export function withToolSearch(
       // The list policy decides what a search may return, as it decides what a listing shows.
       filter: (tool) => calls.findTool(caller, tool.name) !== undefined,
     });
-    return searchToolsResult(found.map((result) => toMcpTool(result.tool))) as unknown as ToolResult;
+    return searchToolsResult(found.map((result) => listed(result.tool))) as unknown as ToolResult;
   }
 
   return {

@@ -26,6 +26,7 @@ import { withToolSearch } from "../calls/tool-search-layer.js";
 import type { RouterConfig } from "../config.js";
 import type { ForwardDirectory } from "../forwards/forward-directory.js";
 import { resolveForwardsFirst } from "../forwards/forward-resolver.js";
+import { toMcpTool } from "../mcp/tool-listing.js";
 import type { TransportsModule } from "./transports.js";
 
 /** The call path: events, the bridges behind the interceptors, what the services offer, and the call service. */
@@ -134,9 +135,9 @@ export function createCallsModule(
   });
   // Tool search only where configured: otherwise every front calls the call service itself.
   // Code mode's stubs (the code tool's description, two resources) while programs get tools.
-  const described = config.codeMode.tools ? withCodeModeStubs(direct) : direct;
+  const described = config.codeMode.tools ? withCodeModeStubs(direct, toMcpTool) : direct;
   // Tool search where configured or where a namespace's label asks for it.
-  const calls = withToolSearch(described, registry.catalog, config.toolSearch);
+  const calls = withToolSearch(described, registry.catalog, config.toolSearch, toMcpTool);
   // Only a debug log wants every event: a subscriber at other levels would cost each call for nothing.
   const debugLog = logger.isLevelEnabled("debug")
     ? // The same name-based redaction as the event stream, again: a log outlives a stream and reaches more people.
