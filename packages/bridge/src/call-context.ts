@@ -22,6 +22,11 @@ export interface CallContext {
   namespace?: string;
   /** The principal whose call it is (as the front admitted it), recorded in events. */
   principal?: string;
+  /**
+   * The code-mode run the call belongs to: set on a program's run and on every tool call the program makes,
+   * recorded in their events (`codeRun`) so each inner call is linked to the run that made it.
+   */
+  codeRun?: string;
   /** MCP cancellation: aborting it cancels the call on the capability service. */
   signal?: AbortSignal;
   /**

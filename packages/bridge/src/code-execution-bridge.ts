@@ -107,6 +107,7 @@ export function createCodeExecutionBridge(
       connectionId: context?.connectionId,
       requestId: context?.requestId,
       principal: context?.principal,
+      codeRun: context?.codeRun,
       started: {
         arguments: {},
         headers: {},

@@ -90,6 +90,7 @@ class ToolCallRecord implements CallRecord {
   readonly namespace: string | undefined;
   readonly connectionId: string | undefined;
   readonly principal: string | undefined;
+  readonly codeRun: string | undefined;
   readonly requestId: string | undefined;
   readonly startedAt: number;
   readonly estimatedBytes: number | undefined;
@@ -110,6 +111,7 @@ class ToolCallRecord implements CallRecord {
     this.namespace = context?.namespace ?? tool.namespace;
     this.connectionId = context?.connectionId;
     this.principal = context?.principal;
+    this.codeRun = context?.codeRun;
     this.requestId = context?.requestId;
     this.startedAt = startedAt;
     this.estimatedBytes = description.estimatedBytes;

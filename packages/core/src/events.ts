@@ -60,6 +60,11 @@ interface ToolCallEventBase {
   requestId?: string;
   /** The principal whose call it is (a token's name, `anonymous` on a router without tokens, `stdio`). */
   principal?: string;
+  /**
+   * The code-mode run the call belongs to: the same on a program's code execution and on each tool call the
+   * program made through its `tools`.
+   */
+  codeRun?: string;
 }
 
 /** A routed call started. Every field is already redacted. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { auditConfigFields, auditConfigSources } from "./config-audit.js";
+import { codeModeConfigFields, codeModeConfigSources } from "./config-code-mode.js";
 import {
   identityConfigFields,
   identityConfigSources,
@@ -180,6 +181,7 @@ export const routerConfigSchema = z.object({
   ...identityConfigFields,
   ...auditConfigFields,
   ...telemetryConfigFields,
+  ...codeModeConfigFields,
   maxInstancesPerService: z
     .number()
     .int()
@@ -447,6 +449,7 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   ...identityConfigSources,
   ...auditConfigSources,
   ...telemetryConfigSources,
+  ...codeModeConfigSources,
   maxInstancesPerService: { env: "TRESTLE_MAX_INSTANCES_PER_SERVICE" },
   rateLimit: { env: "TRESTLE_RATE_LIMIT" },
   forwardHeaders: { env: "TRESTLE_FORWARD_HEADERS", flag: "--forward-header" },

@@ -3,10 +3,12 @@ import { type BridgeTransport, Code, TrestleError } from "@trestle/core";
 import type { Registry } from "@trestle/registry";
 import type { Logger } from "pino";
 import { lazyA2aEndpoint } from "./a2a/lazy-a2a-endpoint.js";
+import { createCodeModeRuns } from "./calls/code-mode-runs.js";
 import { dividedRateLimit, effectiveRateLimit, type RouterConfig } from "./config.js";
 import { requiresCredentials } from "./config-identity.js";
 import type { ForwardService } from "./forwards/forward-service.js";
 import { createAdminUi } from "./http/admin-ui.js";
+import { createCodeModeEndpoint } from "./http/code-mode-endpoint.js";
 import { createHttpApp } from "./http/http-app.js";
 import { createPrincipalBudget } from "./http/principal-budget.js";
 import { createRateLimiter } from "./http/rate-limit.js";
@@ -22,6 +24,7 @@ import { revisionNotes } from "./mcp/revision-notes.js";
 import { openAuditModule } from "./root/audit.js";
 import { createCallsModule } from "./root/calls.js";
 import { createCloserStack } from "./root/closers.js";
+import { listenForCodeMode } from "./root/code-mode-listener.js";
 import { createForwardDirectoryModule, createForwardsModule } from "./root/forwards.js";
 import { listenHttp } from "./root/http-listener.js";
 import { createIdentityModule } from "./root/identity.js";
@@ -152,7 +155,16 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     closers.push("audit", () => audit.close());
     const forwards = createForwardsModule(registry.catalog, forwardDirectory, transports, forwardLog);
     closers.push("forwards", () => forwards.supervisor.close());
+    // Code mode: the listener's address is known once it listens; runs before then get no tools.
+    let listenerUrl: string | undefined;
+    const codeModeRuns = createCodeModeRuns({
+      enabled: config.codeMode.tools,
+      limits: config.codeMode,
+      callbackUrl: () => config.codeMode.callbackUrl ?? listenerUrl,
+    });
+    closers.push("code mode", () => codeModeRuns.close());
     const calls = createCallsModule(config, {
+      codeModeRuns,
       registry,
       transports,
       forwardDirectory: forwardDirectory.directory,
@@ -223,6 +235,23 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     });
     closers.push("management", () => management.close());
 
+    const codeModeEndpoint = createCodeModeEndpoint({
+      runs: codeModeRuns,
+      calls: calls.codeModeCalls,
+      maxBodyBytes: config.maxBodyBytes,
+    });
+    // A worker of several gets a callback port of its own: the shared one may hand a call to another worker.
+    const codeModeListener =
+      overrides.workerId !== undefined &&
+      !overrides.noHttp &&
+      config.codeMode.tools &&
+      !config.codeMode.callbackUrl
+        ? await listenForCodeMode(codeModeEndpoint, (error) =>
+            logger.error({ err: error }, "a code-mode callback failed"),
+          )
+        : undefined;
+    if (codeModeListener) closers.push("code mode listener", () => codeModeListener.close());
+
     let ready = true;
     const app = createHttpApp({
       guard: createOriginGuard({
@@ -240,6 +269,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       ...(telemetry.endpoint ? { metrics: telemetry.endpoint } : {}),
       mcp: (req, res, namespace, principal) => mcp.endpoint.handle(req, res, namespace, principal),
       a2a: (req, res, namespace, kind, principal) => a2a.handle(req, res, namespace, kind, principal),
+      codeMode: codeModeEndpoint,
       hasNamespace: (name) => registry.catalog.getNamespace(name) !== undefined,
       ready: () => ready,
       onError: (error, req) =>
@@ -251,6 +281,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       logger,
     });
     closers.push("http", () => http.closeConnections());
+    if (!overrides.noHttp) listenerUrl = codeModeListener?.url ?? http.url;
     if (listen.ok && listen.openOnNetwork && !overrides.noHttp) {
       logger.warn(
         { host: config.host, port: http.port },

@@ -3,6 +3,7 @@ import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { javascriptPrelude, pythonPrelude, serveToolChannel, type ToolChannel } from "@trestle/code-mode";
 import { Code, TrestleError } from "@trestle/core";
 import { type CodeExecutionRequest, ExecutionStatus, OutputType, RuntimeStatus } from "@trestle/proto";
 import type { CapabilityHandlers, CodeExecutionReplyInit } from "@trestle/wanaku";
@@ -26,10 +27,13 @@ import {
   DEFAULT_BWRAP_PATH,
   DEFAULT_MAX_PROCESSES,
   DEFAULT_MEMORY_LIMIT_MB,
+  PROGRAM_CHANNEL_FD,
+  SANDBOX_CHANNEL_FD,
   SANDBOX_PATH,
   type Sandbox,
 } from "./sandbox.js";
 import { scriptArguments } from "./script-arguments.js";
+import { callRunTool, fetchRunTools, type RunTool, type ToolAccess, toolAccessFrom } from "./tool-access.js";
 
 /** Options for {@link createExecService}. */
 export interface ExecServiceOptions {
@@ -311,11 +315,29 @@ export function createExecService(options: ExecServiceOptions = {}): ExecService
     return runtime;
   }
 
+  /** Writes code mode's prelude for the run's tools into the work directory; its path. */
+  async function writePrelude(
+    runtime: LanguageRuntime,
+    workDir: string,
+    access: ToolAccess,
+    signal: AbortSignal,
+  ): Promise<string> {
+    const tools: RunTool[] = await fetchRunTools(access, signal);
+    const file = join(workDir, runtime.preludeFileName as string);
+    await writeFile(file, runtime.name === "python" ? pythonPrelude(tools) : javascriptPrelude(tools), {
+      mode: 0o600,
+    });
+    return file;
+  }
+
   async function* execute(
     request: CodeExecutionRequest,
     signal: AbortSignal,
+    metadata: Readonly<Record<string, string>>,
   ): AsyncGenerator<CodeExecutionReplyInit> {
     const runtime = runtimeFor(request.uri);
+    // A router that offers the run its namespace's tools sends where and with what; the engine keeps both.
+    const access = runtime.preludeFileName ? toolAccessFrom(metadata) : undefined;
     if (request.code.trim() === "")
       throw new TrestleError("The request carries no code", Code.InvalidArgument);
     const args = scriptArguments(request.arguments);
@@ -329,6 +351,7 @@ export function createExecService(options: ExecServiceOptions = {}): ExecService
     running++;
     let workDir: string | undefined;
     let run: ProcessRun | undefined;
+    let channel: ToolChannel | undefined;
     // Made while the work directory is prepared; the sandbox waits for it before the program starts.
     const group = cgroups?.create();
     group?.catch(() => undefined);
@@ -339,7 +362,9 @@ export function createExecService(options: ExecServiceOptions = {}): ExecService
       const env = runEnvironment({ workDir, path, lang: process.env.LANG }, request.environment);
       const codeFile = join(workDir, runtime.fileName);
       await writeFile(codeFile, request.code, { mode: 0o600 });
-      const command = runtime.command(workDir, codeFile, args, limits);
+      const preludeFile = access ? await writePrelude(runtime, workDir, access, signal) : undefined;
+      const codeFiles = preludeFile ? [codeFile, preludeFile] : [codeFile];
+      const command = runtime.command(workDir, codeFile, args, limits, preludeFile);
       const addressSpaceBytes = runtime.addressSpaceBytes(limits);
       let spawnAs: {
         command: RunCommand;
@@ -347,25 +372,27 @@ export function createExecService(options: ExecServiceOptions = {}): ExecService
         uid?: number;
         gid?: number;
         held?: HeldStart;
+        channelFd?: number;
       };
       if (sandbox) {
-        sandbox.prepareWorkDir(workDir, [codeFile]);
+        sandbox.prepareWorkDir(workDir, codeFiles);
         const { held, ...sandboxed } = sandbox.wrap(command, {
           workDir,
-          codeFiles: [codeFile],
+          codeFiles,
+          ...(access ? { channel: true } : {}),
           env,
           readOnlyPaths: runtime.readOnlyPaths,
           held: group !== undefined,
           ...(addressSpaceBytes === undefined ? {} : { addressSpaceBytes }),
         });
         // bwrap gets no environment of its own: the program's is set inside with --setenv.
-        spawnAs = { ...sandboxed, env: {} };
+        spawnAs = { ...sandboxed, env: {}, ...(access ? { channelFd: SANDBOX_CHANNEL_FD } : {}) };
         if (held && group) spawnAs.held = { ...held, place: (pids) => placeRun(group, pids) };
       } else {
         warn(`UNCONFINED: running a ${runtime.name} program without a sandbox`);
         const limited =
           addressSpaceBytes === undefined ? command : underAddressSpaceLimit(addressSpaceBytes, command);
-        spawnAs = { command: limited, env };
+        spawnAs = { command: limited, env, ...(access ? { channelFd: PROGRAM_CHANNEL_FD } : {}) };
       }
       run = startProcessRun({
         ...spawnAs,
@@ -375,6 +402,13 @@ export function createExecService(options: ExecServiceOptions = {}): ExecService
         maxOutputBytes,
         signal,
       });
+      if (access && run.channel) {
+        // Each call is relayed to the router with the run's capability, which the program never sees.
+        // Within the router's concurrency (it enforces it too): calls past it wait their turn.
+        channel = serveToolChannel(run.channel, (call) => callRunTool(access, call), {
+          ...(access.maxConcurrentCalls ? { maxConcurrentCalls: access.maxConcurrentCalls } : {}),
+        });
+      }
       yield statusReply(ExecutionStatus.RUNNING);
       for await (const event of run.events) {
         if (event.type === "output") {
@@ -404,6 +438,8 @@ export function createExecService(options: ExecServiceOptions = {}): ExecService
         run.cancel();
         await run.done;
       }
+      channel?.close();
+      run?.channel?.destroy();
       if (group) await removeRunGroup(group);
       running--;
       if (workDir) await rm(workDir, { recursive: true, force: true });
@@ -436,7 +472,7 @@ export function createExecService(options: ExecServiceOptions = {}): ExecService
     languages: [...runtimes.keys()],
     memoryBound,
     codeExecutor(request, context) {
-      return execute(request, context.signal);
+      return execute(request, context.signal, context.metadata);
     },
     healthProbe() {
       return { status: RuntimeStatus.STARTED };

@@ -1,6 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { realpathSync } from "node:fs";
 import { dirname } from "node:path";
+import { pathToFileURL } from "node:url";
+import { JAVASCRIPT_PRELUDE_FILE, PYTHON_PRELUDE_FILE } from "@trestle/code-mode";
 
 /** The languages the engine knows. */
 export type LanguageName = "javascript" | "python" | "bash";
@@ -73,8 +75,19 @@ export interface LanguageRuntime {
   name: LanguageName;
   /** The name the program is written to in the work directory. */
   fileName: string;
-  /** The command running `codeFile` in `workDir` with the program's own arguments. */
-  command(workDir: string, codeFile: string, args: readonly string[], limits: RuntimeLimits): RunCommand;
+  /**
+   * The command running `codeFile` in `workDir` with the program's own arguments; with `preludeFile` (code mode's
+   * prelude for this language, in the work directory), the prelude is loaded first and gives the program `tools`.
+   */
+  command(
+    workDir: string,
+    codeFile: string,
+    args: readonly string[],
+    limits: RuntimeLimits,
+    preludeFile?: string,
+  ): RunCommand;
+  /** The file name of code mode's prelude for this language; none for a language without one. */
+  preludeFileName?: string;
   /** A command that succeeds when the interpreter can start: run once in the sandbox at start. */
   probeCommand: RunCommand;
   /** RLIMIT_AS for the program under `limits`, in bytes; `undefined` for none. */
@@ -156,7 +169,8 @@ export function javascriptRuntime(nodePath: string = process.execPath): Language
       reservedMb ??= measureNodeReservedAddressSpaceMb(nodePath) ?? NODE_RESERVED_ADDRESS_SPACE_MB;
       return (limits.memoryLimitMb + reservedMb) * MIB;
     },
-    command(workDir, codeFile, args, limits) {
+    preludeFileName: JAVASCRIPT_PRELUDE_FILE,
+    command(workDir, codeFile, args, limits, preludeFile) {
       const flags = [
         permissionFlag(),
         `--allow-fs-read=${workDir}`,
@@ -173,6 +187,7 @@ export function javascriptRuntime(nodePath: string = process.execPath): Language
       if (process.allowedNodeEnvironmentFlags.has("--disable-warning")) {
         flags.push("--disable-warning=ExperimentalWarning");
       }
+      if (preludeFile !== undefined) flags.push(`--import=${pathToFileURL(preludeFile).href}`);
       return { file: nodePath, args: [...flags, codeFile, ...args] };
     },
   };
@@ -194,8 +209,11 @@ export function pythonRuntime(pythonPath: string): LanguageRuntime {
     probeCommand: { file: pythonPath, args: ["-I", "-c", "import encodings"] },
     readOnlyPaths: pythonPrefixes(pythonPath),
     addressSpaceBytes: wholeLimit,
-    command(_workDir, codeFile, args) {
-      return { file: pythonPath, args: ["-I", "-u", codeFile, ...args] };
+    preludeFileName: PYTHON_PRELUDE_FILE,
+    command(_workDir, codeFile, args, _limits, preludeFile) {
+      // The prelude runs the program as __main__ with the program's own argv (see @trestle/code-mode).
+      const prelude = preludeFile === undefined ? [] : [preludeFile];
+      return { file: pythonPath, args: ["-I", "-u", ...prelude, codeFile, ...args] };
     },
   };
 }

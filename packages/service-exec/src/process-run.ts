@@ -1,7 +1,7 @@
 import { type StdioOptions, spawn } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { constants } from "node:os";
-import type { Readable } from "node:stream";
+import type { Duplex, Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { createAsyncQueue } from "./async-queue.js";
 import type { RunCommand } from "./language-runtimes.js";
@@ -38,6 +38,11 @@ export interface ProcessRunOptions {
    * fails, the run is stopped before the program starts (outcome `failed`).
    */
   held?: HeldStart;
+  /**
+   * A descriptor of the child that is one end of a socket pair, the tool channel (see {@link ProcessRun.channel}).
+   * None when absent.
+   */
+  channelFd?: number;
 }
 
 /** See {@link ProcessRunOptions.held}. */
@@ -57,18 +62,21 @@ export interface ProcessRun {
   cancel(): void;
   /** Resolves once the program exited, its group is gone and the exit event was queued. */
   done: Promise<void>;
+  /** The engine's end of the tool channel, when {@link ProcessRunOptions.channelFd} was given. */
+  channel?: Duplex;
 }
 
 /** How long the streams of an exited program may stay open (a descendant that left the group holds them). */
 const STREAM_CLOSE_WAIT_MS = 2_000;
 /** The child's descriptors: stdin closed, stdout and stderr piped, and the held start's two when given. */
-function stdioFor(held: HeldStart | undefined): StdioOptions {
+function stdioFor(held: HeldStart | undefined, channelFd: number | undefined): StdioOptions {
   const stdio: ("ignore" | "pipe")[] = ["ignore", "pipe", "pipe"];
-  if (held) {
-    for (let fd = 3; fd <= Math.max(held.infoFd, held.blockFd); fd++) {
-      stdio.push(fd === held.infoFd || fd === held.blockFd ? "pipe" : "ignore");
-    }
-  }
+  const piped = new Set<number>();
+  if (held) piped.add(held.infoFd).add(held.blockFd);
+  // Node makes each piped descriptor past stderr a Unix socket pair: the channel's two ends.
+  if (channelFd !== undefined) piped.add(channelFd);
+  const last = Math.max(2, ...piped);
+  for (let fd = 3; fd <= last; fd++) stdio.push(piped.has(fd) ? "pipe" : "ignore");
   return stdio;
 }
 
@@ -159,7 +167,7 @@ export function startProcessRun(options: ProcessRunOptions): ProcessRun {
     ...(options.uid === undefined ? {} : { uid: options.uid }),
     ...(options.gid === undefined ? {} : { gid: options.gid }),
     detached: true,
-    stdio: stdioFor(options.held),
+    stdio: stdioFor(options.held, options.channelFd),
   });
   const pgid = child.pid;
   let stopReason: "timeout" | "cancelled" | "output-limit" | "unplaced" | undefined;
@@ -302,5 +310,12 @@ export function startProcessRun(options: ProcessRunOptions): ProcessRun {
     });
   });
 
-  return { pid: pgid, events: queue, cancel: () => stop("cancelled"), done };
+  const channel = options.channelFd === undefined ? undefined : (child.stdio[options.channelFd] as Duplex);
+  return {
+    pid: pgid,
+    events: queue,
+    cancel: () => stop("cancelled"),
+    done,
+    ...(channel ? { channel } : {}),
+  };
 }

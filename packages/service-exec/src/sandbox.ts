@@ -30,6 +30,17 @@ const BASH = "/bin/bash";
 const CLOSE_INHERITED_FDS =
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a JavaScript template
   'for fd in /proc/self/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi; done; exec "$@"';
+/**
+ * Where a run with a tool channel has it: bwrap inherits the channel at {@link SANDBOX_CHANNEL_FD}, and the program
+ * finds it at {@link PROGRAM_CHANNEL_FD} (the preludes' default), every other descriptor above stderr closed.
+ */
+export const SANDBOX_CHANNEL_FD = 5;
+/** See {@link SANDBOX_CHANNEL_FD}. */
+export const PROGRAM_CHANNEL_FD = 3;
+/** {@link CLOSE_INHERITED_FDS}, keeping the tool channel and moving it to {@link PROGRAM_CHANNEL_FD}. */
+const CLOSE_INHERITED_FDS_KEEP_CHANNEL =
+  // The escaped \${fd##*/} is a shell parameter expansion.
+  `for fd in /proc/self/fd/*; do fd=\${fd##*/}; if [ "$fd" -gt 2 ] && [ "$fd" != ${SANDBOX_CHANNEL_FD} ]; then eval "exec $fd>&-"; fi; done; exec ${PROGRAM_CHANNEL_FD}<&${SANDBOX_CHANNEL_FD} ${SANDBOX_CHANNEL_FD}<&-; exec "$@"`;
 /** coreutils' env, to drop the variables bwrap and bash add (PWD, SHLVL, _). */
 const ENV = "/usr/bin/env";
 /** util-linux, an essential Debian package: it sets the process limit inside the sandbox, where it counts. */
@@ -103,6 +114,11 @@ export interface SandboxRun {
    * waits for a byte on {@link SANDBOX_BLOCK_FD} (so the engine can move it into the run's cgroup first).
    */
   held?: boolean;
+  /**
+   * The run has a tool channel: bwrap inherits it at {@link SANDBOX_CHANNEL_FD} and the program gets it at
+   * {@link PROGRAM_CHANNEL_FD}. A Unix socket: it reaches only the engine, never a network.
+   */
+  channel?: boolean;
 }
 
 /** A started sandbox's command and the host identity to start it as. */
@@ -241,7 +257,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       "--noprofile",
       "--norc",
       "-c",
-      CLOSE_INHERITED_FDS,
+      run.channel ? CLOSE_INHERITED_FDS_KEEP_CHANNEL : CLOSE_INHERITED_FDS,
       "trestle-sandbox",
       // bwrap sets PWD and bash SHLVL and _: the program's environment is exactly the one given.
       ENV,

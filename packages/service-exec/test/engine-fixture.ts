@@ -42,6 +42,8 @@ export interface ServedEngine {
       environment?: Record<string, string>;
       timeout?: bigint;
       signal?: AbortSignal;
+      /** Request metadata (e.g. a router's tool channel and run token). */
+      metadata?: Record<string, string>;
       onReply?: (reply: CodeExecutionReply) => void;
     },
   ): Promise<RunResult>;
@@ -74,11 +76,10 @@ export async function serveEngine(options: ExecServiceOptions): Promise<ServedEn
         ...(extra.timeout === undefined ? {} : { timeout: extra.timeout }),
       });
       const replies: ArrivedReply[] = [];
-      for await (const reply of transport.executeCode(
-        request,
-        target,
-        extra.signal ? { signal: extra.signal } : {},
-      )) {
+      for await (const reply of transport.executeCode(request, target, {
+        ...(extra.signal ? { signal: extra.signal } : {}),
+        ...(extra.metadata ? { metadata: extra.metadata } : {}),
+      })) {
         replies.push({ reply, at: Date.now() });
         extra.onReply?.(reply);
       }

@@ -46,6 +46,8 @@ export interface CallRecord {
   requestId?: string | undefined;
   /** The principal whose call it is, recorded in every event of the call. */
   principal?: string | undefined;
+  /** The code-mode run the call belongs to, recorded in every event of the call. */
+  codeRun?: string | undefined;
   /** The redacted request, recorded in STARTED. */
   started: StartedDetails;
   /** What the call asks for and of which part of the contract, for the failure message (see `describeFailure`). */
@@ -197,7 +199,7 @@ class CallRecording implements DeferredToolCallEvents {
     const record = this.#record;
     this.#eventId ??= this.#options.newId?.() ?? crypto.randomUUID();
     const event: Pick<ToolCallEvent, "eventId" | "timestamp" | "toolName" | "toolType" | "kind"> &
-      Partial<Pick<ToolCallEvent, "namespace" | "requestId" | "principal" | "type">> = {
+      Partial<Pick<ToolCallEvent, "namespace" | "requestId" | "principal" | "codeRun" | "type">> = {
       eventId: this.#eventId,
       timestamp,
       toolName: record.toolName,
@@ -207,6 +209,7 @@ class CallRecording implements DeferredToolCallEvents {
     if (record.namespace !== undefined) event.namespace = record.namespace;
     if (record.requestId) event.requestId = record.requestId;
     if (record.principal !== undefined) event.principal = record.principal;
+    if (record.codeRun !== undefined) event.codeRun = record.codeRun;
     // After the optional fields, where the events' JSON has always had it.
     event.type = type;
     // Completed by the caller: the fields of its type.

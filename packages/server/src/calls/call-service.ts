@@ -26,6 +26,7 @@ import { type CallPolicy, OPEN_POLICY, type PolicyRequest, policyRefusal } from 
 import { type Caller, callerPrincipalKey } from "./caller.js";
 import type { CatalogView, EngineLanguage } from "./catalog-view.js";
 import { codeExecutionTool, type OutputListener, runCodeExecutionTool } from "./code-execution.js";
+import type { CodeModeRuns } from "./code-mode-runs.js";
 import { expandPrompt } from "./prompt-expansion.js";
 
 /** Expands a prompt a forward imported, by asking its upstream. */
@@ -51,6 +52,8 @@ export interface CallServiceDependencies {
   policy?: CallPolicy;
   /** Code runs one principal may have going at once (the engines bound each run; this bounds a principal). */
   maxConcurrentRunsPerPrincipal: number;
+  /** Gives each code run its caller's tools (code mode). Absent: programs run without tools. */
+  codeModeRuns?: Pick<CodeModeRuns, "begin">;
 }
 
 /** What a call of a tool is given besides its arguments: the bridge's context, and where code output goes. */
@@ -248,10 +251,17 @@ export function createCallService(deps: CallServiceDependencies): CallService {
     context: CallContext,
   ): AsyncGenerator<CodeOutput, void, undefined> {
     const release = takeRun(caller);
+    // The program's tools: a capability for this run, sent to the engine in the request's metadata.
+    const run = deps.codeModeRuns?.begin(caller);
     try {
       stamp(context, caller);
+      if (run) {
+        context.codeRun = run.id;
+        context.metadata = { ...context.metadata, ...run.metadata };
+      }
       yield* deps.codeExecution.execute(engineType, language, input, context);
     } finally {
+      run?.end();
       release();
     }
   }

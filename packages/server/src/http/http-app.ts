@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { ANONYMOUS_PRINCIPAL, type CallerPrincipal } from "../calls/caller.js";
 import { type AdminUi, isAdminUiPath } from "./admin-ui.js";
 import { writeJson } from "./body.js";
+import { isCodeModePath } from "./code-mode-endpoint.js";
 import type { JsonApi } from "./json-api.js";
 import { sendData, sendError } from "./json-api.js";
 import { type MetricsEndpoint, serveMetrics } from "./metrics-route.js";
@@ -75,6 +76,11 @@ export interface HttpAppDependencies {
   adminUi?: AdminUi;
   /** Prometheus metrics at `/metrics` (see {@link serveMetrics}); nothing there without it. */
   metrics?: MetricsEndpoint;
+  /**
+   * The code-mode endpoint engines relay programs' tool calls to (`/internal/code-mode/v1/…`), authenticated by each
+   * run's own capability rather than a router token. None without it.
+   */
+  codeMode?(req: IncomingMessage, res: ServerResponse, path: string): Promise<void>;
   /** True when the namespace exists. */
   hasNamespace(name: string): boolean;
   /** True once the router serves; false while it starts or drains. */
@@ -237,6 +243,7 @@ export function createHttpApp(deps: HttpAppDependencies) {
         await serveMetrics(req, res, deps.metrics, { auth: deps.auth, limiter: deps.limiter });
         return;
       }
+      if (deps.codeMode && isCodeModePath(path)) return deps.codeMode(req, res, path);
       if (path === "/api" || path.startsWith("/api/")) {
         const scope = isDiscoveryPath(path) ? "register" : "admin";
         const outcome = await deps.auth.authenticate(req, scope, "/api");

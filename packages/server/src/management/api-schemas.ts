@@ -101,6 +101,10 @@ const eventBase = {
     .string()
     .optional()
     .describe("Whose call it is: a token's name, `anonymous` on a router without tokens, `stdio`"),
+  codeRun: z
+    .string()
+    .optional()
+    .describe("The code-mode run the call belongs to: a program's run and each tool call it made share it"),
 };
 
 /** A tool-call event (redacted at its source), as the history and the notification stream carry it. */

@@ -20,9 +20,13 @@ import type { Logger } from "pino";
 import type { CallPolicy } from "../calls/call-policy.js";
 import { type CallService, createCallService } from "../calls/call-service.js";
 import type { EngineLanguage } from "../calls/catalog-view.js";
+import type { CodeModeRuns } from "../calls/code-mode-runs.js";
+import { withCodeModeStubs } from "../calls/code-mode-stubs.js";
+import { withToolSearch } from "../calls/tool-search-layer.js";
 import type { RouterConfig } from "../config.js";
 import type { ForwardDirectory } from "../forwards/forward-directory.js";
 import { resolveForwardsFirst } from "../forwards/forward-resolver.js";
+import { toMcpTool } from "../mcp/tool-listing.js";
 import type { TelemetryModule } from "./telemetry.js";
 import type { TransportsModule } from "./transports.js";
 
@@ -30,6 +34,8 @@ import type { TransportsModule } from "./transports.js";
 export interface CallsModule {
   readonly events: EventHub;
   readonly calls: CallService;
+  /** The call service without tool search: what a program's `tools` are served by (it sees every tool it may). */
+  readonly codeModeCalls: CallService;
   /** For provisioning through the management API. */
   readonly invoker: InvokerBridge;
   readonly resources: ResourceBridge;
@@ -83,6 +89,8 @@ export function createCallsModule(
     logger: Logger;
     /** Metric and tracing layers (see the telemetry module); none when absent. */
     telemetry?: TelemetryModule["interceptors"];
+    /** Code mode's runs: each code run gets its caller's tools. */
+    codeModeRuns?: CodeModeRuns;
   },
 ): CallsModule {
   const { registry, forwardDirectory, logger } = deps;
@@ -120,7 +128,7 @@ export function createCallsModule(
     offer = changed ? next : { engines: offer.engines, resources: next.resources };
     if (changed) for (const listener of enginesListeners) listener();
   });
-  const calls = createCallService({
+  const direct = createCallService({
     catalog: registry.catalog,
     invoker,
     resources,
@@ -132,7 +140,13 @@ export function createCallsModule(
       forwardDirectory.getPrompt(prompt, args, options) as Promise<PromptResult>,
     maxConcurrentRunsPerPrincipal: config.maxConcurrentRunsPerPrincipal,
     policy: deps.policy,
+    ...(deps.codeModeRuns ? { codeModeRuns: deps.codeModeRuns } : {}),
   });
+  // Tool search only where configured: otherwise every front calls the call service itself.
+  // Code mode's stubs (the code tool's description, two resources) while programs get tools.
+  const described = config.codeMode.tools ? withCodeModeStubs(direct, toMcpTool) : direct;
+  // Tool search where configured or where a namespace's label asks for it.
+  const calls = withToolSearch(described, registry.catalog, config.toolSearch, toMcpTool);
   // Only a debug log wants every event: a subscriber at other levels would cost each call for nothing.
   const debugLog = logger.isLevelEnabled("debug")
     ? // The same name-based redaction as the event stream, again: a log outlives a stream and reaches more people.
@@ -141,10 +155,12 @@ export function createCallsModule(
   return {
     events,
     calls,
+    codeModeCalls: direct,
     invoker,
     resources,
     transports,
-    resourcesServable: () => offer.resources,
+    // The stubs are resources while an engine is registered.
+    resourcesServable: () => offer.resources || (config.codeMode.tools && offer.engines.length > 0),
     onEnginesChanged(listener) {
       enginesListeners.add(listener);
       return () => enginesListeners.delete(listener);
