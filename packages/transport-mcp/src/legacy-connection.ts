@@ -137,7 +137,7 @@ export async function openLegacy(
   } catch (error) {
     await forceEnd();
     if (options.signal?.aborted) throw TrestleError.from(options.signal.reason, Code.Canceled);
-    throw handshakeFailure(error, subject, options.handshakeTimeoutMs);
+    throw handshakeFailure(error, subject, options.handshakeTimeoutMs, stdio?.stderrTail);
   }
   const protocolVersion = (http?.protocolVersion ?? stdio?.protocolVersion ?? undefined) as
     | string

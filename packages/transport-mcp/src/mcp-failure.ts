@@ -146,6 +146,22 @@ export function handshakeFailure(
   error: unknown,
   subject: FailureSubject,
   handshakeTimeoutMs: number,
+  stderrTail: readonly string[] = [],
+): TrestleError {
+  const failure = handshakeFailureOf(error, subject, handshakeTimeoutMs);
+  // What the program itself said last tells why it stopped better than any reading of the symptom.
+  if (subject.kind !== "stdio" || stderrTail.length === 0) return failure;
+  return new TrestleError(
+    `${failure.rawMessage}; its last lines on stderr: ${stderrTail.map((line) => JSON.stringify(line)).join(" | ")}`,
+    failure.code,
+    { details: failure.details },
+  );
+}
+
+function handshakeFailureOf(
+  error: unknown,
+  subject: FailureSubject,
+  handshakeTimeoutMs: number,
 ): TrestleError {
   const who = server(subject);
   const spawnCode = (error as { syscall?: unknown }).syscall;
@@ -166,7 +182,7 @@ export function handshakeFailure(
     }
     if (error.code === ErrorCode.RequestTimeout) {
       return new TrestleError(
-        `${who} did not complete the MCP handshake within ${handshakeTimeoutMs} ms`,
+        `${who} did not complete the MCP handshake within ${handshakeTimeoutMs} ms (startTimeoutMs on a first start, handshakeTimeoutMs after it: raise it for a server that starts slowly)`,
         Code.Unavailable,
       );
     }

@@ -107,7 +107,7 @@ export async function openModern(
       await transport.start();
     } catch (error) {
       await endProcess(transport, false);
-      throw handshakeFailure(error, subject, options.handshakeTimeoutMs);
+      throw handshakeFailure(error, subject, options.handshakeTimeoutMs, stdio?.stderrTail);
     }
   } else {
     channel = createHttpModernChannel(parseUrl(upstream, subject), { ...(upstream.headers ?? {}) });
@@ -168,7 +168,7 @@ export async function openModern(
       if (fallsBack) return { running: undefined };
       if (timedOut) {
         throw new TrestleError(
-          `The MCP server ${subject.label} did not complete the MCP handshake within ${options.handshakeTimeoutMs} ms`,
+          `The MCP server ${subject.label} did not complete the MCP handshake within ${options.handshakeTimeoutMs} ms (startTimeoutMs on a first start, handshakeTimeoutMs after it: raise it for a server that starts slowly)`,
           Code.Unavailable,
         );
       }
@@ -178,7 +178,7 @@ export async function openModern(
           Code.Unavailable,
         );
       }
-      throw handshakeFailure(error, subject, options.handshakeTimeoutMs);
+      throw handshakeFailure(error, subject, options.handshakeTimeoutMs, stdio?.stderrTail);
     } finally {
       clearTimeout(timer);
     }

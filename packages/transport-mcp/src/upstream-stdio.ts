@@ -15,12 +15,20 @@ import { safely } from "./upstream-listeners.js";
 
 /** The longest stderr line passed on; longer ones are cut, since a line is a log entry, not a payload. */
 const MAX_STDERR_LINE = 4_096;
+/** How many of its last stderr lines a failed start quotes, and how long each may be there. */
+const STDERR_TAIL_LINES = 5;
+const STDERR_TAIL_LINE_LENGTH = 300;
 
 /** The SDK's stdio transport, remembering the pid it spawned (the SDK forgets it as soon as it closes). */
 export class PidTrackingStdioTransport extends StdioClientTransport {
   spawnedPid: number | undefined;
   /** The revision the handshake negotiated: the SDK client tells a transport that listens (stdio needs none). */
   protocolVersion: string | undefined;
+  /**
+   * Its last few stderr lines, scrubbed of its arguments' and environment's values, shortened: what a failed
+   * start quotes (npx's "404 Not Found", a Python traceback's last line), since the program says why best.
+   */
+  readonly stderrTail: string[] = [];
   setProtocolVersion(version: string): void {
     this.protocolVersion = version;
   }
@@ -74,14 +82,19 @@ export function stdioTransport(
     args: launch.args,
     env: launch.env,
     ...(launch.cwd ? { cwd: launch.cwd } : {}),
-    // Never "inherit": a server's stderr may echo its argv. Piped stderr is always read, or a chatty server
-    // would block once the pipe fills.
-    stderr: hooks.onStderr ? "pipe" : "ignore",
+    // Never "inherit": a server's stderr may echo its argv. Piped stderr is always read (its last lines kept for
+    // a failed start's message), or a chatty server would block once the pipe fills.
+    stderr: "pipe",
   });
-  if (hooks.onStderr) {
-    const onStderr = hooks.onStderr;
-    pipeStderrLines(transport.stderr, (line) => safely(() => onStderr(scrubSecrets(line, subject.secrets))));
-  }
+  const onStderr = hooks.onStderr;
+  pipeStderrLines(transport.stderr, (line) => {
+    const scrubbed = scrubSecrets(line, subject.secrets);
+    transport.stderrTail.push(
+      scrubbed.length > STDERR_TAIL_LINE_LENGTH ? `${scrubbed.slice(0, STDERR_TAIL_LINE_LENGTH)}…` : scrubbed,
+    );
+    if (transport.stderrTail.length > STDERR_TAIL_LINES) transport.stderrTail.shift();
+    if (onStderr) safely(() => onStderr(scrubbed));
+  });
   return transport;
 }
 
