@@ -94,14 +94,15 @@ async function start(options: Parameters<typeof startMcpFixture>[1] = {}): Promi
 }
 
 describe("MCP endpoint over Streamable HTTP", () => {
-  it("initializes a session, names the router, and advertises only what it can serve", async () => {
+  it("initializes a session, names the router, and advertises what it serves (prompts even before there is one)", async () => {
     const fixture = await start();
     const client = await connect(fixture);
     expect(client.getServerVersion()?.name).toBe("trestle");
     const caps = client.getServerCapabilities();
     expect(caps?.tools).toEqual({ listChanged: true });
     expect(caps?.resources).toBeUndefined();
-    expect(caps?.prompts).toBeUndefined();
+    // prompts/list is answered (empty), and a prompt added later is told by list_changed.
+    expect(caps?.prompts).toEqual({ listChanged: true });
   });
 
   it("lists tools page by page with routing keywords hidden", async () => {

@@ -96,3 +96,45 @@ describe("the official MCP conformance suite against the router", () => {
     600_000,
   );
 });
+
+/**
+ * The same suite against a router started as a user starts it: `trestle serve --builtins`, nothing else in its
+ * catalog. The scenarios that need the suite's fixture tools are in baseline-builtins-2026-07-28.yml; every
+ * generic check must pass here too (a client's whitespace around a header value, prompts declared in discovery).
+ */
+describe("the official MCP conformance suite against a router with only its built-in services", () => {
+  let router: RouterProcess;
+
+  beforeAll(async () => {
+    router = await startRouter(["--builtins"]);
+    await serviceHealthy(router.url, "trestle");
+  }, 120_000);
+
+  afterAll(stopAll);
+
+  it("meets the generic 2026-07-28 requirements (baseline-builtins-2026-07-28.yml: what needs the suite's fixtures)", async () => {
+    const run = await runConformanceSuite(`${router.url}/mcp`, "2026-07-28", baseline("builtins-2026-07-28"));
+    const summary = run.output.slice(run.output.indexOf("=== SUMMARY ==="));
+    expect(run.code, `${summary}\n${failedChecks(run).join("\n")}`).toBe(0);
+    const status = (scenario: string, check: string) =>
+      run.scenarios.find((s) => s.scenario === scenario)?.checks.find((c) => c.id === check)?.status;
+    expect(status("http-header-validation", "sep-2243-server-accepts-whitespace-header-value")).toBe(
+      "SUCCESS",
+    );
+    expect(status("server-stateless", "sep-2575-server-declares-prompts-in-discover")).toBe("SUCCESS");
+    for (const scenario of [
+      "tools-list",
+      "prompts-list",
+      "resources-list",
+      "caching",
+      "dns-rebinding-protection",
+    ]) {
+      const checks = run.scenarios.find((s) => s.scenario === scenario)?.checks;
+      expect(checks?.length, `${scenario} ran`).toBeGreaterThan(0);
+      expect(
+        checks?.filter((c) => c.status === "FAILURE"),
+        scenario,
+      ).toEqual([]);
+    }
+  }, 600_000);
+});

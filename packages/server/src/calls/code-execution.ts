@@ -69,10 +69,9 @@ function stringRecord(value: unknown, field: string): Record<string, string> | u
 
 /**
  * Runs a call of the code execution tool: validates the arguments, picks the engine, streams each output chunk to
- * `onOutput` as it arrives, and returns the whole result. Failures of the engine are a tool result with
- * `isError: true`.
- *
- * @throws TrestleError `InvalidArgument` for arguments of the wrong shape (the front answers in its protocol).
+ * `onOutput` as it arrives, and returns the whole result. Arguments of the wrong shape and failures of the engine
+ * are a tool result with `isError: true`, as MCP wants input validation errors (the model reads it and can call
+ * again), and as every other tool of the router answers missing arguments.
  */
 export async function runCodeExecutionTool(
   args: Record<string, unknown>,
@@ -83,7 +82,10 @@ export async function runCodeExecutionTool(
 ): Promise<ToolResult> {
   const { language, code, engine } = args;
   if (typeof language !== "string" || typeof code !== "string") {
-    throw new TrestleError("'language' and 'code' are required strings", Code.InvalidArgument);
+    return {
+      isError: true,
+      content: [{ type: "text", text: "'language' and 'code' are required strings" }],
+    };
   }
   const candidates = engines.filter(
     (e) => e.language === language && (engine === undefined || e.engineType === engine),

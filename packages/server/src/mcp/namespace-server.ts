@@ -58,7 +58,8 @@ function capabilitiesOf(
     // Subscriptions: a session subscribes with resources/subscribe, a stateless client on subscriptions/listen.
     caps.resources = { listChanged, subscribe: true };
   }
-  if (prompts.length > 0) caps.prompts = { listChanged };
+  // Prompts are always served (an empty list until one is added at run time, which list_changed then tells).
+  caps.prompts = { listChanged };
   // Completion is offered where there is something to complete: prompt arguments or resource templates.
   if (
     prompts.some((p) => (p.arguments ?? []).length > 0) ||
