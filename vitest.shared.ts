@@ -21,3 +21,14 @@ export const sharedConfig = defineConfig({
     name: basename(process.cwd()),
   },
 });
+
+// OpenTelemetry's "module" builds import without file extensions, which Node cannot load: a package whose tests
+// load the router (and with it @opentelemetry/api) resolves without that condition (its CommonJS build then loads).
+const routerConditions = ["@trestle/source", "node", "default"];
+
+/** {@link sharedConfig} for the tests of packages that load the router: `@trestle/server` and the examples. */
+export const routerTestConfig = defineConfig({
+  ...sharedConfig,
+  resolve: { conditions: routerConditions },
+  ssr: { resolve: { conditions: routerConditions } },
+});

@@ -1,3 +1,3 @@
-import { sharedConfig } from "../../vitest.shared.js";
+import { routerTestConfig } from "../../vitest.shared.js";
 
-export default sharedConfig;
+export default routerTestConfig;

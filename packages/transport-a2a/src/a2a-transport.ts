@@ -347,9 +347,8 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
     credential: Credential,
     trace?: Record<string, string>,
   ): Promise<void> {
-    const requestOptions = sendOptions(signal, credential, trace);
     if (!streaming) {
-      const reply = await connection.client.sendMessage(request, requestOptions);
+      const reply = await connection.client.sendMessage(request, sendOptions(signal, credential, trace));
       if ("role" in reply) {
         into.message = reply;
         into.contextId = reply.contextId || into.contextId;
@@ -358,36 +357,56 @@ export function createA2aTransport(options: A2aTransportOptions = {}): BridgeTra
       }
       return;
     }
-    for await (const event of connection.client.sendMessageStream(request, requestOptions)) {
-      const payload = event.payload;
-      switch (payload?.$case) {
-        case "message":
-          into.message = payload.value;
-          into.contextId = payload.value.contextId || into.contextId;
-          report(textOf(payload.value.parts));
-          break;
-        case "task":
-          fromTask(payload.value, into);
-          break;
-        case "statusUpdate": {
-          const { status } = payload.value;
-          into.taskId = payload.value.taskId || into.taskId;
-          into.contextId = payload.value.contextId || into.contextId;
-          into.state = status?.state;
-          into.statusParts = status?.message?.parts ?? [];
-          if (status?.state === TaskState.TASK_STATE_WORKING) report(textOf(into.statusParts));
-          break;
+    // A call cancelled before the agent named its task would leave the task running, with no id to cancel it by:
+    // the stream is read on until the id comes (at most CANCEL_TIMEOUT_MS), then the caller sends CancelTask.
+    const stream = new AbortController();
+    let grace: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      if (into.taskId) stream.abort(signal.reason);
+      else grace = setTimeout(() => stream.abort(signal.reason), CANCEL_TIMEOUT_MS);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      for await (const event of connection.client.sendMessageStream(
+        request,
+        sendOptions(stream.signal, credential, trace),
+      )) {
+        const payload = event.payload;
+        switch (payload?.$case) {
+          case "message":
+            into.message = payload.value;
+            into.contextId = payload.value.contextId || into.contextId;
+            report(textOf(payload.value.parts));
+            break;
+          case "task":
+            fromTask(payload.value, into);
+            break;
+          case "statusUpdate": {
+            const { status } = payload.value;
+            into.taskId = payload.value.taskId || into.taskId;
+            into.contextId = payload.value.contextId || into.contextId;
+            into.state = status?.state;
+            into.statusParts = status?.message?.parts ?? [];
+            if (status?.state === TaskState.TASK_STATE_WORKING) report(textOf(into.statusParts));
+            break;
+          }
+          case "artifactUpdate": {
+            const { artifact, append } = payload.value;
+            if (!artifact) break;
+            const existing = append ? (into.artifacts.get(artifact.artifactId) ?? []) : [];
+            into.artifacts.set(artifact.artifactId, appendParts(existing, artifact.parts));
+            report(textOf(artifact.parts));
+            break;
+          }
         }
-        case "artifactUpdate": {
-          const { artifact, append } = payload.value;
-          if (!artifact) break;
-          const existing = append ? (into.artifacts.get(artifact.artifactId) ?? []) : [];
-          into.artifacts.set(artifact.artifactId, appendParts(existing, artifact.parts));
-          report(textOf(artifact.parts));
-          break;
-        }
+        if (signal.aborted && into.taskId) break;
       }
-      if (signal.aborted) break;
+    } catch (error) {
+      if (!signal.aborted) throw error;
+    } finally {
+      clearTimeout(grace);
+      signal.removeEventListener("abort", onAbort);
     }
     if (signal.aborted) throw TrestleError.from(signal.reason, Code.Canceled);
   }
