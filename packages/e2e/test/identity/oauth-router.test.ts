@@ -21,6 +21,7 @@ import {
   freePort,
   startAuthorizationServer,
   startRouterOn,
+  tokenOfUnpublishedKey,
   unsignedToken,
 } from "./support/identity-setup.js";
 
@@ -336,7 +337,7 @@ describe("the router as an OAuth resource server, with policies and upstream tok
     expect(await send(bobToken, "echo", "Atlantis")).toMatch(/rule 'no-atlantis'/);
   });
 
-  it("refuses a token for another audience, an expired one, an unsigned one, and one without the scope", async () => {
+  it("refuses a token for another audience, an expired one, an unsigned one, another issuer's, one of an unpublished key, and one without the scope", async () => {
     const now = Math.floor(Date.now() / 1000);
     const wrongAudience = await idp.mint({
       sub: "alice",
@@ -355,6 +356,24 @@ describe("the router as an OAuth resource server, with policies and upstream tok
       exp: now + 300,
     });
     expect((await mcpWith(unsigned)).status).toBe(401);
+    // Signed with the trusted key, but made in another issuer's name.
+    const otherIssuer = await idp.mint({
+      iss: "https://other-issuer.example",
+      sub: "alice",
+      scope: "mcp",
+      aud: `${publicUrl}/mcp`,
+    });
+    expect((await mcpWith(otherIssuer)).status).toBe(401);
+    // In the trusted issuer's name, signed with a key it never published.
+    const unpublished = await tokenOfUnpublishedKey({
+      iss: idp.issuer,
+      sub: "alice",
+      scope: "mcp",
+      aud: `${publicUrl}/mcp`,
+    });
+    const refused = await mcpWith(unpublished);
+    expect(refused.status).toBe(401);
+    expect(refused.challenge).toMatch(/^Bearer .*resource_metadata="[^"]+"/);
     const noScope = await idp.mint({ sub: "alice", scope: "profile", aud: `${publicUrl}/mcp` });
     const forbidden = await mcpWith(noScope);
     expect(forbidden.status).toBe(403);

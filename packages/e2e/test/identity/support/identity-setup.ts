@@ -1,5 +1,6 @@
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { generateKeyPair, SignJWT } from "jose";
 import {
   type RouterProcess,
   type RunningProcess,
@@ -97,6 +98,16 @@ export function claimsOf(jwt: string): Record<string, unknown> {
 }
 
 /** An unsigned token (`alg: none`) with `claims`: what no verifier may accept. */
+/** A token signed with a key of its own, which no issuer publishes (kid `unpublished`). */
+export async function tokenOfUnpublishedKey(claims: Record<string, unknown>): Promise<string> {
+  const { privateKey } = await generateKeyPair("ES256");
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: "ES256", kid: "unpublished", typ: "at+jwt" })
+    .setIssuedAt()
+    .setExpirationTime("5m")
+    .sign(privateKey);
+}
+
 export function unsignedToken(claims: Record<string, unknown>): string {
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
   return `${part({ alg: "none", typ: "JWT" })}.${part(claims)}.`;
