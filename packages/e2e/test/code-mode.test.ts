@@ -1,4 +1,5 @@
 import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -8,6 +9,7 @@ import {
   echoTool,
   fixtureCapability,
   type RouterProcess,
+  repoRoot,
   serviceHealthy,
   startNode,
   startRouter,
@@ -123,6 +125,33 @@ beforeAll(async () => {
     },
     admin,
   );
+  // Namespace `mixed`: an MCP server behind a forward, its tools prefixed `fx_`, beside a gRPC capability's tool.
+  await api(router.url, "POST", "/api/v1/namespaces", { name: "mixed" }, admin);
+  await api(
+    router.url,
+    "POST",
+    "/api/v1/tools",
+    { ...echoTool("get-weather", "fixture"), namespace: "mixed" },
+    admin,
+  );
+  await api(
+    router.url,
+    "POST",
+    "/api/v1/forwards",
+    {
+      name: "fixture-mcp",
+      namespace: "mixed",
+      prefix: "fx_",
+      upstream: {
+        kind: "stdio",
+        command: process.execPath,
+        args: [join(repoRoot, "packages", "transport-mcp", "test", "fixtures", "fixture-server.mjs")],
+        // The fixture imports the MCP SDK from the workspace: its sandbox shows it the cwd.
+        cwd: repoRoot,
+      },
+    },
+    admin,
+  );
   await api(router.url, "POST", "/api/v1/namespaces", { name: "big" }, admin);
   for (const [name, description] of BIG_NAMESPACE_TOOLS) {
     await api(
@@ -211,6 +240,34 @@ describe("code mode: tools inside programs", () => {
     );
     expect(inner.map((e) => e.toolName).sort()).toEqual(["get-weather", "greeting"]);
     expect(inner.every((e) => e.principal === "alice")).toBe(true);
+  });
+
+  it("calls a gRPC capability's tool and an MCP forward's tool in one run, in both languages", async () => {
+    const mixed = await connect(ALICE, "/mixed/mcp");
+    const js = await run(
+      mixed,
+      "javascript",
+      `(async () => {
+        const weather = JSON.parse(await tools.get_weather({ city: "Tromsø" }));
+        const echoed = await tools.fx_echo({ text: "from the forward" });
+        console.log(JSON.stringify({ city: weather.arguments.city, echoed }));
+      })();`,
+    );
+    expect(js.stderr).toBe("");
+    expect(JSON.parse(js.stdout)).toEqual({ city: "Tromsø", echoed: "from the forward" });
+    const py = await run(
+      mixed,
+      "python",
+      [
+        "import json",
+        "weather = json.loads(tools.get_weather(city='Alta'))",
+        "echoed = tools.fx_echo(text='from the forward')",
+        "print(json.dumps({'city': weather['arguments']['city'], 'echoed': echoed}))",
+      ].join("\n"),
+    );
+    expect(py.stderr).toBe("");
+    expect(JSON.parse(py.stdout)).toEqual({ city: "Alta", echoed: "from the forward" });
+    await mixed.close();
   });
 
   it("raises ToolError with the message for an unknown tool, in both languages", async () => {
