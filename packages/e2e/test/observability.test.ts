@@ -12,6 +12,7 @@ import {
   startRouter,
   stopAll,
 } from "./support/processes.js";
+import { sseEvents } from "./support/sse.js";
 
 const ADMIN = "observability-admin-token-0123456789";
 const AGENT = "observability-agent-token-0123456789";
@@ -92,9 +93,7 @@ async function callTool(routerUrl: string, name: string, traceparent?: string) {
   expect(response.status).toBe(200);
   const text = await response.text();
   // JSON, or one SSE event carrying it.
-  const json = text.startsWith("{")
-    ? text
-    : (text.split("\n").find((l) => l.startsWith("data: ")) ?? "").slice(6);
+  const json = text.startsWith("{") ? text : (sseEvents(text)[0]?.data ?? "");
   return JSON.parse(json) as { result?: { content?: { text?: string }[]; isError?: boolean } };
 }
 
