@@ -53,7 +53,8 @@ describe("the first hour", () => {
     const child = spawn("script", ["-qfec", command, "/dev/null"], {
       detached: true,
       stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, TERM: "xterm" },
+      // What a shell gives a program, no more: the router reads nothing else here.
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? tmpdir(), TERM: "xterm" },
     });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => {
