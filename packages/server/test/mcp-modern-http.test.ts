@@ -250,7 +250,12 @@ describe("MCP 2026-07-28 over Streamable HTTP (stateless)", () => {
     expect(reply.status).toBe(200);
     const result = resultOf(reply);
     expect(result.supportedVersions).toEqual([...MCP_REVISIONS].reverse());
-    expect(result.capabilities).toEqual({ tools: { listChanged: true }, logging: {} });
+    // Prompts are declared before there is one: prompts/list answers, and list_changed tells of the first.
+    expect(result.capabilities).toEqual({
+      tools: { listChanged: true },
+      logging: {},
+      prompts: { listChanged: true },
+    });
     expect(result.serverInfo).toEqual(SERVER_INFO);
     expect(result.resultType).toBe("complete");
     expect(result._meta).toEqual({ [META.serverInfo]: SERVER_INFO });

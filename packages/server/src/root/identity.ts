@@ -1,16 +1,12 @@
 import { createOAuthVerifier, createResourceServer, type ResourceServer } from "@trestle/auth";
-import type { CallPolicy } from "../calls/call-policy.js";
-import { celCallPolicy, type PolicyDecisionListener } from "../calls/cel-policy.js";
 import type { RouterConfig } from "../config.js";
 
-/** Who the router knows requests to be from, and what they may do: the OAuth resource server and the policy. */
+/** Who the router knows requests to be from: the OAuth resource server (the policy is the audit module's). */
 export interface IdentityModule {
   /** The router as an OAuth 2.1 resource server; absent without `oauth`. */
   readonly resourceServer: ResourceServer | undefined;
   /** The RFC 9728 document a well-known path asks for, or `undefined`. */
   protectedResourceMetadata(path: string): object | undefined;
-  /** The call service's policy step: the configured CEL rules. */
-  readonly policy: CallPolicy;
 }
 
 /** The router scopes a request to the endpoint at `path` needs, named in its metadata and challenges. */
@@ -22,15 +18,11 @@ function scopesOfEndpoint(path: string): string[] {
 }
 
 /**
- * The router's identity and authorization from its configuration: with `oauth` (and `publicUrl`), a resource
- * server trusting the configured issuers (JWTs checked with `jose` against their keys, opaque tokens introspected),
- * which describes each endpoint in its RFC 9728 document; and the CEL policy of `policies`, which tells
- * `onDecision` of every call it decides.
+ * The router's identity from its configuration: with `oauth` (and `publicUrl`), a resource server trusting the
+ * configured issuers (JWTs checked with `jose` against their keys, opaque tokens introspected), which describes
+ * each endpoint in its RFC 9728 document.
  */
-export function createIdentityModule(
-  config: RouterConfig,
-  onDecision?: PolicyDecisionListener,
-): IdentityModule {
+export function createIdentityModule(config: RouterConfig): IdentityModule {
   const resourceServer =
     config.oauth && config.publicUrl
       ? createResourceServer({
@@ -50,9 +42,5 @@ export function createIdentityModule(
       if (endpointPath === undefined || !resourceServer) return undefined;
       return resourceServer.endpoint(endpointPath, { scopes: scopesOfEndpoint(endpointPath) }).metadata;
     },
-    policy: celCallPolicy(config.policies, {
-      default: config.policyDefault,
-      ...(onDecision ? { onDecision } : {}),
-    }),
   };
 }
