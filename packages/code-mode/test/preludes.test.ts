@@ -114,7 +114,14 @@ describe("the JavaScript prelude, in a real node process", () => {
       language: "javascript",
       tools: TOOLS,
       handler: router(),
-      flags: ["--experimental-permission", "--allow-fs-read={dir}", "--disable-warning=ExperimentalWarning"],
+      // Node 20 knows the model as experimental; Node 24 knows only `--permission` (as the engine chooses).
+      flags: [
+        process.allowedNodeEnvironmentFlags.has("--permission")
+          ? "--permission"
+          : "--experimental-permission",
+        "--allow-fs-read={dir}",
+        "--disable-warning=ExperimentalWarning",
+      ],
       program: "console.log(await tools.echo({ a: 1 }));",
     });
     expect([run.code, run.stdout, run.stderr]).toEqual([0, 'echo {"a":1}\n', ""]);
