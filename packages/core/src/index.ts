@@ -6,7 +6,7 @@
  * The rest lives on subpaths: `@trestle/core/catalog` (the catalog's shapes, forwards, required arguments),
  * `@trestle/core/errors` (everything about errors), `@trestle/core/events` (tool-call events),
  * `@trestle/core/redaction` (the secret rules), `@trestle/core/routing` (resolvers and transport selection),
- * `@trestle/core/cancellation`, `@trestle/core/in-flight`, `@trestle/core/in-memory` (the in-memory transport)
+ * `@trestle/core/cancellation`, `@trestle/core/in-flight`, `@trestle/core/in-memory` (the in-memory transport), `@trestle/core/plugin` (the contract of a transport plugin loaded by configuration)
  * and `@trestle/core/testing` (the transport test kit).
  *
  * @packageDocumentation
