@@ -13,6 +13,12 @@ export {
 } from "./http-json-capability-server.js";
 export { createHttpJsonTransport, type HttpJsonTransportOptions } from "./http-json-transport.js";
 export {
+  contractVersion,
+  default,
+  type HttpJsonPluginOptions,
+  optionsSchema,
+} from "./plugin.js";
+export {
   CALL_PATHS,
   fromWireError,
   httpStatusFor,
