@@ -8,6 +8,7 @@ import { type CliIo, DEFAULT_ROUTER_URL } from "./context.js";
 import { addEventsCommands } from "./events-command.js";
 import { addExecCommand } from "./exec-command.js";
 import { addForwardsCommands } from "./forwards-command.js";
+import { addNewCommand } from "./new-command.js";
 import { addServeCommand } from "./serve-command.js";
 import { addServicesCommands } from "./services-command.js";
 
@@ -41,6 +42,7 @@ export function createProgram(io: CliIo): Command {
   addEventsCommands(program, io);
   addExecCommand(program, io);
   addConfigCommand(program, io);
+  addNewCommand(program, io);
   program
     .command("completion")
     .description("Print a shell completion script (bash or zsh)")
