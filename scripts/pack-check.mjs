@@ -17,6 +17,9 @@
 //     tools/list until the built-in code execution engine is listed, one execute_code call, the built-ins started
 //     from their bundles (dist/bundle), the admin UI's page and script at /ui, then SIGTERM and a clean exit with
 //     the built-in services gone.
+//  6. The installed `trestle new transport demo` writes a transport package in an empty directory; npm installs it
+//     (@trestle/* from the registry above), its tests run the transport kit from the packed @trestle/core/testing,
+//     and it type-checks and builds (scripts/pack-check/scaffold.mjs).
 //
 // Options: --global-prefix DIR  installs the server into DIR and keeps it (the container recipe uses this);
 //          --keep               keeps the temporary directory and prints where it is.
@@ -42,6 +45,7 @@ import { basename, join, posix, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { createParser } from "eventsource-parser";
 import ts from "typescript";
+import { checkScaffold } from "./pack-check/scaffold.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const { values: options } = parseArgs({
@@ -635,6 +639,7 @@ async function checkGlobalServer(scratch, registry, serverTarball, serverVersion
   } finally {
     killGroup(child.pid);
   }
+  return trestle;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -695,7 +700,16 @@ async function main() {
 
     step("npm i -g @trestle/server, then trestle serve");
     const server = packed.find((p) => p.manifest.name === "@trestle/server");
-    await checkGlobalServer(scratch, registry, server.tarball, server.manifest.version);
+    const trestle = await checkGlobalServer(scratch, registry, server.tarball, server.manifest.version);
+
+    step("trestle new transport: the scaffold installs, passes the transport kit and builds");
+    await checkScaffold({
+      trestle,
+      scratch,
+      registry,
+      serverVersion: server.manifest.version,
+      tools: { run, npm, fail: (message) => new CheckFailure(message) },
+    });
 
     console.log(
       `\npack-check: ok (${packed.length} packages, ${Math.round((Date.now() - started) / 1000)} s)`,
