@@ -3,7 +3,8 @@
 // it (@trestle/* from the loopback registry, so @trestle/core and its transport kit come from the packed tarball,
 // the rest from npm); its tests run the kit (`describeTransportContract` from @trestle/core/testing, with vitest as
 // the package's own dependency and core's peer) and check the plugin module's shape; then it type-checks and builds,
-// and its built main entry is imported to check the contract the router will check.
+// its built main entry is imported to check the contract the router will check, and `npm pack --dry-run` shows what
+// `npm publish` would send.
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -70,4 +71,19 @@ export async function checkScaffold({ trestle, scratch, registry, serverVersion,
   )
     throw fail(`${entry} does not export the plugin contract (default, contractVersion 1, optionsSchema)`);
   console.log("npm run typecheck and build: dist/index.js exports default, contractVersion 1, optionsSchema");
+
+  // Ready to publish: what `npm publish` would send holds the build and the README, and no tests.
+  // The build is done: no prepack, so that the output is npm's JSON alone.
+  const listing = await run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: dir });
+  const [packed] = JSON.parse(listing.slice(listing.indexOf("[")));
+  const paths = new Set(packed.files.map((f) => f.path));
+  const missing = ["dist/index.js", "dist/index.d.ts", "README.md", "package.json"].filter(
+    (p) => !paths.has(p),
+  );
+  const tests = [...paths].filter((p) => p.startsWith("test/") || p.endsWith(".test.ts"));
+  if (missing.length > 0 || tests.length > 0)
+    throw fail(
+      `npm pack of the new package: missing ${missing.join(", ") || "nothing"}, tests ${tests.join(", ") || "none"}`,
+    );
+  console.log(`npm pack --dry-run: ${packed.name}@${packed.version}, ${paths.size} files, no tests`);
 }

@@ -95,7 +95,8 @@ describe("trestle new transport", () => {
       exports: { ".": { types: "./dist/index.d.ts", default: "./dist/index.js" } },
       scripts: { build: "tsc -p tsconfig.build.json", test: "vitest run", typecheck: "tsc -p tsconfig.json" },
       peerDependencies: { "@trestle/core": `^${SERVER_VERSION}` },
-      dependencies: { zod: exampleManifest.dependencies.zod },
+      files: ["dist", "src", "README.md"],
+      dependencies: { zod: `^${exampleManifest.dependencies.zod}` },
       devDependencies: {
         "@trestle/core": `^${SERVER_VERSION}`,
         vitest: exampleManifest.devDependencies.vitest,

@@ -47,7 +47,8 @@ function packageJson(template: TransportTemplate, names: TransportNames, coreRan
     type: "module",
     sideEffects: false,
     engines: { node: template.nodeEngines },
-    files: ["dist", "README.md"],
+    // src/ too: the declaration and source maps in dist/ point into it.
+    files: ["dist", "src", "README.md"],
     exports: { ".": { types: "./dist/index.d.ts", default: "./dist/index.js" } },
     scripts: {
       build: "tsc -p tsconfig.build.json",
@@ -57,7 +58,8 @@ function packageJson(template: TransportTemplate, names: TransportNames, coreRan
     },
     // A peer: the plugin's TrestleError and contract types must be the router's own, not a second copy.
     peerDependencies: { "@trestle/core": coreRange },
-    dependencies: { zod: template.versions.zod },
+    // A range: any zod 4 the deployer's tree already has serves (the router reads the schema as a Standard Schema).
+    dependencies: { zod: `^${template.versions.zod}` },
     devDependencies: {
       "@trestle/core": coreRange,
       "@types/node": template.versions["@types/node"],
