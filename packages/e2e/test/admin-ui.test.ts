@@ -4,15 +4,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { launchChromium, screenshotDir } from "./support/browser.js";
-import {
-  api,
-  echoTool,
-  type RouterProcess,
-  serviceHealthy,
-  startFixtureCapability,
-  startRouter,
-  stopAll,
-} from "./support/processes.js";
+import { api, type RouterProcess, serviceHealthy, stopAll } from "./support/processes.js";
+import { startRouterWithPrincipals } from "./support/router-with-principals.js";
 
 const ADMIN = "ui-admin-token-0123456789abcdef01";
 const AGENT = "ui-agent-token-0123456789abcdef01";
@@ -49,29 +42,14 @@ describe("the admin UI in Chromium", () => {
       noBrowser = error;
       return;
     }
-    router = await startRouter(["--builtins"], {
-      TRESTLE_TOKENS: JSON.stringify([
-        { name: "ops", token: ADMIN, scopes: ["admin"] },
-        { name: "agent", token: AGENT, scopes: ["mcp"] },
-        { name: "fixtures", token: REGISTER, scopes: ["register"] },
-      ]),
-      // The fixture registers on loopback with a register token: private addresses are for admins unless allowed.
-      TRESTLE_REGISTRATION_ALLOWED_NETWORKS: "127.0.0.0/8",
-    });
-    await startFixtureCapability(router.url, [
-      "--service-name",
-      "fixture",
-      "--service-type",
-      "tool-invoker",
-      "--token",
-      REGISTER,
-    ]);
-    const admin = { authorization: `Bearer ${ADMIN}` };
-    await Promise.all([
-      serviceHealthy(router.url, "fixture", admin),
-      serviceHealthy(router.url, "trestle", admin),
-    ]);
-    await api(router.url, "POST", "/api/v1/tools", echoTool("echo_city", "fixture"), admin);
+    let admin: { authorization: string };
+    ({ router, admin } = await startRouterWithPrincipals({
+      adminToken: ADMIN,
+      registerToken: REGISTER,
+      principals: { agent: AGENT },
+      args: ["--builtins"],
+    }));
+    await serviceHealthy(router.url, "trestle", admin);
 
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     page.on("request", (request) => requestedUrls.push(request.url()));

@@ -1,17 +1,8 @@
 import { createParser } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { modernRequest } from "./support/mcp-wire.js";
-import {
-  api,
-  echoTool,
-  eventually,
-  fixtureCapability,
-  type RouterProcess,
-  serviceHealthy,
-  startNode,
-  startRouter,
-  stopAll,
-} from "./support/processes.js";
+import { api, eventually, type RouterProcess, stopAll } from "./support/processes.js";
+import { startRouterWithPrincipals } from "./support/router-with-principals.js";
 
 /**
  * The audit trail and the policy managed through the management API, on a real router: two `mcp` principals
@@ -62,37 +53,20 @@ describe("the audit trail and policies managed through the API", () => {
     );
 
   beforeAll(async () => {
-    router = await startRouter([], {
-      TRESTLE_TOKENS: JSON.stringify([
-        { name: "ops", token: ADMIN, scopes: ["admin"] },
-        { name: "alice", token: ALICE, scopes: ["mcp"] },
-        { name: "bob", token: BOB, scopes: ["mcp"] },
-        { name: "fixtures", token: REGISTER, scopes: ["register"] },
-      ]),
-      // The fixture registers from loopback with a register token.
-      TRESTLE_REGISTRATION_ALLOWED_NETWORKS: "127.0.0.0/8",
-      TRESTLE_POLICIES: JSON.stringify([
-        {
-          name: "no-paris-for-bob",
-          effect: "deny",
-          when: 'principal.name == "bob" && arguments.city == "Paris"',
-        },
-      ]),
-    });
-    // Started here rather than with startFixtureCapability, to give a loaded machine more time to start it.
-    const fixture = startNode(fixtureCapability, [
-      "--router",
-      router.url,
-      "--service-name",
-      "fixture",
-      "--service-type",
-      "tool-invoker",
-      "--token",
-      REGISTER,
-    ]);
-    await fixture.waitForLine((line) => line.includes('"ready"'), 120_000);
-    await serviceHealthy(router.url, "fixture", admin);
-    await api(router.url, "POST", "/api/v1/tools", echoTool("echo_city", "fixture"), admin);
+    ({ router } = await startRouterWithPrincipals({
+      adminToken: ADMIN,
+      registerToken: REGISTER,
+      principals: { alice: ALICE, bob: BOB },
+      env: {
+        TRESTLE_POLICIES: JSON.stringify([
+          {
+            name: "no-paris-for-bob",
+            effect: "deny",
+            when: 'principal.name == "bob" && arguments.city == "Paris"',
+          },
+        ]),
+      },
+    }));
   }, 300_000);
 
   afterAll(async () => {

@@ -1,32 +1,12 @@
 import type { AddressInfo } from "node:net";
-import { type Message, type Part, Role, TaskState } from "@a2a-js/sdk";
+import { type Message, Role, TaskState } from "@a2a-js/sdk";
 import { AgentEvent, type AgentExecutor, DefaultRequestHandler, InMemoryTaskStore } from "@a2a-js/sdk/server";
 import { jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { type BridgeTransport, type JsonObject, type ServiceHandlers, TrestleError } from "@trestle/core";
 import { describeTransportContract, type ServedCapability } from "@trestle/core/testing";
 import express from "express";
 import { a2aSkillUri, createA2aTransport } from "../src/index.js";
-
-function textPart(text: string): Part {
-  return { content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "" };
-}
-
-function agentMessage(text: string, taskId: string, contextId: string): Message {
-  return {
-    messageId: crypto.randomUUID(),
-    contextId,
-    taskId,
-    role: Role.ROLE_AGENT,
-    parts: [textPart(text)],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-}
-
-function status(state: TaskState, message?: Message) {
-  return { state, message, timestamp: new Date().toISOString() };
-}
+import { a2aMessage, taskStatus, textPart } from "../src/testing/index.js";
 
 /**
  * The kit's reference capability as an A2A agent (v1.0, JSON-RPC, streaming) on a loopback port, written with
@@ -43,13 +23,18 @@ async function serveOverA2a(handlers: ServiceHandlers): Promise<ServedCapability
       running.set(taskId, controller);
       const update = (state: TaskState, message?: Message) =>
         bus.publish(
-          AgentEvent.statusUpdate({ taskId, contextId, status: status(state, message), metadata: undefined }),
+          AgentEvent.statusUpdate({
+            taskId,
+            contextId,
+            status: taskStatus(state, message),
+            metadata: undefined,
+          }),
         );
       bus.publish(
         AgentEvent.task({
           id: taskId,
           contextId,
-          status: status(TaskState.TASK_STATE_WORKING),
+          status: taskStatus(TaskState.TASK_STATE_WORKING),
           artifacts: [],
           history: [userMessage],
           metadata: undefined,
@@ -89,7 +74,10 @@ async function serveOverA2a(handlers: ServiceHandlers): Promise<ServedCapability
         if (!controller.signal.aborted) {
           update(
             TaskState.TASK_STATE_FAILED,
-            agentMessage(TrestleError.from(error).rawMessage, taskId, contextId),
+            a2aMessage(Role.ROLE_AGENT, [textPart(TrestleError.from(error).rawMessage)], {
+              taskId,
+              contextId,
+            }),
           );
         }
       } finally {
@@ -103,7 +91,7 @@ async function serveOverA2a(handlers: ServiceHandlers): Promise<ServedCapability
         AgentEvent.statusUpdate({
           taskId,
           contextId: "",
-          status: status(TaskState.TASK_STATE_CANCELED),
+          status: taskStatus(TaskState.TASK_STATE_CANCELED),
           metadata: undefined,
         }),
       );

@@ -1,6 +1,7 @@
-import { Role, type StreamResponse, TaskState } from "@a2a-js/sdk";
+import { type StreamResponse, TaskState } from "@a2a-js/sdk";
 import { type Client, ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { type PostgresCluster, startPostgresCluster } from "@trestle/test-support/postgres";
+import { sendMessageParams, toolCallPart } from "@trestle/transport-a2a/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   api,
@@ -47,28 +48,7 @@ describe("the router's A2A tasks on two replicas sharing PostgreSQL", () => {
   it("a task started on one replica is read, followed and cancelled on the other", async () => {
     const onA = await client(a.url);
     const onB = await client(b.url);
-    const stream = onA.sendMessageStream({
-      tenant: "",
-      message: {
-        messageId: crypto.randomUUID(),
-        contextId: "",
-        taskId: "",
-        role: Role.ROLE_USER,
-        parts: [
-          {
-            content: { $case: "data", value: { tool: "sleeper", arguments: {} } },
-            metadata: undefined,
-            filename: "",
-            mediaType: "application/json",
-          },
-        ],
-        metadata: undefined,
-        extensions: [],
-        referenceTaskIds: [],
-      },
-      configuration: undefined,
-      metadata: undefined,
-    });
+    const stream = onA.sendMessageStream(sendMessageParams([toolCallPart("sleeper", {})]));
     const seen: StreamResponse[] = [];
     let taskId = "";
     for await (const event of stream) {

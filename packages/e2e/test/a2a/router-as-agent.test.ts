@@ -1,8 +1,15 @@
 import { join } from "node:path";
-import { type Message, type Part, Role, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk";
+import { type StreamResponse, type Task, TaskState } from "@a2a-js/sdk";
 import { type Client, ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  artifactText,
+  sendMessageParams,
+  statusText,
+  textPart,
+  toolCallPart,
+} from "@trestle/transport-a2a/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   api,
@@ -29,41 +36,6 @@ interface CallEvent {
     backend: { protocol: string; method: string };
     notes: { action: string; what: string }[];
   };
-}
-
-function message(parts: Part[], extra: Partial<Message> = {}) {
-  return {
-    tenant: "",
-    message: {
-      messageId: crypto.randomUUID(),
-      contextId: "",
-      taskId: "",
-      role: Role.ROLE_USER,
-      parts,
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-      ...extra,
-    },
-    configuration: undefined,
-    metadata: undefined,
-  };
-}
-
-function callPart(tool: string, args: Record<string, unknown>): Part {
-  return {
-    content: { $case: "data", value: { tool, arguments: args } },
-    metadata: undefined,
-    filename: "",
-    mediaType: "application/json",
-  };
-}
-
-function artifactText(task: Task): string {
-  return task.artifacts
-    .flatMap((a) => a.parts)
-    .flatMap((p) => (p.content?.$case === "text" ? [p.content.value] : []))
-    .join("");
 }
 
 async function rpc(url: string, body: unknown, headers: Record<string, string> = {}) {
@@ -148,7 +120,9 @@ describe("an @a2a-js/sdk client calling the router as an A2A agent", () => {
   });
 
   it("calls a tool named in a data part, with the translation report on its event", async () => {
-    const reply = (await a2a.sendMessage(message([callPart("echo", { city: "Oslo" })]))) as Task;
+    const reply = (await a2a.sendMessage(
+      sendMessageParams([toolCallPart("echo", { city: "Oslo" })]),
+    )) as Task;
     expect(reply.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(JSON.parse(artifactText(reply)).arguments).toEqual({ city: "Oslo" });
     const fetched = await a2a.getTask({ tenant: "", id: reply.id, historyLength: undefined });
@@ -167,7 +141,9 @@ describe("an @a2a-js/sdk client calling the router as an A2A agent", () => {
     const events: StreamResponse[] = [];
     let firstChunkAt: number | undefined;
     for await (const event of a2a.sendMessageStream(
-      message([callPart("execute_code", { language: "sim", code: "one\ntwo\nthree", arguments: ["300"] })]),
+      sendMessageParams([
+        toolCallPart("execute_code", { language: "sim", code: "one\ntwo\nthree", arguments: ["300"] }),
+      ]),
     )) {
       if (event.payload?.$case === "artifactUpdate") firstChunkAt ??= Date.now();
       events.push(event);
@@ -203,7 +179,7 @@ describe("an @a2a-js/sdk client calling the router as an A2A agent", () => {
   });
 
   it("cancels a running call with CancelTask", async () => {
-    const stream = a2a.sendMessageStream(message([callPart("sleeper", {})]));
+    const stream = a2a.sendMessageStream(sendMessageParams([toolCallPart("sleeper", {})]));
     let taskId = "";
     const seen: StreamResponse[] = [];
     for await (const event of stream) {
@@ -229,16 +205,13 @@ describe("an @a2a-js/sdk client calling the router as an A2A agent", () => {
   });
 
   it("carries an input-required turn of a tool (here an A2A agent behind the router) in the same task", async () => {
-    const first = (await a2a.sendMessage(message([callPart("h_converse", { message: "hi" })]))) as Task;
+    const first = (await a2a.sendMessage(
+      sendMessageParams([toolCallPart("h_converse", { message: "hi" })]),
+    )) as Task;
     expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    const question = first.status?.message?.parts[0]?.content;
-    expect(question?.$case === "text" && question.value).toBe("What is your name?");
-    const answer = { $case: "text" as const, value: "Ada" };
+    expect(statusText(first.status)).toBe("What is your name?");
     const second = (await a2a.sendMessage(
-      message([{ content: answer, metadata: undefined, filename: "", mediaType: "text/plain" }], {
-        taskId: first.id,
-        contextId: first.contextId,
-      }),
+      sendMessageParams([textPart("Ada")], { taskId: first.id, contextId: first.contextId }),
     )) as Task;
     expect(second.id).toBe(first.id);
     expect(second.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -252,19 +225,12 @@ describe("an @a2a-js/sdk client calling the router as an A2A agent", () => {
     );
     // One catalog tool (and the code execution tool, which a text alone cannot call).
     expect((await solo.getAgentCard()).skills.map((s) => s.id)).toEqual(["forecast", "execute_code"]);
-    const text = (value: string): Part => ({
-      content: { $case: "text", value },
-      metadata: undefined,
-      filename: "",
-      mediaType: "text/plain",
-    });
-    const reply = (await solo.sendMessage(message([text("Bergen")]))) as Task;
+    const reply = (await solo.sendMessage(sendMessageParams([textPart("Bergen")]))) as Task;
     expect(reply.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(JSON.parse(artifactText(reply)).arguments).toEqual({ city: "Bergen" });
-    const ambiguous = (await a2a.sendMessage(message([text("Bergen")]))) as Task;
+    const ambiguous = (await a2a.sendMessage(sendMessageParams([textPart("Bergen")]))) as Task;
     expect(ambiguous.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
-    const why = ambiguous.status?.message?.parts[0]?.content;
-    expect(why?.$case === "text" && why.value).toContain('Name the tool: send a data part {"tool": NAME');
+    expect(statusText(ambiguous.status)).toContain('Name the tool: send a data part {"tool": NAME');
   });
 
   it("serves a v0.3 client: its card, message/send and tasks/get with v0.3 shapes and no A2A-Version", async () => {
@@ -323,7 +289,9 @@ describe("an @a2a-js/sdk client calling the router as an A2A agent", () => {
     const working: string[] = [];
     let released = false;
     let final: TaskState | undefined;
-    for await (const event of a2a.sendMessageStream(message([callPart("h_stream", { message: "go" })]))) {
+    for await (const event of a2a.sendMessageStream(
+      sendMessageParams([toolCallPart("h_stream", { message: "go" })]),
+    )) {
       const payload = event.payload;
       if (payload?.$case !== "statusUpdate") continue;
       const state = payload.value.status?.state;

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { wireMessageParams, wireToolCallParams } from "@trestle/transport-a2a/testing";
 import { createParser } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MODERN_REVISION, modernRequest } from "../support/mcp-wire.js";
@@ -110,14 +111,6 @@ async function a2a(
     body: JSON.parse(text) as { result?: Record<string, unknown>; error?: { code: number; message: string } },
   };
 }
-
-const callMessage = (tool: string, args: Record<string, unknown>) => ({
-  message: {
-    messageId: crypto.randomUUID(),
-    role: "ROLE_USER",
-    parts: [{ data: { tool, arguments: args } }],
-  },
-});
 
 describe("red team: bounded work and storage per principal", () => {
   let router: RouterProcess;
@@ -250,21 +243,19 @@ describe("red team: bounded work and storage per principal", () => {
 
     for (let i = 0; i < 2; i++) {
       expect(
-        (await a2a(router, ALICE, "SendMessage", callMessage("greet", { name: "x" }))).body.result,
+        (await a2a(router, ALICE, "SendMessage", wireToolCallParams("greet", { name: "x" }))).body.result,
       ).toBeDefined();
     }
-    const refused = await a2a(router, ALICE, "SendMessage", callMessage("greet", { name: "x" }));
+    const refused = await a2a(router, ALICE, "SendMessage", wireToolCallParams("greet", { name: "x" }));
     expect(refused.body.error?.message).toContain("Too many tasks: 'alice' holds 2");
     expect(
-      (await a2a(router, MALLORY, "SendMessage", callMessage("greet", { name: "y" }))).body.result,
+      (await a2a(router, MALLORY, "SendMessage", wireToolCallParams("greet", { name: "y" }))).body.result,
     ).toBeDefined();
   });
 
   it("a refused A2A message of megabytes is not kept: its task holds only a note of it", async () => {
     const text = "z".repeat(3 * 1024 * 1024);
-    const sent = await a2a(router, CAROL, "SendMessage", {
-      message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] },
-    });
+    const sent = await a2a(router, CAROL, "SendMessage", wireMessageParams([{ text }]));
     const task = sent.body.result?.task as { id: string; status: { state: string } };
     expect(task.status.state).toBe("TASK_STATE_REJECTED");
     const got = await a2a(router, CAROL, "GetTask", { id: task.id });
@@ -314,7 +305,7 @@ describe("red team: bounded work and storage per principal", () => {
       router,
       CAROL,
       "SendMessage",
-      callMessage("greet", { name: "page" }),
+      wireToolCallParams("greet", { name: "page" }),
       "text/plain",
     );
     expect(posted.status).toBe(415);

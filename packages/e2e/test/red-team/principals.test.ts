@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { wireMessageParams, wireTaskOf, wireToolCallParams } from "@trestle/transport-a2a/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { modernRequest } from "../support/mcp-wire.js";
 import { api, eventually, type RouterProcess, repoRoot, startRouter, stopAll } from "../support/processes.js";
@@ -43,25 +44,6 @@ async function a2a(
   });
   const text = await response.text();
   return { status: response.status, body: JSON.parse(text) as RpcAnswer["body"] };
-}
-
-/** A v1.0 message calling `tool` with `args` (a data part), optionally continuing `taskId`. */
-function callMessage(tool: string, args: Record<string, unknown>, taskId?: string) {
-  return {
-    message: {
-      messageId: crypto.randomUUID(),
-      role: "ROLE_USER",
-      parts: [{ data: { tool, arguments: args } }],
-      ...(taskId ? { taskId } : {}),
-    },
-  };
-}
-
-/** The task a SendMessage answered with. */
-function taskOf(answer: RpcAnswer): { id: string; status: { state: string }; history?: unknown[] } {
-  const result = answer.body.result as { task?: unknown } | undefined;
-  if (!result?.task) throw new Error(`expected a task, got ${JSON.stringify(answer.body)}`);
-  return result.task as { id: string; status: { state: string } };
 }
 
 /** Every file under `dir`, read as text (the store's files, whatever PGlite names them). */
@@ -148,12 +130,12 @@ describe("red team: one principal cannot reach another's A2A tasks, MCP tasks, r
       router,
       ALICE,
       "SendMessage",
-      callMessage("slow_compute", {
+      wireToolCallParams("slow_compute", {
         seconds: 3,
         environment: { DATABASE_URL: `postgres://app:${URL_CANARY}@db/shop`, db_password: PASSWORD_CANARY },
       }),
     );
-    const task = taskOf(sent);
+    const task = wireTaskOf(sent.body);
     const unknown = crypto.randomUUID();
 
     const listed = await a2a(router, MALLORY, "ListTasks", { pageSize: 100 });
@@ -190,28 +172,31 @@ describe("red team: one principal cannot reach another's A2A tasks, MCP tasks, r
   });
 
   it("A2A: another principal cannot continue a task that waits for input; its owner can", async () => {
-    const asked = taskOf(
-      await a2a(router, ALICE, "SendMessage", callMessage("test_input_required_result_elicitation", {})),
+    const asked = wireTaskOf(
+      (
+        await a2a(
+          router,
+          ALICE,
+          "SendMessage",
+          wireToolCallParams("test_input_required_result_elicitation", {}),
+        )
+      ).body,
     );
     expect(asked.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
-    const stolen = await a2a(router, MALLORY, "SendMessage", {
-      message: {
-        messageId: crypto.randomUUID(),
-        role: "ROLE_USER",
-        taskId: asked.id,
-        parts: [{ data: { name: "Mallory" } }],
-      },
-    });
+    const stolen = await a2a(
+      router,
+      MALLORY,
+      "SendMessage",
+      wireMessageParams([{ data: { name: "Mallory" } }], asked.id),
+    );
     expect(stolen.body.error?.code).toBe(-32001);
-    const answered = await a2a(router, ALICE, "SendMessage", {
-      message: {
-        messageId: crypto.randomUUID(),
-        role: "ROLE_USER",
-        taskId: asked.id,
-        parts: [{ data: { name: "Ada" } }],
-      },
-    });
-    const done = taskOf(answered);
+    const answered = await a2a(
+      router,
+      ALICE,
+      "SendMessage",
+      wireMessageParams([{ data: { name: "Ada" } }], asked.id),
+    );
+    const done = wireTaskOf(answered.body);
     expect(done.status.state).toBe("TASK_STATE_COMPLETED");
     expect(JSON.stringify(answered.body)).toContain("Hello, Ada!");
   });

@@ -1,4 +1,3 @@
-import { defineOperation } from "../http/json-api.js";
 import {
   auditPageSchema,
   auditQuerySchema,
@@ -6,61 +5,57 @@ import {
   policyUpdateSchema,
   policyViewSchema,
 } from "./api-schemas.js";
+import { jsonAnswer, operationGroup } from "./operation-group.js";
 
 /*
  * The operations of the audit trail and of the policy rules managed through the API (see operations.ts, which
  * lists them with the rest).
  */
 
-const listAuditRecords = defineOperation({
+const auditOperation = operationGroup({ tags: ["audit"], scope: "admin" });
+const policyOperation = operationGroup({ tags: ["policies"], scope: "admin" });
+
+const listAuditRecords = auditOperation({
   id: "listAuditRecords",
   method: "GET",
   path: "/api/audit",
   summary: "Query the audit trail: policy decisions and call outcomes, newest first",
   description:
     "Records are shared by the replicas (they are in the store). A record names the principal, never its token; arguments only with `audit.arguments: redacted`.",
-  tags: ["audit"],
-  scope: "admin",
   query: auditQuerySchema,
-  response: { kind: "json", status: 200, description: "A page of records", data: auditPageSchema },
+  response: jsonAnswer("A page of records", auditPageSchema),
   errors: [400, 503],
 });
 
-const auditStream = defineOperation({
+const auditStream = auditOperation({
   id: "auditStream",
   method: "GET",
   path: "/api/audit/stream",
   summary: "Follow the audit trail live",
   description:
     "Server-sent events named `audit`, one record each, from every replica, as they are written (records wait in a batch for up to about 200 ms). The SSE id is the record's id: a client that reconnects with `Last-Event-ID` gets the records written after it first.",
-  tags: ["audit"],
-  scope: "admin",
   response: { kind: "sse", description: "Audit records as they are written.", events: auditRecordSchema },
   errors: [503],
 });
 
-const getPolicies = defineOperation({
+const getPolicies = policyOperation({
   id: "getPolicies",
   method: "GET",
   path: "/api/policies",
   summary: "The policy in force: configured rules, rules managed through the API, and the default",
-  tags: ["policies"],
-  scope: "admin",
-  response: { kind: "json", status: 200, description: "The policy", data: policyViewSchema },
+  response: jsonAnswer("The policy", policyViewSchema),
   errors: [],
 });
 
-const putPolicies = defineOperation({
+const putPolicies = policyOperation({
   id: "putPolicies",
   method: "PUT",
   path: "/api/policies",
   summary: "Replace the rules managed through the API (and optionally the default)",
   description:
     "Each rule's `when` is compiled first: a rule that does not compile is answered 400 naming it and CEL's error, and nothing is stored. The configured rules stay first and cannot be changed here. The change applies to the next call on every replica, and MCP clients are told their lists changed.",
-  tags: ["policies"],
-  scope: "admin",
   body: { kind: "json", schema: policyUpdateSchema, what: "policy", description: "The managed rules" },
-  response: { kind: "json", status: 200, description: "The policy now in force", data: policyViewSchema },
+  response: jsonAnswer("The policy now in force", policyViewSchema),
   errors: [400, 503],
 });
 

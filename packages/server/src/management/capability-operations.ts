@@ -1,6 +1,5 @@
 import { registrationSchema } from "@trestle/registry";
 import { z } from "zod";
-import { defineOperation } from "../http/json-api.js";
 import {
   fleetStatusSchema,
   healthRecordSchema,
@@ -8,38 +7,35 @@ import {
   registeredServiceSchema,
   serviceCircuitSchema,
 } from "./api-schemas.js";
+import { jsonAnswer, operationGroup } from "./operation-group.js";
 
-// Capability services
-const registerService = defineOperation({
+// Capability services: registration needs only a `register` token, the rest `admin`.
+const registrationOperation = operationGroup({ tags: ["capabilities"], scope: "register" });
+const capabilityOperation = operationGroup({ tags: ["capabilities"], scope: "admin" });
+const registerService = registrationOperation({
   id: "registerService",
   method: "POST",
   path: "/api/v1/management/discovery",
   summary: "Register a capability service (or register it again: same id)",
   description:
     "A `register` token is enough. A registration is bound to the principal that made it: another one's re-registration, or one under a service name that principal holds, is refused (403).",
-  tags: ["capabilities"],
-  scope: "register",
   body: {
     kind: "json",
     schema: registrationSchema,
     what: "service registration",
     description: "Where the service listens and what it offers",
   },
-  response: {
-    kind: "json",
-    status: 200,
-    description: "The service's target, with the id to heartbeat and deregister with",
-    data: registeredServiceSchema.shape.target,
-  },
+  response: jsonAnswer(
+    "The service's target, with the id to heartbeat and deregister with",
+    registeredServiceSchema.shape.target,
+  ),
   errors: [400, 403, 409, 503],
 });
-const deregisterService = defineOperation({
+const deregisterService = registrationOperation({
   id: "deregisterService",
   method: "DELETE",
   path: "/api/v1/management/discovery",
   summary: "Deregister a capability service",
-  tags: ["capabilities"],
-  scope: "register",
   body: {
     kind: "json",
     schema: z.object({
@@ -48,16 +44,14 @@ const deregisterService = defineOperation({
     what: "deregistration",
     description: "The service's registration id",
   },
-  response: { kind: "json", status: 200, description: "Deregistered", data: z.null() },
+  response: jsonAnswer("Deregistered", z.null()),
   errors: [400, 403, 404, 503],
 });
-const heartbeat = defineOperation({
+const heartbeat = registrationOperation({
   id: "heartbeat",
   method: "POST",
   path: "/api/v1/management/discovery/heartbeats",
   summary: "Tell the router a capability service is alive",
-  tags: ["capabilities"],
-  scope: "register",
   body: {
     kind: "text",
     // Wanaku 0.2.0 clients send the id as raw text; some send it as a JSON string or {"id": …}.
@@ -80,97 +74,65 @@ const heartbeat = defineOperation({
     json: z.union([z.string(), z.object({ id: z.string() })]),
     description: 'The service\'s registration id, as text (or a JSON string, or `{"id": …}`)',
   },
-  response: { kind: "json", status: 200, description: "Recorded", data: z.null() },
+  response: jsonAnswer("Recorded", z.null()),
   errors: [400, 403, 404, 503],
 });
-const listCapabilities = defineOperation({
+const listCapabilities = capabilityOperation({
   id: "listCapabilities",
   method: "GET",
   path: "/api/v1/capabilities",
   summary: "List the registered capability services with their health and last activity",
-  tags: ["capabilities"],
-  scope: "admin",
-  response: {
-    kind: "json",
-    status: 200,
-    description: "The services",
-    data: z.array(registeredServiceSchema),
-  },
+  response: jsonAnswer("The services", z.array(registeredServiceSchema)),
   errors: [503],
 });
-const capabilitiesStatus = defineOperation({
+const capabilitiesStatus = capabilityOperation({
   id: "capabilitiesStatus",
   method: "GET",
   path: "/api/v1/capabilities/status",
   summary: "How many services are in each health state",
-  tags: ["capabilities"],
-  scope: "admin",
-  response: { kind: "json", status: 200, description: "The counts", data: fleetStatusSchema },
+  response: jsonAnswer("The counts", fleetStatusSchema),
   errors: [],
 });
-const capabilityCircuits = defineOperation({
+const capabilityCircuits = capabilityOperation({
   id: "capabilityCircuits",
   method: "GET",
   path: "/api/v1/capabilities/circuits",
   summary: "Each registered service's circuit and calls in flight, on the router process that answers",
   description:
     "Circuits are kept per router process: each replica judges the calls it made, so another replica may answer differently.",
-  tags: ["capabilities"],
-  scope: "admin",
-  response: {
-    kind: "json",
-    status: 200,
-    description: "One entry per registered service",
-    data: z.array(serviceCircuitSchema),
-  },
+  response: jsonAnswer("One entry per registered service", z.array(serviceCircuitSchema)),
   errors: [],
 });
-const getCapability = defineOperation({
+const getCapability = capabilityOperation({
   id: "getCapability",
   method: "GET",
   path: "/api/v1/capabilities/{id}",
   summary: "Get a registered service",
-  tags: ["capabilities"],
-  scope: "admin",
   params: idParams,
-  response: { kind: "json", status: 200, description: "The service", data: registeredServiceSchema },
+  response: jsonAnswer("The service", registeredServiceSchema),
   errors: [404],
 });
-const capabilityHealth = defineOperation({
+const capabilityHealth = capabilityOperation({
   id: "capabilityHealth",
   method: "GET",
   path: "/api/v1/capabilities/{id}/health",
   summary: "A service's latest health changes, newest first",
-  tags: ["capabilities"],
-  scope: "admin",
   params: idParams,
-  response: {
-    kind: "json",
-    status: 200,
-    description: "The health history",
-    data: z.array(healthRecordSchema),
-  },
+  response: jsonAnswer("The health history", z.array(healthRecordSchema)),
   errors: [400, 503],
 });
-const removeStaleCapabilities = defineOperation({
+const removeStaleCapabilities = capabilityOperation({
   id: "removeStaleCapabilities",
   method: "DELETE",
   path: "/api/v1/capabilities/stale",
   summary: "Remove the services with no sign of life for a while",
-  tags: ["capabilities"],
-  scope: "admin",
   query: z.object({
     olderThanMs: z
       .string()
       .optional()
       .describe("Milliseconds without a sign of life (default: the router's `staleServiceTtlMs`)"),
   }),
-  response: {
-    kind: "json",
-    status: 200,
-    description: "The services removed",
-    data: z.array(registeredServiceSchema),
-  },
+  response: jsonAnswer("The services removed", z.array(registeredServiceSchema)),
   errors: [400, 503],
 });
 

@@ -9,8 +9,8 @@ import {
   toolSchema,
 } from "@trestle/registry";
 import { z } from "zod";
-import { defineOperation } from "../http/json-api.js";
 import { entryListQuery, nameParams, namespaceQuery } from "./api-schemas.js";
+import { jsonAnswer, operationGroup } from "./operation-group.js";
 
 const bulkRemoveQuery = namespaceQuery.extend({
   labelFilter: z.string().optional().describe("A label expression: the entries whose labels match it go"),
@@ -58,28 +58,25 @@ interface EntryKind<M extends string, E extends z.ZodType, I extends z.ZodType> 
 function entryOperations<M extends string, E extends z.ZodType, I extends z.ZodType>(
   kind: EntryKind<M, E, I>,
 ) {
-  const base = { tags: [kind.many], scope: "admin" } as const;
-  const one = { params: nameParams, query: namespaceQuery } as const;
-  const answer = (description: string) =>
-    ({ kind: "json", status: 200, description, data: kind.entry }) as const;
+  const entryOperation = operationGroup({ tags: [kind.many], scope: "admin" });
+  const namedEntryOperation = operationGroup({
+    tags: [kind.many],
+    scope: "admin",
+    params: nameParams,
+    query: namespaceQuery,
+  });
+  const answer = (description: string) => jsonAnswer(description, kind.entry);
   return {
-    list: defineOperation({
-      ...base,
+    list: entryOperation({
       id: kind.ids.list,
       method: "GET",
       path: `/api/v1/${kind.many}`,
       summary: `List the ${kind.many} of a namespace`,
       query: entryListQuery,
-      response: {
-        kind: "json",
-        status: 200,
-        description: `The ${kind.many}, ${kind.order}`,
-        data: z.array(kind.entry),
-      },
+      response: jsonAnswer(`The ${kind.many}, ${kind.order}`, z.array(kind.entry)),
       errors: entryErrors,
     }),
-    add: defineOperation({
-      ...base,
+    add: entryOperation({
       id: kind.ids.add,
       method: "POST",
       path: `/api/v1/${kind.many}`,
@@ -88,24 +85,16 @@ function entryOperations<M extends string, E extends z.ZodType, I extends z.ZodT
       response: answer(`The ${kind.one} as stored (with its id)`),
       errors: writeErrors,
     }),
-    removeMatching: defineOperation({
-      ...base,
+    removeMatching: entryOperation({
       id: kind.ids.removeMatching,
       method: "DELETE",
       path: `/api/v1/${kind.many}`,
       summary: `Remove the ${kind.many} whose labels match a filter`,
       query: bulkRemoveQuery,
-      response: {
-        kind: "json",
-        status: 200,
-        description: `The ${kind.many} removed`,
-        data: z.array(kind.entry),
-      },
+      response: jsonAnswer(`The ${kind.many} removed`, z.array(kind.entry)),
       errors: writeErrors,
     }),
-    get: defineOperation({
-      ...base,
-      ...one,
+    get: namedEntryOperation({
       id: kind.ids.get,
       method: "GET",
       path: `/api/v1/${kind.many}/{name}`,
@@ -113,9 +102,7 @@ function entryOperations<M extends string, E extends z.ZodType, I extends z.ZodT
       response: answer(`The ${kind.one}`),
       errors: entryErrors,
     }),
-    update: defineOperation({
-      ...base,
-      ...one,
+    update: namedEntryOperation({
       id: kind.ids.update,
       method: "PUT",
       path: `/api/v1/${kind.many}/{name}`,
@@ -124,9 +111,7 @@ function entryOperations<M extends string, E extends z.ZodType, I extends z.ZodT
       response: answer(`The ${kind.one} as stored`),
       errors: writeErrors,
     }),
-    remove: defineOperation({
-      ...base,
-      ...one,
+    remove: namedEntryOperation({
       id: kind.ids.remove,
       method: "DELETE",
       path: `/api/v1/${kind.many}/{name}`,
@@ -142,10 +127,8 @@ function payloadOperation<M extends string, E extends z.ZodType, I extends z.Zod
   kind: EntryKind<M, E, I>,
   id: string,
 ) {
-  return defineOperation({
+  return operationGroup({ tags: [kind.many], scope: "admin" })({
     id,
-    tags: [kind.many],
-    scope: "admin",
     method: "POST",
     path: `/api/v1/${kind.many}/payloads`,
     summary: `Add a ${kind.one} and have its capability store its configuration and secrets`,
@@ -155,12 +138,7 @@ function payloadOperation<M extends string, E extends z.ZodType, I extends z.Zod
       what: `${kind.one} payload`,
       description: `The ${kind.one}, with its configuration and secrets`,
     },
-    response: {
-      kind: "json",
-      status: 200,
-      description: `The ${kind.one} as stored, with the URIs the capability provisioned`,
-      data: kind.entry,
-    },
+    response: jsonAnswer(`The ${kind.one} as stored, with the URIs the capability provisioned`, kind.entry),
     errors: [...writeErrors, 502],
   });
 }
@@ -217,50 +195,38 @@ const prompts = entryOperations({
 });
 
 // Namespaces
-const listNamespaces = defineOperation({
+const namespaceOperation = operationGroup({ tags: ["namespaces"], scope: "admin" });
+const listNamespaces = namespaceOperation({
   id: "listNamespaces",
   method: "GET",
   path: "/api/v1/namespaces",
   summary: "List the namespaces, the default one first",
-  tags: ["namespaces"],
-  scope: "admin",
-  response: {
-    kind: "json",
-    status: 200,
-    description: "The namespaces",
-    data: z.array(namespaceEntrySchema),
-  },
+  response: jsonAnswer("The namespaces", z.array(namespaceEntrySchema)),
   errors: [],
 });
-const createNamespace = defineOperation({
+const createNamespace = namespaceOperation({
   id: "createNamespace",
   method: "POST",
   path: "/api/v1/namespaces",
   summary: "Create a namespace",
-  tags: ["namespaces"],
-  scope: "admin",
   body: { kind: "json", schema: namespaceInputSchema, what: "namespace", description: "The namespace" },
-  response: { kind: "json", status: 200, description: "The namespace as stored", data: namespaceEntrySchema },
+  response: jsonAnswer("The namespace as stored", namespaceEntrySchema),
   errors: [400, 409, 503],
 });
-const getNamespace = defineOperation({
+const getNamespace = namespaceOperation({
   id: "getNamespace",
   method: "GET",
   path: "/api/v1/namespaces/{name}",
   summary: "Get a namespace",
-  tags: ["namespaces"],
-  scope: "admin",
   params: z.object({ name: z.string().describe('The namespace\'s name ("" is the default one)') }),
-  response: { kind: "json", status: 200, description: "The namespace", data: namespaceEntrySchema },
+  response: jsonAnswer("The namespace", namespaceEntrySchema),
   errors: [404],
 });
-const deleteNamespace = defineOperation({
+const deleteNamespace = namespaceOperation({
   id: "deleteNamespace",
   method: "DELETE",
   path: "/api/v1/namespaces/{name}",
   summary: "Delete a namespace (with its entries when `cascade=true`; refused when not empty otherwise)",
-  tags: ["namespaces"],
-  scope: "admin",
   params: z.object({ name: z.string().describe("The namespace's name") }),
   query: z.object({
     cascade: z
@@ -268,7 +234,7 @@ const deleteNamespace = defineOperation({
       .optional()
       .describe("`true`: delete the namespace's tools, resources and prompts too"),
   }),
-  response: { kind: "json", status: 200, description: "The namespace deleted", data: namespaceEntrySchema },
+  response: jsonAnswer("The namespace deleted", namespaceEntrySchema),
   errors: [400, 404, 409, 503],
 });
 

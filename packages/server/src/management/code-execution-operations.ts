@@ -1,20 +1,19 @@
 import { z } from "zod";
-import { defineOperation } from "../http/json-api.js";
 import {
   codeExecutionEventSchema,
   codeExecutionRequestSchema,
   codeExecutionTaskSchema,
 } from "./api-schemas.js";
+import { jsonAnswer, operationGroup } from "./operation-group.js";
 
 // Code execution
-const startCodeExecution = defineOperation({
+const codeExecutionOperation = operationGroup({ tags: ["code execution"], scope: "admin" });
+const startCodeExecution = codeExecutionOperation({
   id: "startCodeExecution",
   method: "POST",
   path: "/api/v2/code-execution-engine/{engine}/{language}",
   summary: "Start running code on an engine",
   description: "Answers at once with a task id; read the output from the task's stream.",
-  tags: ["code execution"],
-  scope: "admin",
   params: z.object({
     engine: z.string().min(1).describe("The engine type"),
     language: z.string().min(1).describe("The language"),
@@ -25,18 +24,16 @@ const startCodeExecution = defineOperation({
     what: "code execution request",
     description: "The code and how to run it",
   },
-  response: { kind: "json", status: 202, description: "The task", data: codeExecutionTaskSchema },
+  response: jsonAnswer("The task", codeExecutionTaskSchema, 202),
   errors: [400],
 });
-const codeExecutionStream = defineOperation({
+const codeExecutionStream = codeExecutionOperation({
   id: "codeExecutionStream",
   method: "GET",
   path: "/api/v2/code-execution-engine/tasks/{id}/stream",
   summary: "Stream a code execution task's output",
   description:
     "Server-sent events: `reply` (an output), `error` (the run failed), `dropped` (replies lost before the stream was opened), then `end`. A task's stream can be read once.",
-  tags: ["code execution"],
-  scope: "admin",
   params: z.object({ id: z.string().min(1).describe("The task id") }),
   response: { kind: "sse", description: "The task's output.", events: codeExecutionEventSchema },
   errors: [404, 409],

@@ -1,17 +1,16 @@
 import { z } from "zod";
-import { defineOperation } from "../http/json-api.js";
 import { registryEventSchema, toolCallEventSchema } from "./api-schemas.js";
+import { jsonAnswer, operationGroup } from "./operation-group.js";
 
 // Events
-const toolCallNotifications = defineOperation({
+const eventOperation = operationGroup({ tags: ["events"], scope: "admin" });
+const toolCallNotifications = eventOperation({
   id: "toolCallNotifications",
   method: "GET",
   path: "/api/v2/tool-calls/notifications",
   summary: "Stream tool-call events as they happen",
   description:
     "Server-sent events named `started`, `completed` or `failed`; the SSE id is `<eventId>:<type>`, and a client that reconnects with `Last-Event-ID` gets the events it missed first. Events are redacted at their source.",
-  tags: ["events"],
-  scope: "admin",
   query: z.object({
     toolName: z.string().optional().describe("Only this tool's events"),
     lastEventId: z
@@ -22,35 +21,26 @@ const toolCallNotifications = defineOperation({
   response: { kind: "sse", description: "Tool-call events.", events: toolCallEventSchema },
   errors: [],
 });
-const toolCallHistory = defineOperation({
+const toolCallHistory = eventOperation({
   id: "toolCallHistory",
   method: "GET",
   path: "/api/v2/tool-calls/history",
   summary: "The latest tool-call events",
-  tags: ["events"],
-  scope: "admin",
   query: z.object({
     limit: z.string().optional().describe("How many events at most (a positive integer; default 100)"),
     toolName: z.string().optional().describe("Only this tool's events"),
     type: z.string().optional().describe("Only events of this type: `started`, `completed` or `failed`"),
     namespace: z.string().optional().describe("Only events of calls made in this namespace"),
   }),
-  response: {
-    kind: "json",
-    status: 200,
-    description: "The events, oldest first",
-    data: z.array(toolCallEventSchema),
-  },
+  response: jsonAnswer("The events, oldest first", z.array(toolCallEventSchema)),
   errors: [],
 });
-const registryEvents = defineOperation({
+const registryEvents = eventOperation({
   id: "registryEvents",
   method: "GET",
   path: "/api/v1/management/events",
   summary: "Stream registry events: registrations, deregistrations, updates and health changes",
   description: "Server-sent events named after the event's type.",
-  tags: ["events"],
-  scope: "admin",
   response: { kind: "sse", description: "Registry events.", events: registryEventSchema },
   errors: [],
 });

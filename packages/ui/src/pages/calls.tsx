@@ -3,6 +3,7 @@ import type { ApiClient } from "../api/api-client";
 import { ApiError } from "../api/api-client";
 import { useApi, useLoad } from "../components/api-context";
 import { Alert, Badge, Empty, PageHeader } from "../components/bits";
+import { type Column, DataTable } from "../components/data-table";
 import {
   addCallEvent,
   type CallFilter,
@@ -18,6 +19,36 @@ import { formatDuration, formatTime, namespaceLabel } from "../logic/format";
 const HISTORY_EVENTS = 500;
 /** Wait before the live stream is opened again after it dropped. */
 const RECONNECT_MS = 2_000;
+
+/** The calls table: when, where, which tool, who, how it ended, how long, and the error of a failed call. */
+const CALL_COLUMNS: readonly Column<CallRow>[] = [
+  { header: "Started", class: "mono small", cell: (row) => formatTime(row.startedAt) },
+  { header: "Namespace", cell: (row) => namespaceLabel(row.namespace) },
+  {
+    header: "Tool",
+    class: "mono",
+    cell: (row) => (
+      <>
+        {row.toolName}
+        {row.kind === "code-execution" && <div class="small muted">code execution</div>}
+      </>
+    ),
+  },
+  { header: "Principal", cell: (row) => row.principal },
+  {
+    header: "Outcome",
+    cell: (row) => (
+      <Badge tone={row.outcome === "ok" ? "good" : row.outcome === "error" ? "bad" : "warn"}>
+        {row.outcome === "error" ? "failed" : row.outcome}
+      </Badge>
+    ),
+  },
+  {
+    header: "Duration",
+    cell: (row) => (row.durationMs !== undefined ? formatDuration(row.durationMs) : ""),
+  },
+  { header: "Error", class: "small", title: (row) => row.errorCategory, cell: (row) => row.error ?? "" },
+];
 
 type StreamStatus = "connecting" | "live" | "reconnecting" | "stopped";
 
@@ -149,41 +180,13 @@ export function CallsPage() {
         </Empty>
       ) : (
         <div class="card">
-          <table aria-label="Tool calls">
-            <thead>
-              <tr>
-                <th>Started</th>
-                <th>Namespace</th>
-                <th>Tool</th>
-                <th>Principal</th>
-                <th>Outcome</th>
-                <th>Duration</th>
-                <th>Error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((row) => (
-                <tr key={row.eventId} data-tool={row.toolName} data-outcome={row.outcome}>
-                  <td class="mono small">{formatTime(row.startedAt)}</td>
-                  <td>{namespaceLabel(row.namespace)}</td>
-                  <td class="mono">
-                    {row.toolName}
-                    {row.kind === "code-execution" && <div class="small muted">code execution</div>}
-                  </td>
-                  <td>{row.principal}</td>
-                  <td>
-                    <Badge tone={row.outcome === "ok" ? "good" : row.outcome === "error" ? "bad" : "warn"}>
-                      {row.outcome === "error" ? "failed" : row.outcome}
-                    </Badge>
-                  </td>
-                  <td>{row.durationMs !== undefined ? formatDuration(row.durationMs) : ""}</td>
-                  <td class="small" title={row.errorCategory}>
-                    {row.error ?? ""}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            label="Tool calls"
+            columns={CALL_COLUMNS}
+            rows={shown}
+            rowKey={(row) => row.eventId}
+            rowData={(row) => ({ "data-tool": row.toolName, "data-outcome": row.outcome })}
+          />
         </div>
       )}
     </section>

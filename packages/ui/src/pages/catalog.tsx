@@ -2,6 +2,7 @@ import { useMemo, useState } from "preact/hooks";
 import type { Prompt, Resource, Tool } from "../api/types";
 import { useLoad } from "../components/api-context";
 import { Alert, Empty, PageHeader } from "../components/bits";
+import { type Column, DataTable } from "../components/data-table";
 import { searchCatalog } from "../logic/catalog-search";
 import { namespaceLabel } from "../logic/format";
 
@@ -83,35 +84,23 @@ export function CatalogPage({ onAddTool }: { onAddTool(namespace: string): void 
               <EntryTable
                 title="Tools"
                 total={entries.data?.tools.length ?? 0}
-                rows={found.tools.map((t) => ({
-                  key: t.name,
-                  name: t.name,
-                  detail: t.description ?? "",
-                  where: `${t.type} · ${t.uri}`,
-                  labels: t.labels,
-                }))}
+                rows={found.tools}
+                rowKey={(t) => t.name}
+                columns={TOOL_COLUMNS}
               />
               <EntryTable
                 title="Resources"
                 total={entries.data?.resources.length ?? 0}
-                rows={found.resources.map((r) => ({
-                  key: r.location,
-                  name: r.name,
-                  detail: r.description ?? "",
-                  where: `${r.type} · ${r.location}`,
-                  labels: r.labels,
-                }))}
+                rows={found.resources}
+                rowKey={(r) => r.location}
+                columns={RESOURCE_COLUMNS}
               />
               <EntryTable
                 title="Prompts"
                 total={entries.data?.prompts.length ?? 0}
-                rows={found.prompts.map((p) => ({
-                  key: p.name,
-                  name: p.name,
-                  detail: p.description ?? "",
-                  where: (p.arguments ?? []).map((a) => a.name).join(", "),
-                  labels: p.labels,
-                }))}
+                rows={found.prompts}
+                rowKey={(p) => p.name}
+                columns={PROMPT_COLUMNS}
               />
             </>
           )}
@@ -121,15 +110,61 @@ export function CatalogPage({ onAddTool }: { onAddTool(namespace: string): void 
   );
 }
 
-interface Row {
-  key: string;
+/** What every kind of catalog entry has: a name, a description and labels. */
+interface Entry {
   name: string;
-  detail: string;
-  where: string;
-  labels: Record<string, string> | undefined;
+  description?: string | undefined;
+  labels?: Record<string, string> | undefined;
 }
 
-function EntryTable({ title, total, rows }: { title: string; total: number; rows: Row[] }) {
+/** The catalog's columns around the one that differs by kind (`middle`): name, description, …, labels. */
+function entryColumns<E extends Entry>(middle: Column<E>): Column<E>[] {
+  return [
+    { header: "Name", class: "mono", cell: (e) => e.name },
+    { header: "Description", cell: (e) => e.description ?? "" },
+    middle,
+    {
+      header: "Labels",
+      cell: (e) =>
+        Object.entries(e.labels ?? {}).map(([k, v]) => (
+          <span key={k} class="label">
+            {k}={v}
+          </span>
+        )),
+    },
+  ];
+}
+
+const TOOL_COLUMNS = entryColumns<Tool>({
+  header: "Service · location",
+  class: "mono small",
+  cell: (t) => `${t.type} · ${t.uri}`,
+});
+const RESOURCE_COLUMNS = entryColumns<Resource>({
+  header: "Service · location",
+  class: "mono small",
+  cell: (r) => `${r.type} · ${r.location}`,
+});
+const PROMPT_COLUMNS = entryColumns<Prompt>({
+  header: "Arguments",
+  class: "mono small",
+  cell: (p) => (p.arguments ?? []).map((a) => a.name).join(", "),
+});
+
+/** One kind of entry: a card with its count (of all, when a search hides some) and its table. */
+function EntryTable<E>({
+  title,
+  total,
+  rows,
+  rowKey,
+  columns,
+}: {
+  title: string;
+  total: number;
+  rows: E[];
+  rowKey: (row: E) => string;
+  columns: readonly Column<E>[];
+}) {
   return (
     <div class="card">
       <h2>
@@ -138,32 +173,7 @@ function EntryTable({ title, total, rows }: { title: string; total: number; rows
       {rows.length === 0 ? (
         <Empty>{total === 0 ? `No ${title.toLowerCase()} in this namespace.` : "Nothing matches."}</Empty>
       ) : (
-        <table aria-label={title}>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Description</th>
-              <th>{title === "Prompts" ? "Arguments" : "Service · location"}</th>
-              <th>Labels</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={row.key}>
-                <td class="mono">{row.name}</td>
-                <td>{row.detail}</td>
-                <td class="mono small">{row.where}</td>
-                <td>
-                  {Object.entries(row.labels ?? {}).map(([k, v]) => (
-                    <span key={k} class="label">
-                      {k}={v}
-                    </span>
-                  ))}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable label={title} columns={columns} rows={rows} rowKey={rowKey} />
       )}
     </div>
   );

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import type { Forward } from "../api/types";
 import { useApi, useLoad } from "../components/api-context";
 import { Alert, Badge, Empty, PageHeader } from "../components/bits";
+import { type Column, DataTable } from "../components/data-table";
 import { namespaceLabel } from "../logic/format";
 
 const STATE_TONE: Record<Forward["status"]["state"], "good" | "warn" | "bad"> = {
@@ -16,6 +17,91 @@ function upstreamText(forward: Forward): string {
   if (u.kind === "stdio")
     return `stdio: ${u.program}${u.argumentCount ? ` (+${u.argumentCount} args)` : ""}, ${u.mode}${u.sandbox ? "" : ", unconfined"}`;
   return `${u.kind}: ${u.server}`;
+}
+
+/** A forward's key: its namespace and name. */
+const forwardKey = (forward: Forward) => `${forward.namespace}/${forward.name}`;
+
+/** What the forwards table shows besides each forward: the refreshes running and the ones that failed, by key. */
+interface RefreshState {
+  busy: Record<string, boolean>;
+  failures: Record<string, string>;
+  refresh(forward: Forward): Promise<void>;
+}
+
+/** The forwards table: name and prefix, namespace, upstream, state, what it imported, its last error, a refresh. */
+function forwardColumns({ busy, failures, refresh }: RefreshState): Column<Forward>[] {
+  return [
+    {
+      header: "Forward",
+      class: "mono",
+      cell: (f) => (
+        <>
+          {f.name}
+          {f.prefix ? <div class="small muted">prefix {f.prefix}</div> : null}
+        </>
+      ),
+    },
+    { header: "Namespace", cell: (f) => namespaceLabel(f.namespace) },
+    { header: "Upstream", class: "mono small", cell: upstreamText },
+    {
+      header: "Status",
+      cell: (f) => (
+        <>
+          <Badge tone={STATE_TONE[f.status.state]}>{f.status.state}</Badge>
+          {f.status.server && (
+            <div class="small muted">
+              {f.status.server.name} {f.status.server.version}
+            </div>
+          )}
+        </>
+      ),
+    },
+    {
+      header: "Imported",
+      class: "small",
+      cell: (f) => {
+        const i = f.status.imported;
+        return (
+          <>
+            {i.tools} tools, {i.resources + i.resourceTemplates} resources, {i.prompts} prompts
+            {f.status.skipped.length > 0 && (
+              <div
+                class="muted"
+                title={f.status.skipped.map((s) => `${s.upstreamName}: ${s.reason}`).join("\n")}
+              >
+                {f.status.skipped.length} skipped
+              </div>
+            )}
+            {f.status.importedAt && (
+              <div class="muted">at {new Date(f.status.importedAt).toLocaleTimeString()}</div>
+            )}
+          </>
+        );
+      },
+    },
+    {
+      header: "Last error",
+      class: "small",
+      cell: (f) => {
+        const failure = failures[forwardKey(f)];
+        return failure ? <span class="error-text">{failure}</span> : (f.status.error ?? "");
+      },
+    },
+    {
+      header: "",
+      cell: (f) => (
+        <button
+          type="button"
+          disabled={busy[forwardKey(f)] === true}
+          aria-label={`Refresh ${f.name}`}
+          onClick={() => void refresh(f)}
+        >
+          {busy[forwardKey(f)] ? "Refreshing…" : "Refresh"}
+        </button>
+      ),
+    },
+  ];
 }
 
 /** The forwards of every namespace with their import status and last error, each with a refresh button. */
@@ -60,74 +146,12 @@ export function ForwardsPage() {
       )}
       {list.length > 0 && (
         <div class="card">
-          <table aria-label="Forwards">
-            <thead>
-              <tr>
-                <th>Forward</th>
-                <th>Namespace</th>
-                <th>Upstream</th>
-                <th>Status</th>
-                <th>Imported</th>
-                <th>Last error</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((f) => {
-                const key = `${f.namespace}/${f.name}`;
-                const i = f.status.imported;
-                return (
-                  <tr key={key}>
-                    <td class="mono">
-                      {f.name}
-                      {f.prefix ? <div class="small muted">prefix {f.prefix}</div> : null}
-                    </td>
-                    <td>{namespaceLabel(f.namespace)}</td>
-                    <td class="mono small">{upstreamText(f)}</td>
-                    <td>
-                      <Badge tone={STATE_TONE[f.status.state]}>{f.status.state}</Badge>
-                      {f.status.server && (
-                        <div class="small muted">
-                          {f.status.server.name} {f.status.server.version}
-                        </div>
-                      )}
-                    </td>
-                    <td class="small">
-                      {i.tools} tools, {i.resources + i.resourceTemplates} resources, {i.prompts} prompts
-                      {f.status.skipped.length > 0 && (
-                        <div
-                          class="muted"
-                          title={f.status.skipped.map((s) => `${s.upstreamName}: ${s.reason}`).join("\n")}
-                        >
-                          {f.status.skipped.length} skipped
-                        </div>
-                      )}
-                      {f.status.importedAt && (
-                        <div class="muted">at {new Date(f.status.importedAt).toLocaleTimeString()}</div>
-                      )}
-                    </td>
-                    <td class="small">
-                      {failures[key] ? (
-                        <span class="error-text">{failures[key]}</span>
-                      ) : (
-                        (f.status.error ?? "")
-                      )}
-                    </td>
-                    <td>
-                      <button
-                        type="button"
-                        disabled={busy[key] === true}
-                        aria-label={`Refresh ${f.name}`}
-                        onClick={() => void refresh(f)}
-                      >
-                        {busy[key] ? "Refreshing…" : "Refresh"}
-                      </button>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+          <DataTable
+            label="Forwards"
+            columns={forwardColumns({ busy, failures, refresh })}
+            rows={list}
+            rowKey={forwardKey}
+          />
         </div>
       )}
     </section>

@@ -1,6 +1,7 @@
 import type { CircuitState, HealthState, RegisteredService, ServiceCircuit } from "../api/types";
 import { useInterval, useLoad } from "../components/api-context";
 import { Alert, Badge, Empty, PageHeader } from "../components/bits";
+import { type Column, DataTable } from "../components/data-table";
 import { formatAgo } from "../logic/format";
 
 const HEALTH_TONE: Record<HealthState, "good" | "warn" | "bad"> = {
@@ -19,6 +20,55 @@ interface Fleet {
   services: RegisteredService[];
   circuits: Map<string, ServiceCircuit>;
   at: number;
+}
+
+/** The instances table: id, type, address, health, circuit and calls in flight, last sign of life, registrant. */
+function serviceColumns(fleet: Fleet | undefined): Column<RegisteredService>[] {
+  return [
+    { header: "Instance", class: "mono small", title: (s) => s.id, cell: (s) => s.id.slice(0, 8) },
+    {
+      header: "Type",
+      cell: (s) => (
+        <>
+          {s.target.serviceType}
+          {s.target.languageName ? ` (${s.target.languageName})` : ""}
+        </>
+      ),
+    },
+    {
+      header: "Address",
+      class: "mono small",
+      cell: (s) => (
+        <>
+          {s.target.host}:{s.target.port}
+          {s.target.protocol ? ` · ${s.target.protocol}` : ""}
+        </>
+      ),
+    },
+    {
+      header: "Health",
+      cell: (s) => (
+        <>
+          <Badge tone={HEALTH_TONE[s.health]}>{s.health}</Badge>
+          {s.healthMessage && <div class="small muted">{s.healthMessage}</div>}
+        </>
+      ),
+    },
+    {
+      header: "Circuit",
+      cell: (s) => {
+        const circuit = fleet?.circuits.get(s.id);
+        return circuit ? (
+          <Badge tone={CIRCUIT_TONE[circuit.state]}>{circuit.state}</Badge>
+        ) : (
+          <Badge tone="muted">unknown</Badge>
+        );
+      },
+    },
+    { header: "In flight", cell: (s) => fleet?.circuits.get(s.id)?.inFlight ?? "–" },
+    { header: "Last seen", cell: (s) => formatAgo(s.lastSeenAt, fleet?.at ?? Date.now()) },
+    { header: "Registered by", cell: (s) => s.registeredBy ?? "" },
+  ];
 }
 
 /** The registered services, each instance with its health, its circuit on this router and its calls in flight. */
@@ -54,54 +104,12 @@ export function ServicesPage() {
                 {instances.length === 1 ? "1 instance" : `${instances.length} instances`}
               </span>
             </h2>
-            <table aria-label={`Instances of ${name}`}>
-              <thead>
-                <tr>
-                  <th>Instance</th>
-                  <th>Type</th>
-                  <th>Address</th>
-                  <th>Health</th>
-                  <th>Circuit</th>
-                  <th>In flight</th>
-                  <th>Last seen</th>
-                  <th>Registered by</th>
-                </tr>
-              </thead>
-              <tbody>
-                {instances.map((s) => {
-                  const circuit = fleet.data?.circuits.get(s.id);
-                  return (
-                    <tr key={s.id}>
-                      <td class="mono small" title={s.id}>
-                        {s.id.slice(0, 8)}
-                      </td>
-                      <td>
-                        {s.target.serviceType}
-                        {s.target.languageName ? ` (${s.target.languageName})` : ""}
-                      </td>
-                      <td class="mono small">
-                        {s.target.host}:{s.target.port}
-                        {s.target.protocol ? ` · ${s.target.protocol}` : ""}
-                      </td>
-                      <td>
-                        <Badge tone={HEALTH_TONE[s.health]}>{s.health}</Badge>
-                        {s.healthMessage && <div class="small muted">{s.healthMessage}</div>}
-                      </td>
-                      <td>
-                        {circuit ? (
-                          <Badge tone={CIRCUIT_TONE[circuit.state]}>{circuit.state}</Badge>
-                        ) : (
-                          <Badge tone="muted">unknown</Badge>
-                        )}
-                      </td>
-                      <td>{circuit?.inFlight ?? "–"}</td>
-                      <td>{formatAgo(s.lastSeenAt, fleet.data?.at ?? Date.now())}</td>
-                      <td>{s.registeredBy ?? ""}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
+            <DataTable
+              label={`Instances of ${name}`}
+              columns={serviceColumns(fleet.data)}
+              rows={instances}
+              rowKey={(s) => s.id}
+            />
           </div>
         ))}
       <p class="muted small">
