@@ -45,6 +45,8 @@ describe("trestle new transport", () => {
     expect(run.stdout).toContain("trestle-transport-demo-queue");
 
     expect(filesUnder(dir)).toEqual([
+      ".changeset/config.json",
+      ".changeset/first-release.md",
       ".gitignore",
       "README.md",
       "package.json",
@@ -101,7 +103,16 @@ describe("trestle new transport", () => {
         "@trestle/core": `^${SERVER_VERSION}`,
         vitest: exampleManifest.devDependencies.vitest,
         typescript: rootManifest.devDependencies.typescript,
+        "@changesets/cli": rootManifest.devDependencies["@changesets/cli"],
       },
+    });
+    // Ready to publish: the first release is a changeset naming the package, applied by `npm run version`.
+    expect(manifest.version).toBe("0.0.0");
+    expect(manifest.scripts).toMatchObject({ version: "changeset version", release: "changeset publish" });
+    expect(read(".changeset/first-release.md")).toMatch(/^---\n"trestle-transport-demo-queue": minor\n---\n/);
+    expect(JSON.parse(read(".changeset/config.json"))).toMatchObject({
+      access: "public",
+      baseBranch: "main",
     });
     const tsconfig = JSON.parse(read("tsconfig.json"));
     expect(tsconfig.compilerOptions).toMatchObject({ strict: true, module: "NodeNext", noEmit: true });
@@ -120,7 +131,8 @@ describe("trestle new transport", () => {
       "@acme/trestle-transport-kafka",
     );
     expect(readFileSync(join(dir, "src", "kafka-transport.ts"), "utf8")).toContain("createKafkaTransport(");
-    expect(readFileSync(join(dir, "README.md"), "utf8")).toContain("npm publish --access public");
+    // A scoped package publishes publicly: changesets publishes with the access its configuration names.
+    expect(JSON.parse(readFileSync(join(dir, ".changeset/config.json"), "utf8")).access).toBe("public");
   });
 
   it("refuses a directory that is not empty, and writes nothing into it", async () => {

@@ -40,7 +40,8 @@ function renamer(template: TransportTemplate, names: TransportNames): (text: str
 function packageJson(template: TransportTemplate, names: TransportNames, coreRange: string): string {
   return json({
     name: names.packageName,
-    version: "0.1.0",
+    // 0.0.0 until the first changeset (below) makes it 0.1.0.
+    version: "0.0.0",
     description: `A Trestle transport plugin: routes tool calls, resource reads and code execution to services that speak ${names.protocol}.`,
     keywords: ["trestle", "trestle-transport", "mcp"],
     license: "Apache-2.0",
@@ -55,6 +56,9 @@ function packageJson(template: TransportTemplate, names: TransportNames, coreRan
       typecheck: "tsc -p tsconfig.json",
       test: "vitest run",
       prepack: "npm run build",
+      changeset: "changeset",
+      version: "changeset version",
+      release: "changeset publish",
     },
     // A peer: the plugin's TrestleError and contract types must be the router's own, not a second copy.
     peerDependencies: { "@trestle/core": coreRange },
@@ -62,6 +66,7 @@ function packageJson(template: TransportTemplate, names: TransportNames, coreRan
     dependencies: { zod: `^${template.versions.zod}` },
     devDependencies: {
       "@trestle/core": coreRange,
+      "@changesets/cli": template.versions["@changesets/cli"],
       "@types/node": template.versions["@types/node"],
       typescript: template.versions.typescript,
       vitest: template.versions.vitest,
@@ -153,12 +158,36 @@ function indexDocumentation(names: TransportNames): string {
 `;
 }
 
+/** The package's changesets: their configuration, and the first release's entry. */
+function changesets(names: TransportNames): [string, string][] {
+  return [
+    [
+      ".changeset/config.json",
+      json({
+        $schema: "https://unpkg.com/@changesets/config@3.1.4/schema.json",
+        changelog: "@changesets/cli/changelog",
+        commit: false,
+        fixed: [],
+        linked: [],
+        access: "public",
+        baseBranch: "main",
+        updateInternalDependencies: "patch",
+        ignore: [],
+      }),
+    ],
+    [
+      ".changeset/first-release.md",
+      `---\n"${names.packageName}": minor\n---\n\nFirst release: a Trestle transport plugin for ${names.protocol} (contract version 1).\n`,
+    ],
+  ];
+}
+
 const GITIGNORE = "node_modules/\ndist/\n*.tgz\n";
 
 /**
  * Every file of a new transport package named by `names`: the template's sources renamed for the protocol, with
  * a package.json (`@trestle/core` at `coreRange`, as a peer), tsconfigs, a vitest config, a test of the plugin
- * module's shape beside the kit's, a README and a .gitignore.
+ * module's shape beside the kit's, a README, the first release's changeset and a .gitignore.
  */
 export function renderTransportPackage(
   template: TransportTemplate,
@@ -179,6 +208,7 @@ export function renderTransportPackage(
   files.set("vitest.config.ts", VITEST_CONFIG);
   files.set("test/plugin.test.ts", pluginTest(names));
   files.set("README.md", transportPackageReadme(names, [...files.keys()]));
+  for (const [path, text] of changesets(names)) files.set(path, text);
   files.set(".gitignore", GITIGNORE);
   return files;
 }

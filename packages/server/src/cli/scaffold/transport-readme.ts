@@ -49,9 +49,13 @@ ${sources.map((file) => `- \`${file}\``).join("\n")}
 
 ## Publish
 
+Releases are kept with [changesets](https://github.com/changesets/changesets): \`.changeset/first-release.md\`
+makes the first release 0.1.0; describe each later change with \`npx changeset\`.
+
 \`\`\`sh
 npm test && npm run typecheck
-npm publish${packageName.startsWith("@") ? " --access public" : ""}      # prepack builds dist/ first
+npm run version     # applies the changesets: the version in package.json and CHANGELOG.md
+npm run release     # changeset publish: npm publish of the new version (prepack builds dist/ first)
 \`\`\`
 
 \`@trestle/core\` is a peer dependency: the router's own copy is used, so its \`TrestleError\` and contract are the

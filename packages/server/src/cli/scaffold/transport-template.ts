@@ -14,7 +14,7 @@ export interface TransportTemplate {
   readonly protocol: string;
   /** Each file's path in the example (`src/wire.ts`, `test/transport-contract.test.ts`) and its text. */
   readonly files: Readonly<Record<string, string>>;
-  /** Versions for the new package: `zod`, `vitest`, `typescript`, `@types/node`. */
+  /** Versions for the new package: `zod`, `vitest`, `typescript`, `@types/node`, `@changesets/cli`. */
   readonly versions: Readonly<Record<TemplateDependency, string>>;
   /** The Node versions the example supports (its `engines.node`). */
   readonly nodeEngines: string;
@@ -23,7 +23,7 @@ export interface TransportTemplate {
 }
 
 /** The dependencies whose versions a new package takes from the repository. */
-export type TemplateDependency = "zod" | "vitest" | "typescript" | "@types/node";
+export type TemplateDependency = "zod" | "vitest" | "typescript" | "@types/node" | "@changesets/cli";
 
 /** Where the example lives, relative to the repository's root. */
 export const TEMPLATE_EXAMPLE = "examples/transport-http-json";
@@ -75,6 +75,10 @@ export function collectTransportTemplate(root: string): TransportTemplate {
       vitest: required(manifest.devDependencies?.vitest, `${TEMPLATE_EXAMPLE}'s vitest`),
       typescript: required(rootManifest.devDependencies?.typescript, "the root's typescript"),
       "@types/node": required(rootManifest.devDependencies?.["@types/node"], "the root's @types/node"),
+      "@changesets/cli": required(
+        rootManifest.devDependencies?.["@changesets/cli"],
+        "the root's @changesets/cli",
+      ),
     },
     nodeEngines: required(manifest.engines?.node, `${TEMPLATE_EXAMPLE}'s engines.node`),
     compilerOptions,
