@@ -126,7 +126,7 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
   }
 
   // Everything that must start is started together: routers take seconds to open their store.
-  log("starting the configurations…");
+  if (needsConfigurations) log("starting the configurations…");
   const cluster: Promise<PostgresCluster | Error> = !(runs("idle-sessions") || runs("cross-replica"))
     ? Promise.resolve(new Error("not in --only"))
     : findPostgresBinaries()
@@ -152,10 +152,11 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
   if (pg instanceof Error && runs("idle-sessions")) notes.push(`PostgreSQL could not start: ${pg.message}`);
 
   try {
-    log(
-      `throughput: ${options.rounds} round(s) × concurrency ${options.concurrencies.join("/")} × ` +
-        `${running.length} configurations, ${options.warmupMs} ms warm-up + ${options.durationMs} ms each`,
-    );
+    if (runs("throughput"))
+      log(
+        `throughput: ${options.rounds} round(s) × concurrency ${options.concurrencies.join("/")} × ` +
+          `${running.length} configurations, ${options.warmupMs} ms warm-up + ${options.durationMs} ms each`,
+      );
     const throughput = runs("throughput")
       ? await runThroughput(running, {
           concurrencies: options.concurrencies,

@@ -102,12 +102,19 @@ function catalogEntry(tool: GeneratedTool, namespace: string) {
   return { ...tool, namespace, uri: `echo://bench/${tool.name}`, type: SERVICE };
 }
 
+/**
+ * Adds `tools` to a new namespace, 8 requests in flight; resolves with the time taken, ms. `onQuarter` hears the
+ * time so far after each quarter of them (whether adding slows as the namespace grows).
+ */
 async function addTools(
   routerUrl: string,
   namespace: string,
   tools: readonly GeneratedTool[],
+  onQuarter: (added: number, ms: number) => void = () => undefined,
 ): Promise<number> {
   const started = performance.now();
+  const quarter = Math.max(1, Math.floor(tools.length / 4));
+  let added = 0;
   await manage(routerUrl, "POST", "/api/v1/namespaces", { name: namespace });
   let next = 0;
   // A few requests in flight: the management API is not what is measured.
@@ -115,6 +122,7 @@ async function addTools(
     while (next < tools.length) {
       const tool = tools[next++] as GeneratedTool;
       await manage(routerUrl, "POST", "/api/v1/tools", catalogEntry(tool, namespace));
+      if (++added % quarter === 0) onQuarter(added, performance.now() - started);
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));
@@ -319,6 +327,7 @@ async function measureSearch(
     routerUrl,
     NS_SEARCH_LARGE,
     generateToolCatalog({ count: options.searchTools }),
+    (added, ms) => options.log(`    ${added} tools added after ${(ms / 1000).toFixed(1)} s`),
   );
   options.log(`  added ${options.searchTools} tools in ${(addMs / 1000).toFixed(1)} s`);
   const client = await session(NS_SEARCH_LARGE);
@@ -429,6 +438,8 @@ export async function runCodeMode(options: CodeModeOptions): Promise<CodeModeMea
     );
     const sequential = await measureSequential(calls, options);
     const cpu = await measureCpu(calls, router, capability, options);
+    // Sessions left open would hear of every tool added next; none is, while the large namespace fills.
+    await Promise.allSettled(clients.splice(0).map((c) => c.terminate()));
     const search = await measureSearch(url, session, options);
     return {
       tokenizer: TOKENIZER,
