@@ -22,9 +22,9 @@ const measurement: CodeModeMeasurement = {
     calls: 50,
     repetitions: 2,
     variants: [
-      { variant: "client round trips (tools/call × 50)", calls: 50, runsMs: [90, 110], medianMs: 100 },
-      { variant: "one Python program (50 calls)", calls: 50, runsMs: [140, 160], medianMs: 150 },
-      { variant: "Python program, no calls", calls: 0, runsMs: [100, 100], medianMs: 100 },
+      { variant: "client round trips (tools/call × 50)", calls: 50, runsMs: [900, 1_100], medianMs: 1_000 },
+      { variant: "one Python program (50 calls)", calls: 50, runsMs: [1_400, 1_600], medianMs: 1_500 },
+      { variant: "Python program, no calls", calls: 0, runsMs: [1_000, 1_000], medianMs: 1_000 },
     ],
   },
   search: {
@@ -68,9 +68,9 @@ describe("the code-mode section of the report", () => {
   });
 
   it("times the sequential calls, a program's per call beyond its empty run, and the client's ratio", () => {
-    expect(lines).toContain("| client round trips (tools/call × 50) | 100 | 90–110 | 2.00 | – |");
-    expect(lines).toContain("| one Python program (50 calls) | 150 | 140–160 | 1.00 | 0.67 × |");
-    expect(lines).toContain("| Python program, no calls | 100 | 100–100 | n/a | – |");
+    expect(lines).toContain("| client round trips (tools/call × 50) | 1,000 | 900–1,100 | 20.00 | – |");
+    expect(lines).toContain("| one Python program (50 calls) | 1,500 | 1,400–1,600 | 10.00 | 0.67 × |");
+    expect(lines).toContain("| Python program, no calls | 1,000 | 1,000–1,000 | n/a | – |");
   });
 
   it("gives the search's percentiles and the CPU per call of each run", () => {

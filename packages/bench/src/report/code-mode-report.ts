@@ -35,7 +35,7 @@ export function codeModeMarkdown(m: CodeModeMeasurement): string[] {
         ? `${fixed(clientRun.medianMs / v.medianMs, 2)} ×`
         : "–";
     return (
-      `| ${v.variant} | ${fixed(v.medianMs, 0)} | ${fixed(Math.min(...v.runsMs), 0)}–${fixed(Math.max(...v.runsMs), 0)} | ` +
+      `| ${v.variant} | ${int(v.medianMs)} | ${int(Math.min(...v.runsMs))}–${int(Math.max(...v.runsMs))} | ` +
       `${fixed(perCall, 2)} | ${ratio} |`
     );
   });
