@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseBenchOptions } from "./bench-options.js";
+import { parseBenchOptions, runsSection } from "./bench-options.js";
 
 const parse = (...argv: string[]) => {
   const options = parseBenchOptions(argv);
@@ -35,5 +35,29 @@ describe("the soak's flags", () => {
       expect(() => parse(`--soak-minutes=${bad}`)).toThrow(/--soak-minutes must be a positive number/);
     }
     expect(() => parse("--soak-minutes", "5", "--no-soak")).toThrow(/--soak-minutes and --no-soak/);
+  });
+});
+
+describe("--only", () => {
+  it("runs every section when not given", () => {
+    const options = parse();
+    expect(options.only).toBeUndefined();
+    expect(runsSection(options, "code-mode")).toBe(true);
+    expect(runsSection(options, "throughput")).toBe(true);
+  });
+
+  it("runs only the named sections", () => {
+    const options = parse("--only", "code-mode, tools-list");
+    expect([...(options.only ?? [])]).toEqual(["code-mode", "tools-list"]);
+    expect(runsSection(options, "code-mode")).toBe(true);
+    expect(runsSection(options, "tools-list")).toBe(true);
+    expect(runsSection(options, "throughput")).toBe(false);
+  });
+
+  it("refuses an unknown or empty name, listing the known ones", () => {
+    expect(() => parse("--only", "code-mode,codemode")).toThrow(
+      /unknown section\(s\) for --only: codemode \(known: throughput, .*code-mode\)/,
+    );
+    expect(() => parse("--only", ",")).toThrow(/--only needs a section name \(of: throughput, /);
   });
 });

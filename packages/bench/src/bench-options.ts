@@ -28,6 +28,49 @@ export interface BenchOptions {
   soak: SoakOptions | undefined;
   /** Run only the identity comparison (static token vs JWT + CEL rules) and print it; writes nothing. */
   identityOnly: boolean;
+  /** The sections to run (`--only a,b`); undefined: every section. A section runs when {@link runsSection} says so. */
+  only: ReadonlySet<string> | undefined;
+  /** Code mode and tool search (issue 51): definition tokens, round trips vs one program, search latency. */
+  codeMode: CodeModeSettings;
+}
+
+/** Settings of the code-mode section (see `src/scenarios/code-mode.ts`). */
+export interface CodeModeSettings {
+  /** Tools in the namespace whose definitions are counted. */
+  definitionTools: number;
+  /** Sequential tool calls compared: client round trips vs one program. */
+  sequentialCalls: number;
+  /** Timed runs of each way of making the sequential calls. */
+  repetitions: number;
+  /** Tools in the namespace `search_tools` is timed over. */
+  searchTools: number;
+  /** Timed `search_tools` calls. */
+  searches: number;
+  /** Inner calls of the program whose router CPU is read. */
+  cpuCalls: number;
+}
+
+/** The sections `--only` may name. */
+export const SECTION_NAMES = [
+  "throughput",
+  "tools-list",
+  "code-execution",
+  "load-variants",
+  "identity-cost",
+  "idle-sessions",
+  "idle-footprint",
+  "profile",
+  "cross-replica",
+  "memory-under-load",
+  "code-mode",
+] as const;
+
+/** Whether a run with these options runs the section `name`. */
+export function runsSection(
+  options: Pick<BenchOptions, "only">,
+  name: (typeof SECTION_NAMES)[number],
+): boolean {
+  return options.only === undefined || options.only.has(name);
 }
 
 /** Settings of the soak: trestle-grpc under load while its RSS is sampled. */
@@ -42,7 +85,7 @@ export interface SoakOptions {
 /** The usage text. */
 export const USAGE = `usage: pnpm bench [--quick] [--out DIR] [--rounds N] [--duration-ms N] [--warmup-ms N]
                   [--configurations a,b,...] [--no-profile] [--no-replicas] [--no-footprint] [--no-pin]
-                  [--soak-minutes N | --no-soak] [--identity-only]
+                  [--soak-minutes N | --no-soak] [--identity-only] [--only a,b,...]
 
   --quick            one short round, 100 and 1,000 tools, no profile, no cross-replica run (under 2 minutes);
                      writes packages/bench/results/ unless --out says otherwise
@@ -56,6 +99,8 @@ export const USAGE = `usage: pnpm bench [--quick] [--out DIR] [--rounds N] [--du
   --no-soak          skip the soak
   --identity-only    only the cost of identity: calls/s at c16 with a static token vs an OAuth JWT and five CEL
                      rules, in interleaved rounds (--rounds, --warmup-ms, --duration-ms apply); prints, writes nothing
+  --only             run only these sections (of: ${SECTION_NAMES.join(", ")}); the report goes to
+                     packages/bench/results/ unless --out says otherwise, never over docs/
   --no-pin           do not pin with taskset (default: every server-side process on CPU 0, the load generator
                      and the harness on CPU 1, when there are 2 CPUs or more)`;
 
@@ -72,6 +117,22 @@ function positiveNumber(text: string | undefined, name: string): number | undefi
   if (text.trim() === "" || !Number.isFinite(n) || n <= 0)
     throw new Error(`--${name} must be a positive number, not '${text}'`);
   return n;
+}
+
+/** `--only a,b`: the named sections. @throws Error listing the known sections when a name is not one. */
+function parseOnly(text: string | undefined): ReadonlySet<string> | undefined {
+  if (text === undefined) return undefined;
+  const wanted = text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  if (wanted.length === 0) throw new Error(`--only needs a section name (of: ${SECTION_NAMES.join(", ")})`);
+  const unknown = wanted.filter((w) => !(SECTION_NAMES as readonly string[]).includes(w));
+  if (unknown.length > 0)
+    throw new Error(
+      `unknown section(s) for --only: ${unknown.join(", ")} (known: ${SECTION_NAMES.join(", ")})`,
+    );
+  return new Set(wanted);
 }
 
 /** Parses the command line. @throws Error naming the bad flag. */
@@ -93,6 +154,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | "help
       "soak-minutes": { type: "string" },
       "no-soak": { type: "boolean" },
       "identity-only": { type: "boolean" },
+      only: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -112,6 +174,24 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | "help
     configurations = configurations.filter((c) => wanted.includes(c));
   }
   return {
+    only: parseOnly(values.only),
+    codeMode: quick
+      ? {
+          definitionTools: 500,
+          sequentialCalls: 50,
+          repetitions: 3,
+          searchTools: 10_000,
+          searches: 300,
+          cpuCalls: 300,
+        }
+      : {
+          definitionTools: 500,
+          sequentialCalls: 50,
+          repetitions: 5,
+          searchTools: 10_000,
+          searches: 1_000,
+          cpuCalls: 1_000,
+        },
     mode: quick ? "quick" : "full",
     out: values.out,
     configurations,

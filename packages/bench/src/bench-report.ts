@@ -1,5 +1,6 @@
 import type { GitState, MachineDescription } from "./machine.js";
 import type { CodeExecutionMeasurement } from "./scenarios/code-execution.js";
+import type { CodeModeMeasurement } from "./scenarios/code-mode.js";
 import type { CrossReplicaMeasurement } from "./scenarios/cross-replica.js";
 import type { IdentityCostResult } from "./scenarios/identity-cost.js";
 import type { IdleFootprintMeasurement } from "./scenarios/idle-footprint.js";
@@ -53,6 +54,8 @@ export interface BenchReport {
   loadVariants?: LoadVariantsResult | Skipped;
   /** The cost of identity: calls/s with a static token vs an OAuth JWT and five CEL rules. */
   identityCost?: IdentityCostResult | Skipped;
+  /** Code mode and tool search (issue 51): definition tokens, round trips vs one program, search latency, CPU. */
+  codeMode?: CodeModeMeasurement | Skipped;
   crossReplica: CrossReplicaMeasurement | Skipped;
   profile: RouterProfileMeasurement | Skipped;
   /** The soak: the router's RSS over a long load at c16 and its growth per call (issue 19). */

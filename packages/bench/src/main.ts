@@ -8,18 +8,20 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { join, relative } from "node:path";
-import { type BenchOptions, parseBenchOptions, USAGE } from "./bench-options.js";
-import type { BenchReport, Skipped } from "./bench-report.js";
+import { type BenchOptions, parseBenchOptions, runsSection, USAGE } from "./bench-options.js";
+import { type BenchReport, measured, type Skipped } from "./bench-report.js";
 import { defaultPinning, killAllChildren, pinCpus } from "./child-process.js";
 import { type RunningConfiguration, startConfiguration } from "./configurations.js";
 import { describeGitState, describeMachine } from "./machine.js";
 import { packageDir, repoRoot } from "./paths.js";
 import { findPostgresBinaries, type PostgresCluster, startPostgres } from "./postgres-cluster.js";
+import { codeModeMarkdown } from "./report/code-mode-report.js";
 import { computeHeadlines, headlineLines } from "./report/headlines.js";
 import { identityCostMarkdown, renderMarkdown } from "./report/markdown.js";
 import { renderChart } from "./report/svg-chart.js";
 import { type RouterProcess, startRouter } from "./router-process.js";
 import { runCodeExecution } from "./scenarios/code-execution.js";
+import { runCodeMode } from "./scenarios/code-mode.js";
 import { runCrossReplica } from "./scenarios/cross-replica.js";
 import { runIdentityCost } from "./scenarios/identity-cost.js";
 import { measureIdleFootprint } from "./scenarios/idle-footprint.js";
@@ -38,6 +40,7 @@ const log = (line: string) =>
   process.stderr.write(`[${((Date.now() - began) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const skipped = (reason: string): Skipped => ({ skipped: reason });
+const notSelected = skipped("not in --only");
 
 /** Runs a part of the benchmark; a failure becomes a note and a skipped section instead of ending the run. */
 async function attempt<T extends object>(
@@ -102,6 +105,11 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
   const machine = describeMachine();
   const git = describeGitState(repoRoot);
   const notes: string[] = [];
+  const runs = (section: Parameters<typeof runsSection>[1]) => runsSection(options, section);
+  // The configurations serve these sections; a run of other sections alone starts none of them.
+  const needsConfigurations = (["throughput", "tools-list", "code-execution", "load-variants"] as const).some(
+    runs,
+  );
   log(
     `trestle bench (${options.mode}) on ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; ` +
       `commit ${git.commit.slice(0, 12)}${git.uncommittedFiles.length ? " (+ uncommitted changes)" : ""}; ` +
@@ -118,17 +126,19 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
   }
 
   // Everything that must start is started together: routers take seconds to open their store.
-  log("starting the configurations…");
-  const cluster: Promise<PostgresCluster | Error> = findPostgresBinaries()
-    ? startPostgres().catch((error: unknown) => error as Error)
-    : Promise.resolve(new Error("no PostgreSQL server binaries under /usr/lib/postgresql/*/bin"));
-  const startedConfigurations = options.configurations.map((name) =>
+  if (needsConfigurations) log("starting the configurations…");
+  const cluster: Promise<PostgresCluster | Error> = !(runs("idle-sessions") || runs("cross-replica"))
+    ? Promise.resolve(new Error("not in --only"))
+    : findPostgresBinaries()
+      ? startPostgres().catch((error: unknown) => error as Error)
+      : Promise.resolve(new Error("no PostgreSQL server binaries under /usr/lib/postgresql/*/bin"));
+  const startedConfigurations = (needsConfigurations ? options.configurations : []).map((name) =>
     startConfiguration(name).then(
       (running) => ({ name, running }),
       (error: unknown) => ({ name, error }),
     ),
   );
-  const sessionServers = startSessionServers(options, cluster);
+  const sessionServers = runs("idle-sessions") ? startSessionServers(options, cluster) : Promise.resolve([]);
   const running: RunningConfiguration[] = [];
   for (const outcome of await Promise.all(startedConfigurations)) {
     if ("running" in outcome) running.push(outcome.running);
@@ -139,106 +149,129 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
   }
   const sessions = await sessionServers;
   const pg = await cluster;
-  if (pg instanceof Error) notes.push(`PostgreSQL could not start: ${pg.message}`);
+  if (pg instanceof Error && runs("idle-sessions")) notes.push(`PostgreSQL could not start: ${pg.message}`);
 
   try {
-    log(
-      `throughput: ${options.rounds} round(s) × concurrency ${options.concurrencies.join("/")} × ` +
-        `${running.length} configurations, ${options.warmupMs} ms warm-up + ${options.durationMs} ms each`,
-    );
-    const throughput = await runThroughput(running, {
-      concurrencies: options.concurrencies,
-      rounds: options.rounds,
-      warmupMs: options.warmupMs,
-      durationMs: options.durationMs,
-      preWarmMs: options.preWarmMs,
-      log,
-    });
+    if (runs("throughput"))
+      log(
+        `throughput: ${options.rounds} round(s) × concurrency ${options.concurrencies.join("/")} × ` +
+          `${running.length} configurations, ${options.warmupMs} ms warm-up + ${options.durationMs} ms each`,
+      );
+    const throughput = runs("throughput")
+      ? await runThroughput(running, {
+          concurrencies: options.concurrencies,
+          rounds: options.rounds,
+          warmupMs: options.warmupMs,
+          durationMs: options.durationMs,
+          preWarmMs: options.preWarmMs,
+          log,
+        })
+      : { cells: [], configurations: [], schedule: [] };
 
     const trestle = running.find((c) => c.name === "trestle-grpc");
     const router = trestle?.router;
     const capability = trestle?.capability;
-    const toolsList = router
-      ? await attempt("tools/list", notes, () =>
-          runToolsList(router.url, {
-            sizes: options.toolListSizes,
-            repetitions: options.toolListRepetitions,
-            log,
-          }),
-        )
-      : skipped("trestle-grpc did not run");
-    const codeExecution =
-      router && capability
+    const toolsList = !runs("tools-list")
+      ? notSelected
+      : router
+        ? await attempt("tools/list", notes, () =>
+            runToolsList(router.url, {
+              sizes: options.toolListSizes,
+              repetitions: options.toolListRepetitions,
+              log,
+            }),
+          )
+        : skipped("trestle-grpc did not run");
+    const codeExecution = !runs("code-execution")
+      ? notSelected
+      : router && capability
         ? await attempt("code execution streaming", notes, () =>
             runCodeExecution(router.url, capability, options.codeExecution),
           )
         : skipped("trestle-grpc did not run");
-    const loadVariants = await attempt("load variants (c16: a watcher, 16 KiB payloads)", notes, () =>
-      runLoadVariants(running, {
-        concurrency: 16,
-        rounds: options.rounds,
-        warmupMs: options.warmupMs,
-        durationMs: options.durationMs,
-        payloadBytes: LOAD_VARIANT_PAYLOAD_BYTES,
-        log,
-      }),
-    );
-    await Promise.allSettled(running.splice(0).map((c) => c.stop()));
-    const identityCost = await attempt(
-      "the cost of identity (c16: static token vs JWT + 5 CEL rules)",
-      notes,
-      () =>
-        runIdentityCost({
-          concurrency: 16,
-          rounds: options.rounds,
-          warmupMs: options.warmupMs,
-          durationMs: options.durationMs,
-          log,
-        }),
-    );
-
-    const idleSessions = await attempt("idle sessions", notes, async () => {
-      const results: IdleSessionsMeasurement[] = [];
-      for (const server of sessions) {
-        if (server instanceof Error) {
-          notes.push(`an idle-sessions server could not start: ${server.message}`);
-          continue;
-        }
-        const m = await measureIdleSessions(server.label, server.url, server.pid, options.idleSessions);
-        log(
-          `  ${m.server}: ${(m.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(m.rssAfterBytes / 2 ** 20).toFixed(0)} MiB`,
+    const loadVariants = !runs("load-variants")
+      ? notSelected
+      : await attempt("load variants (c16: a watcher, 16 KiB payloads)", notes, () =>
+          runLoadVariants(running, {
+            concurrency: 16,
+            rounds: options.rounds,
+            warmupMs: options.warmupMs,
+            durationMs: options.durationMs,
+            payloadBytes: LOAD_VARIANT_PAYLOAD_BYTES,
+            log,
+          }),
         );
-        results.push(m);
-        await server.stop();
-      }
-      return results;
-    });
+    await Promise.allSettled(running.splice(0).map((c) => c.stop()));
+    const identityCost = !runs("identity-cost")
+      ? notSelected
+      : await attempt("the cost of identity (c16: static token vs JWT + 5 CEL rules)", notes, () =>
+          runIdentityCost({
+            concurrency: 16,
+            rounds: options.rounds,
+            warmupMs: options.warmupMs,
+            durationMs: options.durationMs,
+            log,
+          }),
+        );
 
-    const idleFootprint = options.footprint
-      ? await attempt("idle footprint of trestle serve --builtins", notes, () => measureIdleFootprint(log))
-      : skipped("--no-footprint");
+    const codeMode = !runs("code-mode")
+      ? notSelected
+      : await attempt("code mode and tool search (tokens, round trips vs one program, search)", notes, () =>
+          runCodeMode({ ...options.codeMode, log }),
+        );
 
-    const profile = options.profile
-      ? await attempt("router CPU profile (trestle-grpc, c16)", notes, () =>
-          runRouterProfile({ concurrency: 16, warmupMs: 3_000, durationMs: 8_000 }),
-        )
-      : skipped(options.mode === "quick" ? "not in --quick" : "--no-profile");
-    const crossReplica = !options.crossReplica
-      ? skipped(options.mode === "quick" ? "not in --quick" : "--no-replicas")
-      : pg instanceof Error
-        ? skipped(`PostgreSQL could not start: ${pg.message}`)
-        : await attempt("cross-replica catalog change (PostgreSQL)", notes, () =>
-            runCrossReplica(pg, options.replicaChanges, log),
-          );
+    const idleSessions = !runs("idle-sessions")
+      ? notSelected
+      : await attempt("idle sessions", notes, async () => {
+          const results: IdleSessionsMeasurement[] = [];
+          for (const server of sessions) {
+            if (server instanceof Error) {
+              notes.push(`an idle-sessions server could not start: ${server.message}`);
+              continue;
+            }
+            const m = await measureIdleSessions(server.label, server.url, server.pid, options.idleSessions);
+            log(
+              `  ${m.server}: ${(m.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(m.rssAfterBytes / 2 ** 20).toFixed(0)} MiB`,
+            );
+            results.push(m);
+            await server.stop();
+          }
+          return results;
+        });
+
+    const idleFootprint = !runs("idle-footprint")
+      ? notSelected
+      : options.footprint
+        ? await attempt("idle footprint of trestle serve --builtins", notes, () => measureIdleFootprint(log))
+        : skipped("--no-footprint");
+
+    const profile = !runs("profile")
+      ? notSelected
+      : options.profile
+        ? await attempt("router CPU profile (trestle-grpc, c16)", notes, () =>
+            runRouterProfile({ concurrency: 16, warmupMs: 3_000, durationMs: 8_000 }),
+          )
+        : skipped(options.mode === "quick" ? "not in --quick" : "--no-profile");
+    const crossReplica = !runs("cross-replica")
+      ? notSelected
+      : !options.crossReplica
+        ? skipped(options.mode === "quick" ? "not in --quick" : "--no-replicas")
+        : pg instanceof Error
+          ? skipped(`PostgreSQL could not start: ${pg.message}`)
+          : await attempt("cross-replica catalog change (PostgreSQL)", notes, () =>
+              runCrossReplica(pg, options.replicaChanges, log),
+            );
 
     const soak = options.soak;
-    const memoryUnderLoad = !soak
-      ? skipped(options.mode === "quick" ? "not in --quick without --soak-minutes" : "--no-soak")
-      : await attempt(
-          `memory under load (trestle-grpc, c${soak.concurrency}, ${(soak.durationMs / 60_000).toFixed(1)} min)`,
-          notes,
-          () => runMemoryUnderLoad({ ...soak, log }),
-        );
+    const memoryUnderLoad = !runs("memory-under-load")
+      ? notSelected
+      : !soak
+        ? skipped(options.mode === "quick" ? "not in --quick without --soak-minutes" : "--no-soak")
+        : await attempt(
+            `memory under load (trestle-grpc, c${soak.concurrency}, ${(soak.durationMs / 60_000).toFixed(1)} min)`,
+            notes,
+            () => runMemoryUnderLoad({ ...soak, log }),
+          );
 
     machine.loadAverageAtEnd = loadavg().map((l) => Math.round(l * 100) / 100);
     const partial = {
@@ -261,6 +294,7 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
       codeExecution,
       loadVariants,
       identityCost,
+      codeMode,
       crossReplica,
       profile,
       memoryUnderLoad,
@@ -309,7 +343,12 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${identityCostMarkdown(result).join("\n")}\n`);
     return;
   }
-  const out = options.out ?? (options.mode === "full" ? join(repoRoot, "docs") : join(packageDir, "results"));
+  // Only a full run of every section writes docs/: a partial one must not replace the last full report.
+  const out =
+    options.out ??
+    (options.mode === "full" && options.only === undefined
+      ? join(repoRoot, "docs")
+      : join(packageDir, "results"));
   const report = await bench(options);
   await mkdir(out, { recursive: true });
   const chartFile = "benchmark-chart.svg";
@@ -338,6 +377,8 @@ async function main(): Promise<void> {
   }
   for (const note of report.notes) log(`note: ${note}`);
   process.stdout.write(`\nHeadline ratios\n${headlineLines(report.headlines).join("\n")}\n`);
+  if (report.codeMode && measured(report.codeMode))
+    process.stdout.write(`\nCode mode and tool search\n\n${codeModeMarkdown(report.codeMode).join("\n")}\n`);
 }
 
 const abort = (error: unknown) => {

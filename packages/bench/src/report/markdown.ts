@@ -4,6 +4,7 @@ import type { IdentityCostResult } from "../scenarios/identity-cost.js";
 import { describeLoadVariant, type LoadVariantsResult } from "../scenarios/load-variants.js";
 import type { MemoryUnderLoadMeasurement } from "../scenarios/memory-under-load.js";
 import { MIN_SAMPLES } from "../scenarios/router-profile.js";
+import { codeModeMarkdown } from "./code-mode-report.js";
 import { INTEGER_UNITS } from "./headlines.js";
 
 const mib = (bytes: number) => (Number.isFinite(bytes) ? `${(bytes / 2 ** 20).toFixed(0)}` : "n/a");
@@ -174,6 +175,11 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
   if (report.identityCost === undefined) push("Not measured in this run.", "");
   else if (measured(report.identityCost)) push(...identityCostMarkdown(report.identityCost), "");
   else push(`Skipped: ${report.identityCost.skipped}`, "");
+
+  push("## Code mode and tool search", "");
+  if (report.codeMode === undefined) push("Not measured in this run.", "");
+  else if (measured(report.codeMode)) push(...codeModeMarkdown(report.codeMode), "");
+  else push(`Skipped: ${report.codeMode.skipped}`, "");
 
   push("## Cross-replica catalog change", "");
   if (measured(report.crossReplica)) {
