@@ -1,5 +1,25 @@
 import { parseArgs } from "node:util";
 import { CONFIGURATION_NAMES, type ConfigurationName } from "./configurations.js";
+import { PATH_SECTION_NAMES } from "./scenarios/paths/path-section.js";
+
+/**
+ * The sections `--only` selects, in the order a run makes them. `throughput` is the configurations' runs and what
+ * uses their routers (tools/list, code-execution streaming, the load variants); its configurations come from
+ * `--configurations`.
+ */
+export const SECTION_NAMES = [
+  "throughput",
+  "identity",
+  ...PATH_SECTION_NAMES,
+  "idle-sessions",
+  "footprint",
+  "profile",
+  "cross-replica",
+  "soak",
+] as const;
+
+/** One section's name. */
+export type SectionName = (typeof SECTION_NAMES)[number];
 
 /** What a run of the harness does. */
 export interface BenchOptions {
@@ -26,8 +46,18 @@ export interface BenchOptions {
   replicaChanges: number;
   /** The soak (router memory under a long load, issue 19); undefined: not run. */
   soak: SoakOptions | undefined;
-  /** Run only the identity comparison (static token vs JWT + CEL rules) and print it; writes nothing. */
-  identityOnly: boolean;
+  /**
+   * The sections to run (`--only a,b`; `--identity-only` is `--only identity`); undefined: every section. With a
+   * selection the run prints what it measured and writes nothing.
+   */
+  only: ReadonlySet<string> | undefined;
+  /** Warm-up and measured window of each run of the path sections (stdio and HTTP forwards, A2A, tracing…). */
+  paths: { warmupMs: number; durationMs: number; starts: number };
+}
+
+/** Whether a run with these options makes the section `name`. */
+export function runsSection(options: Pick<BenchOptions, "only">, name: SectionName): boolean {
+  return options.only === undefined || options.only.has(name);
 }
 
 /** Settings of the soak: trestle-grpc under load while its RSS is sampled. */
@@ -42,7 +72,7 @@ export interface SoakOptions {
 /** The usage text. */
 export const USAGE = `usage: pnpm bench [--quick] [--out DIR] [--rounds N] [--duration-ms N] [--warmup-ms N]
                   [--configurations a,b,...] [--no-profile] [--no-replicas] [--no-footprint] [--no-pin]
-                  [--soak-minutes N | --no-soak] [--identity-only]
+                  [--soak-minutes N | --no-soak] [--only SECTION[,SECTION…]] [--identity-only]
 
   --quick            one short round, 100 and 1,000 tools, no profile, no cross-replica run (under 2 minutes);
                      writes packages/bench/results/ unless --out says otherwise
@@ -54,8 +84,9 @@ export const USAGE = `usage: pnpm bench [--quick] [--out DIR] [--rounds N] [--du
                      is allowed) while the router's RSS is sampled every 5 s; memory growth per call is fitted.
                      Default 10 in a full run; in --quick it runs only when this flag is given
   --no-soak          skip the soak
-  --identity-only    only the cost of identity: calls/s at c16 with a static token vs an OAuth JWT and five CEL
-                     rules, in interleaved rounds (--rounds, --warmup-ms, --duration-ms apply); prints, writes nothing
+  --only a,b         only these sections; prints what they measured, writes nothing. Sections: ${SECTION_NAMES.join(", ")}
+  --identity-only    the same as --only identity: calls/s at c16 with a static token vs an OAuth JWT and five CEL
+                     rules, in interleaved rounds (--rounds, --warmup-ms, --duration-ms apply)
   --no-pin           do not pin with taskset (default: every server-side process on CPU 0, the load generator
                      and the harness on CPU 1, when there are 2 CPUs or more)`;
 
@@ -72,6 +103,22 @@ function positiveNumber(text: string | undefined, name: string): number | undefi
   if (text.trim() === "" || !Number.isFinite(n) || n <= 0)
     throw new Error(`--${name} must be a positive number, not '${text}'`);
   return n;
+}
+
+/** The `--only` selection (with `--identity-only` added), or undefined for every section. */
+function parseOnly(only: string | undefined, identityOnly: boolean): ReadonlySet<string> | undefined {
+  if (only === undefined) return identityOnly ? new Set(["identity"]) : undefined;
+  const wanted = only
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  if (wanted.length === 0) throw new Error(`--only needs section names; known: ${SECTION_NAMES.join(", ")}`);
+  const unknown = wanted.filter((w) => !(SECTION_NAMES as readonly string[]).includes(w));
+  if (unknown.length > 0)
+    throw new Error(
+      `unknown section(s) for --only: ${unknown.join(", ")}; known: ${SECTION_NAMES.join(", ")}`,
+    );
+  return new Set(identityOnly ? [...wanted, "identity"] : wanted);
 }
 
 /** Parses the command line. @throws Error naming the bad flag. */
@@ -93,6 +140,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | "help
       "soak-minutes": { type: "string" },
       "no-soak": { type: "boolean" },
       "identity-only": { type: "boolean" },
+      only: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -111,6 +159,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | "help
     if (unknown.length > 0) throw new Error(`unknown configuration(s): ${unknown.join(", ")}`);
     configurations = configurations.filter((c) => wanted.includes(c));
   }
+  const warmupMs = positive(values["warmup-ms"], "warmup-ms");
+  const durationMs = positive(values["duration-ms"], "duration-ms");
   return {
     mode: quick ? "quick" : "full",
     out: values.out,
@@ -118,8 +168,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | "help
     // c256 only in the full run: errors there are a target, its throughput says little more than c64's.
     concurrencies: quick ? [1, 16, 64] : [1, 16, 64, 256],
     rounds: positive(values.rounds, "rounds") ?? (quick ? 1 : 3),
-    warmupMs: positive(values["warmup-ms"], "warmup-ms") ?? (quick ? 300 : 1_500),
-    durationMs: positive(values["duration-ms"], "duration-ms") ?? (quick ? 1_200 : 5_000),
+    warmupMs: warmupMs ?? (quick ? 300 : 1_500),
+    durationMs: durationMs ?? (quick ? 1_200 : 5_000),
     preWarmMs: quick ? 800 : 3_000,
     toolListSizes: quick ? [100, 1_000] : [100, 1_000, 10_000],
     toolListRepetitions: quick ? 5 : 15,
@@ -132,7 +182,13 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | "help
     replicaChanges: 10,
     footprint: values["no-footprint"] !== true,
     pin: values["no-pin"] !== true,
-    identityOnly: values["identity-only"] === true,
+    only: parseOnly(values.only, values["identity-only"] === true),
+    // Shorter than the throughput runs by default: five sections of their own must fit in about five minutes.
+    paths: {
+      warmupMs: warmupMs ?? (quick ? 300 : 1_000),
+      durationMs: durationMs ?? (quick ? 1_200 : 4_000),
+      starts: quick ? 3 : 8,
+    },
     soak:
       soakMinutesToRun === undefined
         ? undefined

@@ -8,8 +8,8 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { join, relative } from "node:path";
-import { type BenchOptions, parseBenchOptions, USAGE } from "./bench-options.js";
-import type { BenchReport, Skipped } from "./bench-report.js";
+import { type BenchOptions, parseBenchOptions, runsSection, USAGE } from "./bench-options.js";
+import { type BenchReport, measured, type Skipped } from "./bench-report.js";
 import { defaultPinning, killAllChildren, pinCpus } from "./child-process.js";
 import { type RunningConfiguration, startConfiguration } from "./configurations.js";
 import { describeGitState, describeMachine } from "./machine.js";
@@ -17,6 +17,7 @@ import { packageDir, repoRoot } from "./paths.js";
 import { findPostgresBinaries, type PostgresCluster, startPostgres } from "./postgres-cluster.js";
 import { computeHeadlines, headlineLines } from "./report/headlines.js";
 import { identityCostMarkdown, renderMarkdown } from "./report/markdown.js";
+import { pathSectionMarkdown } from "./report/paths-report.js";
 import { renderChart } from "./report/svg-chart.js";
 import { type RouterProcess, startRouter } from "./router-process.js";
 import { runCodeExecution } from "./scenarios/code-execution.js";
@@ -26,6 +27,8 @@ import { measureIdleFootprint } from "./scenarios/idle-footprint.js";
 import { type IdleSessionsMeasurement, measureIdleSessions } from "./scenarios/idle-sessions.js";
 import { runLoadVariants } from "./scenarios/load-variants.js";
 import { runMemoryUnderLoad } from "./scenarios/memory-under-load.js";
+import { PATH_SECTION_NAMES } from "./scenarios/paths/path-section.js";
+import { runPathSections } from "./scenarios/paths/run-paths.js";
 import { runRouterProfile } from "./scenarios/router-profile.js";
 import { runThroughput } from "./scenarios/throughput.js";
 import { runToolsList } from "./scenarios/tools-list.js";
@@ -38,6 +41,7 @@ const log = (line: string) =>
   process.stderr.write(`[${((Date.now() - began) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const skipped = (reason: string): Skipped => ({ skipped: reason });
+const NOT_SELECTED = "not in --only";
 
 /** Runs a part of the benchmark; a failure becomes a note and a skipped section instead of ending the run. */
 async function attempt<T extends object>(
@@ -119,16 +123,22 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
 
   // Everything that must start is started together: routers take seconds to open their store.
   log("starting the configurations…");
-  const cluster: Promise<PostgresCluster | Error> = findPostgresBinaries()
-    ? startPostgres().catch((error: unknown) => error as Error)
-    : Promise.resolve(new Error("no PostgreSQL server binaries under /usr/lib/postgresql/*/bin"));
-  const startedConfigurations = options.configurations.map((name) =>
+  const selected = (name: Parameters<typeof runsSection>[1]) => runsSection(options, name);
+  const needsPostgres = selected("idle-sessions") || (options.crossReplica && selected("cross-replica"));
+  const cluster: Promise<PostgresCluster | Error> = !needsPostgres
+    ? Promise.resolve(new Error(NOT_SELECTED))
+    : findPostgresBinaries()
+      ? startPostgres().catch((error: unknown) => error as Error)
+      : Promise.resolve(new Error("no PostgreSQL server binaries under /usr/lib/postgresql/*/bin"));
+  const startedConfigurations = (selected("throughput") ? options.configurations : []).map((name) =>
     startConfiguration(name).then(
       (running) => ({ name, running }),
       (error: unknown) => ({ name, error }),
     ),
   );
-  const sessionServers = startSessionServers(options, cluster);
+  const sessionServers = selected("idle-sessions")
+    ? startSessionServers(options, cluster)
+    : Promise.resolve([]);
   const running: RunningConfiguration[] = [];
   for (const outcome of await Promise.all(startedConfigurations)) {
     if ("running" in outcome) running.push(outcome.running);
@@ -139,21 +149,24 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
   }
   const sessions = await sessionServers;
   const pg = await cluster;
-  if (pg instanceof Error) notes.push(`PostgreSQL could not start: ${pg.message}`);
+  if (pg instanceof Error && needsPostgres) notes.push(`PostgreSQL could not start: ${pg.message}`);
 
   try {
-    log(
-      `throughput: ${options.rounds} round(s) × concurrency ${options.concurrencies.join("/")} × ` +
-        `${running.length} configurations, ${options.warmupMs} ms warm-up + ${options.durationMs} ms each`,
-    );
-    const throughput = await runThroughput(running, {
-      concurrencies: options.concurrencies,
-      rounds: options.rounds,
-      warmupMs: options.warmupMs,
-      durationMs: options.durationMs,
-      preWarmMs: options.preWarmMs,
-      log,
-    });
+    if (selected("throughput"))
+      log(
+        `throughput: ${options.rounds} round(s) × concurrency ${options.concurrencies.join("/")} × ` +
+          `${running.length} configurations, ${options.warmupMs} ms warm-up + ${options.durationMs} ms each`,
+      );
+    const throughput = selected("throughput")
+      ? await runThroughput(running, {
+          concurrencies: options.concurrencies,
+          rounds: options.rounds,
+          warmupMs: options.warmupMs,
+          durationMs: options.durationMs,
+          preWarmMs: options.preWarmMs,
+          log,
+        })
+      : { cells: [], configurations: [], schedule: [] };
 
     const trestle = running.find((c) => c.name === "trestle-grpc");
     const router = trestle?.router;
@@ -166,79 +179,98 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
             log,
           }),
         )
-      : skipped("trestle-grpc did not run");
+      : skipped(selected("throughput") ? "trestle-grpc did not run" : NOT_SELECTED);
     const codeExecution =
       router && capability
         ? await attempt("code execution streaming", notes, () =>
             runCodeExecution(router.url, capability, options.codeExecution),
           )
-        : skipped("trestle-grpc did not run");
-    const loadVariants = await attempt("load variants (c16: a watcher, 16 KiB payloads)", notes, () =>
-      runLoadVariants(running, {
-        concurrency: 16,
-        rounds: options.rounds,
-        warmupMs: options.warmupMs,
-        durationMs: options.durationMs,
-        payloadBytes: LOAD_VARIANT_PAYLOAD_BYTES,
-        log,
-      }),
-    );
-    await Promise.allSettled(running.splice(0).map((c) => c.stop()));
-    const identityCost = await attempt(
-      "the cost of identity (c16: static token vs JWT + 5 CEL rules)",
-      notes,
-      () =>
-        runIdentityCost({
-          concurrency: 16,
-          rounds: options.rounds,
-          warmupMs: options.warmupMs,
-          durationMs: options.durationMs,
-          log,
-        }),
-    );
-
-    const idleSessions = await attempt("idle sessions", notes, async () => {
-      const results: IdleSessionsMeasurement[] = [];
-      for (const server of sessions) {
-        if (server instanceof Error) {
-          notes.push(`an idle-sessions server could not start: ${server.message}`);
-          continue;
-        }
-        const m = await measureIdleSessions(server.label, server.url, server.pid, options.idleSessions);
-        log(
-          `  ${m.server}: ${(m.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(m.rssAfterBytes / 2 ** 20).toFixed(0)} MiB`,
+        : skipped(selected("throughput") ? "trestle-grpc did not run" : NOT_SELECTED);
+    const loadVariants = !selected("throughput")
+      ? skipped(NOT_SELECTED)
+      : await attempt("load variants (c16: a watcher, 16 KiB payloads)", notes, () =>
+          runLoadVariants(running, {
+            concurrency: 16,
+            rounds: options.rounds,
+            warmupMs: options.warmupMs,
+            durationMs: options.durationMs,
+            payloadBytes: LOAD_VARIANT_PAYLOAD_BYTES,
+            log,
+          }),
         );
-        results.push(m);
-        await server.stop();
-      }
-      return results;
+    await Promise.allSettled(running.splice(0).map((c) => c.stop()));
+    const identityCost = !selected("identity")
+      ? skipped(NOT_SELECTED)
+      : await attempt("the cost of identity (c16: static token vs JWT + 5 CEL rules)", notes, () =>
+          runIdentityCost({
+            concurrency: 16,
+            rounds: options.rounds,
+            warmupMs: options.warmupMs,
+            durationMs: options.durationMs,
+            log,
+          }),
+        );
+    const paths = await runPathSections({
+      concurrency: 16,
+      rounds: options.rounds,
+      ...options.paths,
+      selected,
+      log,
+      attempt: (name, run) => attempt(name, notes, run),
     });
 
-    const idleFootprint = options.footprint
-      ? await attempt("idle footprint of trestle serve --builtins", notes, () => measureIdleFootprint(log))
-      : skipped("--no-footprint");
+    const idleSessions = !selected("idle-sessions")
+      ? skipped(NOT_SELECTED)
+      : await attempt("idle sessions", notes, async () => {
+          const results: IdleSessionsMeasurement[] = [];
+          for (const server of sessions) {
+            if (server instanceof Error) {
+              notes.push(`an idle-sessions server could not start: ${server.message}`);
+              continue;
+            }
+            const m = await measureIdleSessions(server.label, server.url, server.pid, options.idleSessions);
+            log(
+              `  ${m.server}: ${(m.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(m.rssAfterBytes / 2 ** 20).toFixed(0)} MiB`,
+            );
+            results.push(m);
+            await server.stop();
+          }
+          return results;
+        });
 
-    const profile = options.profile
-      ? await attempt("router CPU profile (trestle-grpc, c16)", notes, () =>
-          runRouterProfile({ concurrency: 16, warmupMs: 3_000, durationMs: 8_000 }),
-        )
-      : skipped(options.mode === "quick" ? "not in --quick" : "--no-profile");
-    const crossReplica = !options.crossReplica
-      ? skipped(options.mode === "quick" ? "not in --quick" : "--no-replicas")
-      : pg instanceof Error
-        ? skipped(`PostgreSQL could not start: ${pg.message}`)
-        : await attempt("cross-replica catalog change (PostgreSQL)", notes, () =>
-            runCrossReplica(pg, options.replicaChanges, log),
-          );
+    const idleFootprint = !selected("footprint")
+      ? skipped(NOT_SELECTED)
+      : options.footprint
+        ? await attempt("idle footprint of trestle serve --builtins", notes, () => measureIdleFootprint(log))
+        : skipped("--no-footprint");
+
+    const profile = !selected("profile")
+      ? skipped(NOT_SELECTED)
+      : options.profile
+        ? await attempt("router CPU profile (trestle-grpc, c16)", notes, () =>
+            runRouterProfile({ concurrency: 16, warmupMs: 3_000, durationMs: 8_000 }),
+          )
+        : skipped(options.mode === "quick" ? "not in --quick" : "--no-profile");
+    const crossReplica = !selected("cross-replica")
+      ? skipped(NOT_SELECTED)
+      : !options.crossReplica
+        ? skipped(options.mode === "quick" ? "not in --quick" : "--no-replicas")
+        : pg instanceof Error
+          ? skipped(`PostgreSQL could not start: ${pg.message}`)
+          : await attempt("cross-replica catalog change (PostgreSQL)", notes, () =>
+              runCrossReplica(pg, options.replicaChanges, log),
+            );
 
     const soak = options.soak;
-    const memoryUnderLoad = !soak
-      ? skipped(options.mode === "quick" ? "not in --quick without --soak-minutes" : "--no-soak")
-      : await attempt(
-          `memory under load (trestle-grpc, c${soak.concurrency}, ${(soak.durationMs / 60_000).toFixed(1)} min)`,
-          notes,
-          () => runMemoryUnderLoad({ ...soak, log }),
-        );
+    const memoryUnderLoad = !selected("soak")
+      ? skipped(NOT_SELECTED)
+      : !soak
+        ? skipped(options.mode === "quick" ? "not in --quick without --soak-minutes" : "--no-soak")
+        : await attempt(
+            `memory under load (trestle-grpc, c${soak.concurrency}, ${(soak.durationMs / 60_000).toFixed(1)} min)`,
+            notes,
+            () => runMemoryUnderLoad({ ...soak, log }),
+          );
 
     machine.loadAverageAtEnd = loadavg().map((l) => Math.round(l * 100) / 100);
     const partial = {
@@ -261,6 +293,7 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
       codeExecution,
       loadVariants,
       identityCost,
+      paths,
       crossReplica,
       profile,
       memoryUnderLoad,
@@ -284,6 +317,51 @@ function formatWithBiome(file: string): void {
   spawnSync(biome, ["format", "--write", file], { cwd: repoRoot, stdio: "ignore" });
 }
 
+/** The throughput cells as a table on stderr, when there are any. */
+function logThroughputCells(report: BenchReport): void {
+  if (report.throughput.cells.length === 0) return;
+  log("");
+  log("configuration     c   calls/s   p50 ms   p99 ms  errors  server µs/call");
+  for (const cell of report.throughput.cells) {
+    log(
+      `${cell.configuration.padEnd(16)} ${String(cell.concurrency).padStart(3)} ${cell.callsPerSecond.toFixed(0).padStart(9)} ` +
+        `${cell.p50Ms.toFixed(2).padStart(8)} ${cell.p99Ms.toFixed(2).padStart(8)} ${String(cell.errors).padStart(7)} ` +
+        `${cell.serverCpuUsPerCall.toFixed(0).padStart(15)}`,
+    );
+  }
+}
+
+/**
+ * What a `--only` run prints: the markdown of the identity and path sections it ran, and the JSON of the others
+ * (the throughput cells are logged as a table).
+ */
+function selectedSectionsText(report: BenchReport, only: ReadonlySet<string>): string[] {
+  const lines: string[] = [];
+  if (only.has("identity") && report.identityCost) {
+    lines.push("## The cost of identity", "");
+    if (measured(report.identityCost)) lines.push(...identityCostMarkdown(report.identityCost), "");
+    else lines.push(`Skipped: ${report.identityCost.skipped}`, "");
+  }
+  for (const name of PATH_SECTION_NAMES) {
+    const section = report.paths?.[name];
+    if (!only.has(name) || !section) continue;
+    if (measured(section)) lines.push(`## ${section.title}`, "", ...pathSectionMarkdown(section));
+    else lines.push(`## ${name}`, "", `Skipped: ${section.skipped}`, "");
+  }
+  const others = {
+    "idle-sessions": report.idleSessions,
+    footprint: report.idleFootprint,
+    profile: report.profile,
+    "cross-replica": report.crossReplica,
+    soak: report.memoryUnderLoad,
+  };
+  for (const [name, value] of Object.entries(others)) {
+    if (only.has(name) && value)
+      lines.push(`## ${name}`, "", "```json", JSON.stringify(value, null, 2), "```", "");
+  }
+  return lines;
+}
+
 async function main(): Promise<void> {
   let options: ReturnType<typeof parseBenchOptions>;
   try {
@@ -296,21 +374,16 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  if (options.identityOnly) {
-    const pinning = options.pin ? defaultPinning() : "--no-pin";
-    if (typeof pinning !== "string") pinCpus(pinning);
-    const result = await runIdentityCost({
-      concurrency: 16,
-      rounds: options.rounds,
-      warmupMs: options.warmupMs,
-      durationMs: options.durationMs,
-      log,
-    });
-    process.stdout.write(`\n${identityCostMarkdown(result).join("\n")}\n`);
+  const report = await bench(options);
+  if (options.only !== undefined) {
+    // A selection is a partial run: it prints what it measured and writes no report.
+    process.stdout.write(`\n${selectedSectionsText(report, options.only).join("\n")}\n`);
+    logThroughputCells(report);
+    for (const note of report.notes) log(`note: ${note}`);
+    process.stdout.write(`\nHeadline figures\n${headlineLines(report.headlines).join("\n")}\n`);
     return;
   }
   const out = options.out ?? (options.mode === "full" ? join(repoRoot, "docs") : join(packageDir, "results"));
-  const report = await bench(options);
   await mkdir(out, { recursive: true });
   const chartFile = "benchmark-chart.svg";
   const subtitle =
@@ -327,15 +400,7 @@ async function main(): Promise<void> {
   log(
     `wrote ${rel}/benchmarks.md, ${rel}/benchmarks.json, ${rel}/${chartFile} (${Math.round(report.durationSeconds)} s)`,
   );
-  log("");
-  log("configuration     c   calls/s   p50 ms   p99 ms  errors  server µs/call");
-  for (const cell of report.throughput.cells) {
-    log(
-      `${cell.configuration.padEnd(16)} ${String(cell.concurrency).padStart(3)} ${cell.callsPerSecond.toFixed(0).padStart(9)} ` +
-        `${cell.p50Ms.toFixed(2).padStart(8)} ${cell.p99Ms.toFixed(2).padStart(8)} ${String(cell.errors).padStart(7)} ` +
-        `${cell.serverCpuUsPerCall.toFixed(0).padStart(15)}`,
-    );
-  }
+  logThroughputCells(report);
   for (const note of report.notes) log(`note: ${note}`);
   process.stdout.write(`\nHeadline ratios\n${headlineLines(report.headlines).join("\n")}\n`);
 }

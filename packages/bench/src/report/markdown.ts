@@ -3,8 +3,10 @@ import { cpuProfileMarkdown } from "../cpu-profile-summary.js";
 import type { IdentityCostResult } from "../scenarios/identity-cost.js";
 import { describeLoadVariant, type LoadVariantsResult } from "../scenarios/load-variants.js";
 import type { MemoryUnderLoadMeasurement } from "../scenarios/memory-under-load.js";
+import { PATH_SECTION_NAMES, PATH_SECTION_TITLES } from "../scenarios/paths/path-section.js";
 import { MIN_SAMPLES } from "../scenarios/router-profile.js";
 import { INTEGER_UNITS } from "./headlines.js";
+import { pathSectionMarkdown } from "./paths-report.js";
 
 const mib = (bytes: number) => (Number.isFinite(bytes) ? `${(bytes / 2 ** 20).toFixed(0)}` : "n/a");
 const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
@@ -174,6 +176,13 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
   if (report.identityCost === undefined) push("Not measured in this run.", "");
   else if (measured(report.identityCost)) push(...identityCostMarkdown(report.identityCost), "");
   else push(`Skipped: ${report.identityCost.skipped}`, "");
+
+  for (const name of PATH_SECTION_NAMES) {
+    const section = report.paths?.[name];
+    if (section === undefined) continue;
+    if (measured(section)) push(`## ${section.title}`, "", ...pathSectionMarkdown(section));
+    else push(`## ${PATH_SECTION_TITLES[name]}`, "", `Skipped: ${section.skipped}`, "");
+  }
 
   push("## Cross-replica catalog change", "");
   if (measured(report.crossReplica)) {
