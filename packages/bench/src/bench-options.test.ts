@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseBenchOptions } from "./bench-options.js";
+import { parseBenchOptions, runsSection, SECTION_NAMES } from "./bench-options.js";
 
 const parse = (...argv: string[]) => {
   const options = parseBenchOptions(argv);
@@ -35,5 +35,50 @@ describe("the soak's flags", () => {
       expect(() => parse(`--soak-minutes=${bad}`)).toThrow(/--soak-minutes must be a positive number/);
     }
     expect(() => parse("--soak-minutes", "5", "--no-soak")).toThrow(/--soak-minutes and --no-soak/);
+  });
+});
+
+describe("--only", () => {
+  it("runs every section without it", () => {
+    const options = parse();
+    expect(options.only).toBeUndefined();
+    for (const name of SECTION_NAMES) expect(runsSection(options, name)).toBe(true);
+  });
+
+  it("runs only the sections it names, trimming spaces", () => {
+    const options = parse("--only", "a2a, tracing");
+    expect([...(options.only ?? [])]).toEqual(["a2a", "tracing"]);
+    expect(runsSection(options, "a2a")).toBe(true);
+    expect(runsSection(options, "throughput")).toBe(false);
+    expect(runsSection(options, "identity")).toBe(false);
+  });
+
+  it("keeps taking the throughput section's configurations from --configurations", () => {
+    const options = parse("--only", "throughput", "--configurations", "bound-mcp,trestle-grpc");
+    expect(runsSection(options, "throughput")).toBe(true);
+    expect(options.configurations).toEqual(["bound-mcp", "trestle-grpc"]);
+  });
+
+  it("refuses an unknown section, listing the known ones", () => {
+    expect(() => parse("--only", "throughput,warp-drive")).toThrow(
+      /unknown section\(s\) for --only: warp-drive; known: throughput, identity, stdio-forward/,
+    );
+    expect(() => parse("--only", " , ")).toThrow(/--only needs section names; known: throughput/);
+  });
+
+  it("reads --identity-only as --only identity, and adds it to a selection", () => {
+    expect([...(parse("--identity-only").only ?? [])]).toEqual(["identity"]);
+    expect([...(parse("--identity-only", "--only", "a2a").only ?? [])].sort()).toEqual(["a2a", "identity"]);
+  });
+});
+
+describe("the path sections' runs", () => {
+  it("are shorter than the throughput runs by default, and follow --warmup-ms and --duration-ms", () => {
+    expect(parse().paths).toEqual({ warmupMs: 1_000, durationMs: 4_000, starts: 8 });
+    expect(parse("--quick").paths).toEqual({ warmupMs: 300, durationMs: 1_200, starts: 3 });
+    expect(parse("--quick", "--warmup-ms", "50", "--duration-ms", "700").paths).toMatchObject({
+      warmupMs: 50,
+      durationMs: 700,
+    });
   });
 });
