@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { summarisePathRuns } from "../scenarios/paths/path-comparison.js";
+import { summarisePathRuns } from "../scenarios/paths/path-rows.js";
 import { type PathSection, ratioHeadline } from "../scenarios/paths/path-section.js";
 import { headlineLines } from "./headlines.js";
 import { pathSectionMarkdown } from "./paths-report.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { summarisePathRuns } from "./path-comparison.js";
+import { summarisePathRuns } from "./path-rows.js";
 
 const round = (r: number, callsPerSecond: number, serverCpuUsPerCall = 100) => ({
   round: r,

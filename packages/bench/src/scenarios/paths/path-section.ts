@@ -1,5 +1,5 @@
 import type { Headline } from "../../bench-report.js";
-import type { PathRow } from "./path-comparison.js";
+import type { PathRow } from "./path-rows.js";
 
 /** The sections of the paths benchmark, in the order they run, as `--only` names them. */
 export const PATH_SECTION_NAMES = ["stdio-forward", "http-forward", "a2a", "sandbox", "tracing"] as const;

@@ -4,7 +4,8 @@ import { summariseLatencies } from "../../latency-summary.js";
 import { createMcpHttpClient } from "../../mcp-http-client.js";
 import { type RouterProcess, startRouter } from "../../router-process.js";
 import { addForward, removeForward, stdioEchoForward } from "./forwards.js";
-import { type PathComparisonOptions, type PathRow, runPathComparison } from "./path-comparison.js";
+import { type PathComparisonOptions, runPathComparison } from "./path-comparison.js";
+import type { PathRow } from "./path-rows.js";
 import { type LatencyRow, PATH_SECTION_TITLES, type PathSection } from "./path-section.js";
 
 /** Settings of {@link runSandboxedExec}: the comparison's, and how many times to start things one at a time. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { summarisePathRuns } from "./path-comparison.js";
+import { summarisePathRuns } from "./path-rows.js";
 import { tracedCpuRatio, tracedEnvironment } from "./tracing-cost.js";
 
 describe("the cost of tracing", () => {

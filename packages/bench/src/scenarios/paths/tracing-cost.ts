@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 import type { Headline } from "../../bench-report.js";
 import { startTrestle } from "../../configurations.js";
 import { median } from "../../latency-summary.js";
-import { type PathComparisonOptions, type PathRow, runPathComparison } from "./path-comparison.js";
+import { type PathComparisonOptions, runPathComparison } from "./path-comparison.js";
+import type { PathRow } from "./path-rows.js";
 import { PATH_SECTION_TITLES, type PathSection } from "./path-section.js";
 
 const TRACED = "trestle-grpc, traced (100 %, OTLP/HTTP)";
