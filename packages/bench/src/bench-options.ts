@@ -77,7 +77,7 @@ export const USAGE = `usage: pnpm bench [--quick] [--out DIR] [--rounds N] [--du
   --quick            one short round, 100 and 1,000 tools, no profile, no cross-replica run (under 2 minutes);
                      writes packages/bench/results/ unless --out says otherwise
   (default)          3 rounds of 5 s per configuration and concurrency, 100 / 1,000 / 10,000 tools, router
-                     profile, cross-replica change time (9–11 minutes); writes docs/
+                     profile, cross-replica change time, the path sections (14–16 minutes); writes docs/
   --configurations   a subset of: ${CONFIGURATION_NAMES.join(", ")}
   --no-footprint     skip the idle footprint of \`trestle serve --builtins\` (fresh and reopened data directory)
   --soak-minutes N   the soak: trestle-grpc at concurrency 16 for 30 s of warm-up, then N minutes (a decimal
