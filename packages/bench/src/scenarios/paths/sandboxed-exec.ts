@@ -173,7 +173,7 @@ export async function runSandboxedExec(options: SandboxedExecOptions): Promise<P
         "The load generator calls `execute_code` one call at a time (concurrency 1) with `print(1)` in Python and " +
         "`console.log(1)` in JavaScript and checks the output; the latency is the whole MCP call. *Router* CPU is " +
         "the router process's; *with children* adds the built-in services and the sandboxes they ran. The bare " +
-        "interpreters are started by the harness itself, one after the other, without a sandbox or a router: the " +
+        "interpreters are started by the harness itself (on its own CPU), one after the other, without a sandbox or a router: the " +
         "part of the call no router work can remove. The forward's start is the time from `POST /api/v1/forwards` " +
         "(the stdio echo server started in its sandbox, initialized, its catalog imported) to its tool in the " +
         "`tools/list` of an open session, on the same router, each start a new forward removed afterwards.",
