@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseBenchOptions, runsSection } from "./bench-options.js";
+import { parseBenchOptions, runsSection, SECTION_NAMES } from "./bench-options.js";
 
 const parse = (...argv: string[]) => {
   const options = parseBenchOptions(argv);
@@ -39,25 +39,55 @@ describe("the soak's flags", () => {
 });
 
 describe("--only", () => {
-  it("runs every section when not given", () => {
+  it("runs every section without it", () => {
     const options = parse();
     expect(options.only).toBeUndefined();
-    expect(runsSection(options, "code-mode")).toBe(true);
-    expect(runsSection(options, "throughput")).toBe(true);
+    for (const name of SECTION_NAMES) expect(runsSection(options, name)).toBe(true);
   });
 
-  it("runs only the named sections", () => {
-    const options = parse("--only", "code-mode, tools-list");
-    expect([...(options.only ?? [])]).toEqual(["code-mode", "tools-list"]);
-    expect(runsSection(options, "code-mode")).toBe(true);
-    expect(runsSection(options, "tools-list")).toBe(true);
+  it("runs only the sections it names, trimming spaces", () => {
+    const options = parse("--only", "a2a, tracing");
+    expect([...(options.only ?? [])]).toEqual(["a2a", "tracing"]);
+    expect(runsSection(options, "a2a")).toBe(true);
     expect(runsSection(options, "throughput")).toBe(false);
+    expect(runsSection(options, "identity")).toBe(false);
   });
 
-  it("refuses an unknown or empty name, listing the known ones", () => {
-    expect(() => parse("--only", "code-mode,codemode")).toThrow(
-      /unknown section\(s\) for --only: codemode \(known: throughput, .*code-mode\)/,
+  it("keeps taking the throughput section's configurations from --configurations", () => {
+    const options = parse("--only", "throughput", "--configurations", "bound-mcp,trestle-grpc");
+    expect(runsSection(options, "throughput")).toBe(true);
+    expect(options.configurations).toEqual(["bound-mcp", "trestle-grpc"]);
+  });
+
+  it("refuses an unknown section, listing the known ones", () => {
+    expect(() => parse("--only", "throughput,warp-drive")).toThrow(
+      /unknown section\(s\) for --only: warp-drive; known: throughput, identity, stdio-forward/,
     );
-    expect(() => parse("--only", ",")).toThrow(/--only needs a section name \(of: throughput, /);
+    expect(() => parse("--only", " , ")).toThrow(/--only needs section names; known: throughput/);
+  });
+
+  it("reads --identity-only as --only identity, and adds it to a selection", () => {
+    expect([...(parse("--identity-only").only ?? [])]).toEqual(["identity"]);
+    expect([...(parse("--identity-only", "--only", "a2a").only ?? [])].sort()).toEqual(["a2a", "identity"]);
+  });
+});
+
+describe("the path sections' runs", () => {
+  it("are shorter than the throughput runs by default, and follow --warmup-ms and --duration-ms", () => {
+    expect(parse().paths).toEqual({ warmupMs: 1_000, durationMs: 4_000, starts: 8 });
+    expect(parse("--quick").paths).toEqual({ warmupMs: 300, durationMs: 1_200, starts: 3 });
+    expect(parse("--quick", "--warmup-ms", "50", "--duration-ms", "700").paths).toMatchObject({
+      warmupMs: 50,
+      durationMs: 700,
+    });
+  });
+});
+
+describe("the code-mode section", () => {
+  it("is a section of its own, with more searches and inner calls in a full run than in --quick", () => {
+    expect(runsSection(parse("--only", "code-mode"), "code-mode")).toBe(true);
+    expect(runsSection(parse("--only", "code-mode"), "throughput")).toBe(false);
+    expect(parse().codeMode).toMatchObject({ definitionTools: 500, searchTools: 10_000, searches: 1_000 });
+    expect(parse("--quick").codeMode).toMatchObject({ searches: 300, cpuCalls: 300 });
   });
 });

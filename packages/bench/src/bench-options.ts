@@ -1,5 +1,26 @@
 import { parseArgs } from "node:util";
 import { CONFIGURATION_NAMES, type ConfigurationName } from "./configurations.js";
+import { PATH_SECTION_NAMES } from "./scenarios/paths/path-section.js";
+
+/**
+ * The sections `--only` selects, in the order a run makes them. `throughput` is the configurations' runs and what
+ * uses their routers (tools/list, code-execution streaming, the load variants); its configurations come from
+ * `--configurations`.
+ */
+export const SECTION_NAMES = [
+  "throughput",
+  "identity",
+  ...PATH_SECTION_NAMES,
+  "idle-sessions",
+  "footprint",
+  "profile",
+  "cross-replica",
+  "soak",
+  "code-mode",
+] as const;
+
+/** One section's name. */
+export type SectionName = (typeof SECTION_NAMES)[number];
 
 /** What a run of the harness does. */
 export interface BenchOptions {
@@ -26,10 +47,13 @@ export interface BenchOptions {
   replicaChanges: number;
   /** The soak (router memory under a long load, issue 19); undefined: not run. */
   soak: SoakOptions | undefined;
-  /** Run only the identity comparison (static token vs JWT + CEL rules) and print it; writes nothing. */
-  identityOnly: boolean;
-  /** The sections to run (`--only a,b`); undefined: every section. A section runs when {@link runsSection} says so. */
+  /**
+   * The sections to run (`--only a,b`; `--identity-only` is `--only identity`); undefined: every section. With a
+   * selection the run prints what it measured and writes nothing.
+   */
   only: ReadonlySet<string> | undefined;
+  /** Warm-up and measured window of each run of the path sections (stdio and HTTP forwards, A2A, tracing…). */
+  paths: { warmupMs: number; durationMs: number; starts: number };
   /** Code mode and tool search (issue 51): definition tokens, round trips vs one program, search latency. */
   codeMode: CodeModeSettings;
 }
@@ -50,26 +74,8 @@ export interface CodeModeSettings {
   cpuCalls: number;
 }
 
-/** The sections `--only` may name. */
-export const SECTION_NAMES = [
-  "throughput",
-  "tools-list",
-  "code-execution",
-  "load-variants",
-  "identity-cost",
-  "idle-sessions",
-  "idle-footprint",
-  "profile",
-  "cross-replica",
-  "memory-under-load",
-  "code-mode",
-] as const;
-
-/** Whether a run with these options runs the section `name`. */
-export function runsSection(
-  options: Pick<BenchOptions, "only">,
-  name: (typeof SECTION_NAMES)[number],
-): boolean {
+/** Whether a run with these options makes the section `name`. */
+export function runsSection(options: Pick<BenchOptions, "only">, name: SectionName): boolean {
   return options.only === undefined || options.only.has(name);
 }
 
@@ -85,22 +91,21 @@ export interface SoakOptions {
 /** The usage text. */
 export const USAGE = `usage: pnpm bench [--quick] [--out DIR] [--rounds N] [--duration-ms N] [--warmup-ms N]
                   [--configurations a,b,...] [--no-profile] [--no-replicas] [--no-footprint] [--no-pin]
-                  [--soak-minutes N | --no-soak] [--identity-only] [--only a,b,...]
+                  [--soak-minutes N | --no-soak] [--only SECTION[,SECTION…]] [--identity-only]
 
   --quick            one short round, 100 and 1,000 tools, no profile, no cross-replica run (under 2 minutes);
                      writes packages/bench/results/ unless --out says otherwise
   (default)          3 rounds of 5 s per configuration and concurrency, 100 / 1,000 / 10,000 tools, router
-                     profile, cross-replica change time (9–11 minutes); writes docs/
+                     profile, cross-replica change time, the path sections (14–16 minutes); writes docs/
   --configurations   a subset of: ${CONFIGURATION_NAMES.join(", ")}
   --no-footprint     skip the idle footprint of \`trestle serve --builtins\` (fresh and reopened data directory)
   --soak-minutes N   the soak: trestle-grpc at concurrency 16 for 30 s of warm-up, then N minutes (a decimal
                      is allowed) while the router's RSS is sampled every 5 s; memory growth per call is fitted.
                      Default 10 in a full run; in --quick it runs only when this flag is given
   --no-soak          skip the soak
-  --identity-only    only the cost of identity: calls/s at c16 with a static token vs an OAuth JWT and five CEL
-                     rules, in interleaved rounds (--rounds, --warmup-ms, --duration-ms apply); prints, writes nothing
-  --only             run only these sections (of: ${SECTION_NAMES.join(", ")}); the report goes to
-                     packages/bench/results/ unless --out says otherwise, never over docs/
+  --only a,b         only these sections; prints what they measured, writes nothing. Sections: ${SECTION_NAMES.join(", ")}
+  --identity-only    the same as --only identity: calls/s at c16 with a static token vs an OAuth JWT and five CEL
+                     rules, in interleaved rounds (--rounds, --warmup-ms, --duration-ms apply)
   --no-pin           do not pin with taskset (default: every server-side process on CPU 0, the load generator
                      and the harness on CPU 1, when there are 2 CPUs or more)`;
 
@@ -119,20 +124,20 @@ function positiveNumber(text: string | undefined, name: string): number | undefi
   return n;
 }
 
-/** `--only a,b`: the named sections. @throws Error listing the known sections when a name is not one. */
-function parseOnly(text: string | undefined): ReadonlySet<string> | undefined {
-  if (text === undefined) return undefined;
-  const wanted = text
+/** The `--only` selection (with `--identity-only` added), or undefined for every section. */
+function parseOnly(only: string | undefined, identityOnly: boolean): ReadonlySet<string> | undefined {
+  if (only === undefined) return identityOnly ? new Set(["identity"]) : undefined;
+  const wanted = only
     .split(",")
     .map((s) => s.trim())
     .filter((s) => s !== "");
-  if (wanted.length === 0) throw new Error(`--only needs a section name (of: ${SECTION_NAMES.join(", ")})`);
+  if (wanted.length === 0) throw new Error(`--only needs section names; known: ${SECTION_NAMES.join(", ")}`);
   const unknown = wanted.filter((w) => !(SECTION_NAMES as readonly string[]).includes(w));
   if (unknown.length > 0)
     throw new Error(
-      `unknown section(s) for --only: ${unknown.join(", ")} (known: ${SECTION_NAMES.join(", ")})`,
+      `unknown section(s) for --only: ${unknown.join(", ")}; known: ${SECTION_NAMES.join(", ")}`,
     );
-  return new Set(wanted);
+  return new Set(identityOnly ? [...wanted, "identity"] : wanted);
 }
 
 /** Parses the command line. @throws Error naming the bad flag. */
@@ -173,33 +178,25 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | "help
     if (unknown.length > 0) throw new Error(`unknown configuration(s): ${unknown.join(", ")}`);
     configurations = configurations.filter((c) => wanted.includes(c));
   }
+  const warmupMs = positive(values["warmup-ms"], "warmup-ms");
+  const durationMs = positive(values["duration-ms"], "duration-ms");
   return {
-    only: parseOnly(values.only),
-    codeMode: quick
-      ? {
-          definitionTools: 500,
-          sequentialCalls: 50,
-          repetitions: 3,
-          searchTools: 10_000,
-          searches: 300,
-          cpuCalls: 300,
-        }
-      : {
-          definitionTools: 500,
-          sequentialCalls: 50,
-          repetitions: 5,
-          searchTools: 10_000,
-          searches: 1_000,
-          cpuCalls: 1_000,
-        },
+    codeMode: {
+      definitionTools: 500,
+      sequentialCalls: 50,
+      repetitions: quick ? 3 : 5,
+      searchTools: 10_000,
+      searches: quick ? 300 : 1_000,
+      cpuCalls: quick ? 300 : 1_000,
+    },
     mode: quick ? "quick" : "full",
     out: values.out,
     configurations,
     // c256 only in the full run: errors there are a target, its throughput says little more than c64's.
     concurrencies: quick ? [1, 16, 64] : [1, 16, 64, 256],
     rounds: positive(values.rounds, "rounds") ?? (quick ? 1 : 3),
-    warmupMs: positive(values["warmup-ms"], "warmup-ms") ?? (quick ? 300 : 1_500),
-    durationMs: positive(values["duration-ms"], "duration-ms") ?? (quick ? 1_200 : 5_000),
+    warmupMs: warmupMs ?? (quick ? 300 : 1_500),
+    durationMs: durationMs ?? (quick ? 1_200 : 5_000),
     preWarmMs: quick ? 800 : 3_000,
     toolListSizes: quick ? [100, 1_000] : [100, 1_000, 10_000],
     toolListRepetitions: quick ? 5 : 15,
@@ -212,7 +209,13 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | "help
     replicaChanges: 10,
     footprint: values["no-footprint"] !== true,
     pin: values["no-pin"] !== true,
-    identityOnly: values["identity-only"] === true,
+    only: parseOnly(values.only, values["identity-only"] === true),
+    // Shorter than the throughput runs by default: five sections of their own must fit in about five minutes.
+    paths: {
+      warmupMs: warmupMs ?? (quick ? 300 : 1_000),
+      durationMs: durationMs ?? (quick ? 1_200 : 4_000),
+      starts: quick ? 3 : 8,
+    },
     soak:
       soakMinutesToRun === undefined
         ? undefined

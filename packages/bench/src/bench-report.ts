@@ -7,6 +7,7 @@ import type { IdleFootprintMeasurement } from "./scenarios/idle-footprint.js";
 import type { IdleSessionsMeasurement } from "./scenarios/idle-sessions.js";
 import type { LoadVariantsResult } from "./scenarios/load-variants.js";
 import type { MemoryUnderLoadMeasurement } from "./scenarios/memory-under-load.js";
+import type { PathSection, PathSectionName } from "./scenarios/paths/path-section.js";
 import type { RouterProfileMeasurement } from "./scenarios/router-profile.js";
 import type { ThroughputResult } from "./scenarios/throughput.js";
 import type { ToolsListMeasurement } from "./scenarios/tools-list.js";
@@ -56,6 +57,11 @@ export interface BenchReport {
   identityCost?: IdentityCostResult | Skipped;
   /** Code mode and tool search (issue 51): definition tokens, round trips vs one program, search latency, CPU. */
   codeMode?: CodeModeMeasurement | Skipped;
+  /**
+   * Every other path a client takes through the router, each beside its bound or peer: a stdio and an HTTP
+   * forward, the A2A front, a sandboxed program and a forward's start, tracing on and off.
+   */
+  paths?: Partial<Record<PathSectionName, PathSection | Skipped>>;
   crossReplica: CrossReplicaMeasurement | Skipped;
   profile: RouterProfileMeasurement | Skipped;
   /** The soak: the router's RSS over a long load at c16 and its growth per call (issue 19). */

@@ -5,6 +5,8 @@
  *
  * @packageDocumentation
  */
+
+export { a2aAnswerText } from "./a2a-answer.js";
 export type { BenchReport, Headline, Skipped } from "./bench-report.js";
 export {
   areaOf,
@@ -25,5 +27,13 @@ export {
 } from "./memory-growth.js";
 export { computeHeadlines, headlineLines } from "./report/headlines.js";
 export { renderMarkdown } from "./report/markdown.js";
+export { pathSectionMarkdown } from "./report/paths-report.js";
 export { niceCeiling, renderChart } from "./report/svg-chart.js";
+export {
+  type PathRound,
+  type PathRow,
+  type PathRuns,
+  summarisePathRuns,
+} from "./scenarios/paths/path-rows.js";
+export { type LatencyRow, type PathSection, ratioHeadline } from "./scenarios/paths/path-section.js";
 export { createSseParser, type SseEvent, type SseParser } from "./sse-parser.js";

@@ -3,15 +3,22 @@
  * measured window, and sends a {@link LoadResult} over IPC. The spec comes as JSON in argv[2]. Runs in its own
  * process so that its CPU is not the server's.
  */
-import { Agent } from "node:http";
+import { Agent, request as httpRequest } from "node:http";
+import { a2aAnswerText } from "./a2a-answer.js";
 import type { LoadProgress, LoadResult, LoadSpec } from "./load-spec.js";
 import { createMcpHttpClient } from "./mcp-http-client.js";
 
-type CallFn = (text: string) => Promise<string>;
+/** Makes one call carrying `text`; throws unless the target answered it correctly. */
+type CallFn = (text: string) => Promise<void>;
 
 interface Session {
   call: CallFn;
   close(): Promise<void>;
+}
+
+/** Throws unless `answer` is the echo of `text`. */
+function checkEcho(text: string, answer: string): void {
+  if (answer !== text) throw new Error(`echo mismatch: sent '${text}', got '${answer.slice(0, 80)}'`);
 }
 
 async function mcpSession(spec: LoadSpec & { target: { kind: "mcp" } }): Promise<Session> {
@@ -30,14 +37,20 @@ async function mcpSession(spec: LoadSpec & { target: { kind: "mcp" } }): Promise
       ? await client.openStream(() => undefined).catch(() => undefined)
       : undefined;
   const tool = spec.target.tool;
+  const fixed = spec.target.fixed;
   return {
     async call(text) {
-      const reply = await client.request("tools/call", { name: tool, arguments: { text } });
+      const reply = await client.request("tools/call", {
+        name: tool,
+        arguments: fixed ? fixed.arguments : { text },
+      });
       if (reply.error) throw new Error(`JSON-RPC error ${reply.error.code}: ${reply.error.message}`);
       const result = reply.result as { isError?: boolean; content?: { text?: string }[] };
       const answer = result.content?.[0]?.text ?? "";
       if (result.isError) throw new Error(`isError result: ${answer}`);
-      return answer;
+      if (!fixed) checkEcho(text, answer);
+      else if (!answer.includes(fixed.expect))
+        throw new Error(`expected '${fixed.expect}' in the answer, got '${answer.slice(0, 80)}'`);
     },
     async close() {
       stream?.close();
@@ -68,18 +81,83 @@ async function grpcSession(spec: LoadSpec & { target: { kind: "grpc" } }): Promi
         create(ToolInvokeRequestSchema, { uri: "echo://bench", arguments: { text } }),
         target,
       );
-      return reply.content[0] ?? "";
+      checkEcho(text, reply.content[0] ?? "");
     },
     close: () => transport.close(),
   };
 }
 
+/** A2A v1.0 `SendMessage` over JSON-RPC on keep-alive connections, as an A2A client sends it. */
+function a2aSession(spec: LoadSpec & { target: { kind: "a2a" } }): Session {
+  const agent = new Agent({ keepAlive: true, maxSockets: spec.concurrency });
+  const url = new URL(spec.target.url);
+  const tool = spec.target.tool;
+  let nextId = 0;
+  const post = (body: string) =>
+    new Promise<string>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: "POST",
+          agent,
+          headers: { "content-type": "application/json", "a2a-version": "1.0" },
+        },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => {
+            text += chunk;
+          });
+          res.on("end", () =>
+            res.statusCode === 200
+              ? resolve(text)
+              : reject(new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`)),
+          );
+          res.on("error", reject);
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+  return {
+    async call(text) {
+      const id = ++nextId;
+      const body = JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "SendMessage",
+        params: {
+          message: {
+            messageId: `m${id}`,
+            role: "ROLE_USER",
+            parts: [{ data: { tool, arguments: { text } } }],
+          },
+        },
+      });
+      checkEcho(text, a2aAnswerText(JSON.parse(await post(body))));
+    },
+    async close() {
+      agent.destroy();
+    },
+  };
+}
+
+async function openSession(spec: LoadSpec): Promise<Session> {
+  switch (spec.target.kind) {
+    case "mcp":
+      return mcpSession(spec as LoadSpec & { target: { kind: "mcp" } });
+    case "grpc":
+      return grpcSession(spec as LoadSpec & { target: { kind: "grpc" } });
+    case "a2a":
+      return a2aSession(spec as LoadSpec & { target: { kind: "a2a" } });
+  }
+}
+
 async function run(spec: LoadSpec): Promise<LoadResult> {
   const cpuStart = process.cpuUsage();
-  const session =
-    spec.target.kind === "mcp"
-      ? await mcpSession(spec as LoadSpec & { target: { kind: "mcp" } })
-      : await grpcSession(spec as LoadSpec & { target: { kind: "grpc" } });
+  const session = await openSession(spec);
   const latencies: number[] = [];
   const errorSamples: string[] = [];
   let calls = 0;
@@ -95,8 +173,7 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
       const text = `w${index}-${n++}${padding}`;
       const start = performance.now();
       try {
-        const answer = await session.call(text);
-        if (answer !== text) throw new Error(`echo mismatch: sent '${text}', got '${answer.slice(0, 80)}'`);
+        await session.call(text);
         totalCalls++;
         if (measuring) {
           calls++;

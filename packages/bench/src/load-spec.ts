@@ -9,7 +9,17 @@ export type LoadTarget =
       stateless?: boolean;
       /** The `Authorization` header of every request, for a router with tokens or OAuth: `Bearer …`. */
       authorization?: string;
+      /**
+       * A fixed call instead of the echo: these arguments every time, and the answer's first text must contain
+       * `expect` (e.g. `execute_code` running `print(1)`).
+       */
+      fixed?: { arguments: Record<string, unknown>; expect: string };
     }
+  /**
+   * A2A v1.0 `SendMessage` over JSON-RPC: a data part `{tool, arguments: {text}}` (how the router's A2A front names
+   * the tool to call); the echo is read from the answer's task artifact or message.
+   */
+  | { kind: "a2a"; url: string; tool: string }
   /** `ToolInvoker/InvokeTool` over grpc-js, through Trestle's gRPC transport. */
   | { kind: "grpc"; host: string; port: number };
 

@@ -18,6 +18,7 @@ import { findPostgresBinaries, type PostgresCluster, startPostgres } from "./pos
 import { codeModeMarkdown } from "./report/code-mode-report.js";
 import { computeHeadlines, headlineLines } from "./report/headlines.js";
 import { identityCostMarkdown, renderMarkdown } from "./report/markdown.js";
+import { pathSectionMarkdown } from "./report/paths-report.js";
 import { renderChart } from "./report/svg-chart.js";
 import { type RouterProcess, startRouter } from "./router-process.js";
 import { runCodeExecution } from "./scenarios/code-execution.js";
@@ -28,6 +29,8 @@ import { measureIdleFootprint } from "./scenarios/idle-footprint.js";
 import { type IdleSessionsMeasurement, measureIdleSessions } from "./scenarios/idle-sessions.js";
 import { runLoadVariants } from "./scenarios/load-variants.js";
 import { runMemoryUnderLoad } from "./scenarios/memory-under-load.js";
+import { PATH_SECTION_NAMES } from "./scenarios/paths/path-section.js";
+import { runPathSections } from "./scenarios/paths/run-paths.js";
 import { runRouterProfile } from "./scenarios/router-profile.js";
 import { runThroughput } from "./scenarios/throughput.js";
 import { runToolsList } from "./scenarios/tools-list.js";
@@ -40,7 +43,7 @@ const log = (line: string) =>
   process.stderr.write(`[${((Date.now() - began) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const skipped = (reason: string): Skipped => ({ skipped: reason });
-const notSelected = skipped("not in --only");
+const NOT_SELECTED = "not in --only";
 
 /** Runs a part of the benchmark; a failure becomes a note and a skipped section instead of ending the run. */
 async function attempt<T extends object>(
@@ -105,11 +108,6 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
   const machine = describeMachine();
   const git = describeGitState(repoRoot);
   const notes: string[] = [];
-  const runs = (section: Parameters<typeof runsSection>[1]) => runsSection(options, section);
-  // The configurations serve these sections; a run of other sections alone starts none of them.
-  const needsConfigurations = (["throughput", "tools-list", "code-execution", "load-variants"] as const).some(
-    runs,
-  );
   log(
     `trestle bench (${options.mode}) on ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; ` +
       `commit ${git.commit.slice(0, 12)}${git.uncommittedFiles.length ? " (+ uncommitted changes)" : ""}; ` +
@@ -126,19 +124,23 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
   }
 
   // Everything that must start is started together: routers take seconds to open their store.
-  if (needsConfigurations) log("starting the configurations…");
-  const cluster: Promise<PostgresCluster | Error> = !(runs("idle-sessions") || runs("cross-replica"))
-    ? Promise.resolve(new Error("not in --only"))
+  log("starting the configurations…");
+  const selected = (name: Parameters<typeof runsSection>[1]) => runsSection(options, name);
+  const needsPostgres = selected("idle-sessions") || (options.crossReplica && selected("cross-replica"));
+  const cluster: Promise<PostgresCluster | Error> = !needsPostgres
+    ? Promise.resolve(new Error(NOT_SELECTED))
     : findPostgresBinaries()
       ? startPostgres().catch((error: unknown) => error as Error)
       : Promise.resolve(new Error("no PostgreSQL server binaries under /usr/lib/postgresql/*/bin"));
-  const startedConfigurations = (needsConfigurations ? options.configurations : []).map((name) =>
+  const startedConfigurations = (selected("throughput") ? options.configurations : []).map((name) =>
     startConfiguration(name).then(
       (running) => ({ name, running }),
       (error: unknown) => ({ name, error }),
     ),
   );
-  const sessionServers = runs("idle-sessions") ? startSessionServers(options, cluster) : Promise.resolve([]);
+  const sessionServers = selected("idle-sessions")
+    ? startSessionServers(options, cluster)
+    : Promise.resolve([]);
   const running: RunningConfiguration[] = [];
   for (const outcome of await Promise.all(startedConfigurations)) {
     if ("running" in outcome) running.push(outcome.running);
@@ -149,15 +151,15 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
   }
   const sessions = await sessionServers;
   const pg = await cluster;
-  if (pg instanceof Error && runs("idle-sessions")) notes.push(`PostgreSQL could not start: ${pg.message}`);
+  if (pg instanceof Error && needsPostgres) notes.push(`PostgreSQL could not start: ${pg.message}`);
 
   try {
-    if (runs("throughput"))
+    if (selected("throughput"))
       log(
         `throughput: ${options.rounds} round(s) × concurrency ${options.concurrencies.join("/")} × ` +
           `${running.length} configurations, ${options.warmupMs} ms warm-up + ${options.durationMs} ms each`,
       );
-    const throughput = runs("throughput")
+    const throughput = selected("throughput")
       ? await runThroughput(running, {
           concurrencies: options.concurrencies,
           rounds: options.rounds,
@@ -171,26 +173,23 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
     const trestle = running.find((c) => c.name === "trestle-grpc");
     const router = trestle?.router;
     const capability = trestle?.capability;
-    const toolsList = !runs("tools-list")
-      ? notSelected
-      : router
-        ? await attempt("tools/list", notes, () =>
-            runToolsList(router.url, {
-              sizes: options.toolListSizes,
-              repetitions: options.toolListRepetitions,
-              log,
-            }),
-          )
-        : skipped("trestle-grpc did not run");
-    const codeExecution = !runs("code-execution")
-      ? notSelected
-      : router && capability
+    const toolsList = router
+      ? await attempt("tools/list", notes, () =>
+          runToolsList(router.url, {
+            sizes: options.toolListSizes,
+            repetitions: options.toolListRepetitions,
+            log,
+          }),
+        )
+      : skipped(selected("throughput") ? "trestle-grpc did not run" : NOT_SELECTED);
+    const codeExecution =
+      router && capability
         ? await attempt("code execution streaming", notes, () =>
             runCodeExecution(router.url, capability, options.codeExecution),
           )
-        : skipped("trestle-grpc did not run");
-    const loadVariants = !runs("load-variants")
-      ? notSelected
+        : skipped(selected("throughput") ? "trestle-grpc did not run" : NOT_SELECTED);
+    const loadVariants = !selected("throughput")
+      ? skipped(NOT_SELECTED)
       : await attempt("load variants (c16: a watcher, 16 KiB payloads)", notes, () =>
           runLoadVariants(running, {
             concurrency: 16,
@@ -202,8 +201,8 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
           }),
         );
     await Promise.allSettled(running.splice(0).map((c) => c.stop()));
-    const identityCost = !runs("identity-cost")
-      ? notSelected
+    const identityCost = !selected("identity")
+      ? skipped(NOT_SELECTED)
       : await attempt("the cost of identity (c16: static token vs JWT + 5 CEL rules)", notes, () =>
           runIdentityCost({
             concurrency: 16,
@@ -213,15 +212,23 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
             log,
           }),
         );
+    const paths = await runPathSections({
+      concurrency: 16,
+      rounds: options.rounds,
+      ...options.paths,
+      selected,
+      log,
+      attempt: (name, run) => attempt(name, notes, run),
+    });
 
-    const codeMode = !runs("code-mode")
-      ? notSelected
+    const codeMode = !selected("code-mode")
+      ? skipped(NOT_SELECTED)
       : await attempt("code mode and tool search (tokens, round trips vs one program, search)", notes, () =>
           runCodeMode({ ...options.codeMode, log }),
         );
 
-    const idleSessions = !runs("idle-sessions")
-      ? notSelected
+    const idleSessions = !selected("idle-sessions")
+      ? skipped(NOT_SELECTED)
       : await attempt("idle sessions", notes, async () => {
           const results: IdleSessionsMeasurement[] = [];
           for (const server of sessions) {
@@ -239,21 +246,21 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
           return results;
         });
 
-    const idleFootprint = !runs("idle-footprint")
-      ? notSelected
+    const idleFootprint = !selected("footprint")
+      ? skipped(NOT_SELECTED)
       : options.footprint
         ? await attempt("idle footprint of trestle serve --builtins", notes, () => measureIdleFootprint(log))
         : skipped("--no-footprint");
 
-    const profile = !runs("profile")
-      ? notSelected
+    const profile = !selected("profile")
+      ? skipped(NOT_SELECTED)
       : options.profile
         ? await attempt("router CPU profile (trestle-grpc, c16)", notes, () =>
             runRouterProfile({ concurrency: 16, warmupMs: 3_000, durationMs: 8_000 }),
           )
         : skipped(options.mode === "quick" ? "not in --quick" : "--no-profile");
-    const crossReplica = !runs("cross-replica")
-      ? notSelected
+    const crossReplica = !selected("cross-replica")
+      ? skipped(NOT_SELECTED)
       : !options.crossReplica
         ? skipped(options.mode === "quick" ? "not in --quick" : "--no-replicas")
         : pg instanceof Error
@@ -263,8 +270,8 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
             );
 
     const soak = options.soak;
-    const memoryUnderLoad = !runs("memory-under-load")
-      ? notSelected
+    const memoryUnderLoad = !selected("soak")
+      ? skipped(NOT_SELECTED)
       : !soak
         ? skipped(options.mode === "quick" ? "not in --quick without --soak-minutes" : "--no-soak")
         : await attempt(
@@ -295,6 +302,7 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
       loadVariants,
       identityCost,
       codeMode,
+      paths,
       crossReplica,
       profile,
       memoryUnderLoad,
@@ -318,6 +326,56 @@ function formatWithBiome(file: string): void {
   spawnSync(biome, ["format", "--write", file], { cwd: repoRoot, stdio: "ignore" });
 }
 
+/** The throughput cells as a table on stderr, when there are any. */
+function logThroughputCells(report: BenchReport): void {
+  if (report.throughput.cells.length === 0) return;
+  log("");
+  log("configuration     c   calls/s   p50 ms   p99 ms  errors  server µs/call");
+  for (const cell of report.throughput.cells) {
+    log(
+      `${cell.configuration.padEnd(16)} ${String(cell.concurrency).padStart(3)} ${cell.callsPerSecond.toFixed(0).padStart(9)} ` +
+        `${cell.p50Ms.toFixed(2).padStart(8)} ${cell.p99Ms.toFixed(2).padStart(8)} ${String(cell.errors).padStart(7)} ` +
+        `${cell.serverCpuUsPerCall.toFixed(0).padStart(15)}`,
+    );
+  }
+}
+
+/**
+ * What a `--only` run prints: the markdown of the identity and path sections it ran, and the JSON of the others
+ * (the throughput cells are logged as a table).
+ */
+function selectedSectionsText(report: BenchReport, only: ReadonlySet<string>): string[] {
+  const lines: string[] = [];
+  if (only.has("identity") && report.identityCost) {
+    lines.push("## The cost of identity", "");
+    if (measured(report.identityCost)) lines.push(...identityCostMarkdown(report.identityCost), "");
+    else lines.push(`Skipped: ${report.identityCost.skipped}`, "");
+  }
+  if (only.has("code-mode") && report.codeMode) {
+    lines.push("## Code mode and tool search", "");
+    if (measured(report.codeMode)) lines.push(...codeModeMarkdown(report.codeMode), "");
+    else lines.push(`Skipped: ${report.codeMode.skipped}`, "");
+  }
+  for (const name of PATH_SECTION_NAMES) {
+    const section = report.paths?.[name];
+    if (!only.has(name) || !section) continue;
+    if (measured(section)) lines.push(`## ${section.title}`, "", ...pathSectionMarkdown(section));
+    else lines.push(`## ${name}`, "", `Skipped: ${section.skipped}`, "");
+  }
+  const others = {
+    "idle-sessions": report.idleSessions,
+    footprint: report.idleFootprint,
+    profile: report.profile,
+    "cross-replica": report.crossReplica,
+    soak: report.memoryUnderLoad,
+  };
+  for (const [name, value] of Object.entries(others)) {
+    if (only.has(name) && value)
+      lines.push(`## ${name}`, "", "```json", JSON.stringify(value, null, 2), "```", "");
+  }
+  return lines;
+}
+
 async function main(): Promise<void> {
   let options: ReturnType<typeof parseBenchOptions>;
   try {
@@ -330,26 +388,16 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  if (options.identityOnly) {
-    const pinning = options.pin ? defaultPinning() : "--no-pin";
-    if (typeof pinning !== "string") pinCpus(pinning);
-    const result = await runIdentityCost({
-      concurrency: 16,
-      rounds: options.rounds,
-      warmupMs: options.warmupMs,
-      durationMs: options.durationMs,
-      log,
-    });
-    process.stdout.write(`\n${identityCostMarkdown(result).join("\n")}\n`);
+  const report = await bench(options);
+  if (options.only !== undefined) {
+    // A selection is a partial run: it prints what it measured and writes no report.
+    process.stdout.write(`\n${selectedSectionsText(report, options.only).join("\n")}\n`);
+    logThroughputCells(report);
+    for (const note of report.notes) log(`note: ${note}`);
+    process.stdout.write(`\nHeadline figures\n${headlineLines(report.headlines).join("\n")}\n`);
     return;
   }
-  // Only a full run of every section writes docs/: a partial one must not replace the last full report.
-  const out =
-    options.out ??
-    (options.mode === "full" && options.only === undefined
-      ? join(repoRoot, "docs")
-      : join(packageDir, "results"));
-  const report = await bench(options);
+  const out = options.out ?? (options.mode === "full" ? join(repoRoot, "docs") : join(packageDir, "results"));
   await mkdir(out, { recursive: true });
   const chartFile = "benchmark-chart.svg";
   const subtitle =
@@ -366,19 +414,9 @@ async function main(): Promise<void> {
   log(
     `wrote ${rel}/benchmarks.md, ${rel}/benchmarks.json, ${rel}/${chartFile} (${Math.round(report.durationSeconds)} s)`,
   );
-  log("");
-  log("configuration     c   calls/s   p50 ms   p99 ms  errors  server µs/call");
-  for (const cell of report.throughput.cells) {
-    log(
-      `${cell.configuration.padEnd(16)} ${String(cell.concurrency).padStart(3)} ${cell.callsPerSecond.toFixed(0).padStart(9)} ` +
-        `${cell.p50Ms.toFixed(2).padStart(8)} ${cell.p99Ms.toFixed(2).padStart(8)} ${String(cell.errors).padStart(7)} ` +
-        `${cell.serverCpuUsPerCall.toFixed(0).padStart(15)}`,
-    );
-  }
+  logThroughputCells(report);
   for (const note of report.notes) log(`note: ${note}`);
   process.stdout.write(`\nHeadline ratios\n${headlineLines(report.headlines).join("\n")}\n`);
-  if (report.codeMode && measured(report.codeMode))
-    process.stdout.write(`\nCode mode and tool search\n\n${codeModeMarkdown(report.codeMode).join("\n")}\n`);
 }
 
 const abort = (error: unknown) => {

@@ -278,6 +278,9 @@ export function computeHeadlines(report: Omit<BenchReport, "headlines">): Headli
   if (report.memoryUnderLoad && measured(report.memoryUnderLoad)) {
     headlines.push(...memoryUnderLoadHeadlines(report.memoryUnderLoad));
   }
+  for (const section of Object.values(report.paths ?? {})) {
+    if (section && measured(section)) headlines.push(...section.headlines);
+  }
   return headlines;
 }
 

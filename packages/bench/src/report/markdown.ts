@@ -3,9 +3,11 @@ import { cpuProfileMarkdown } from "../cpu-profile-summary.js";
 import type { IdentityCostResult } from "../scenarios/identity-cost.js";
 import { describeLoadVariant, type LoadVariantsResult } from "../scenarios/load-variants.js";
 import type { MemoryUnderLoadMeasurement } from "../scenarios/memory-under-load.js";
+import { PATH_SECTION_NAMES, PATH_SECTION_TITLES } from "../scenarios/paths/path-section.js";
 import { MIN_SAMPLES } from "../scenarios/router-profile.js";
 import { codeModeMarkdown } from "./code-mode-report.js";
 import { INTEGER_UNITS } from "./headlines.js";
+import { pathSectionMarkdown } from "./paths-report.js";
 
 const mib = (bytes: number) => (Number.isFinite(bytes) ? `${(bytes / 2 ** 20).toFixed(0)}` : "n/a");
 const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
@@ -176,6 +178,13 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
   else if (measured(report.identityCost)) push(...identityCostMarkdown(report.identityCost), "");
   else push(`Skipped: ${report.identityCost.skipped}`, "");
 
+  for (const name of PATH_SECTION_NAMES) {
+    const section = report.paths?.[name];
+    if (section === undefined) continue;
+    if (measured(section)) push(`## ${section.title}`, "", ...pathSectionMarkdown(section));
+    else push(`## ${PATH_SECTION_TITLES[name]}`, "", `Skipped: ${section.skipped}`, "");
+  }
+
   push("## Code mode and tool search", "");
   if (report.codeMode === undefined) push("Not measured in this run.", "");
   else if (measured(report.codeMode)) push(...codeModeMarkdown(report.codeMode), "");
@@ -253,7 +262,7 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     "",
     "```sh",
     "pnpm install",
-    "pnpm bench            # full run, 9–11 minutes here plus the 10.5-minute soak, writes docs/benchmarks.{md,json} and docs/benchmark-chart.svg",
+    "pnpm bench            # full run, 14–16 minutes here plus the 10.5-minute soak, writes docs/benchmarks.{md,json} and docs/benchmark-chart.svg",
     "pnpm bench --quick    # under 2 minutes, writes packages/bench/results/",
     "pnpm bench --no-soak  # the full run without the 10-minute memory soak",
     "pnpm bench --quick --configurations trestle-grpc --soak-minutes 10   # the soak with a short run around it",
