@@ -1,4 +1,3 @@
-import type { CallOptions as ConnectCallOptions } from "@connectrpc/connect";
 import {
   type BridgeTransport,
   type CallOptions,
@@ -17,11 +16,16 @@ import {
   fromWanakuTransport,
   healthFromRuntimeStatus,
   provisioningReferenceFromReply,
-  REQUEST_ID_METADATA_KEY,
   type WanakuTransport,
 } from "@trestle/wanaku";
 import { trestleErrorFrom } from "./error-mapping.js";
-import { type ConnectTlsOptions, openTargetConnection, type TargetConnection } from "./target-connection.js";
+import { requestHeadersFor } from "./request-headers.js";
+import {
+  type ConnectTlsOptions,
+  openTargetConnection,
+  type TargetCallOptions,
+  type TargetConnection,
+} from "./target-connection.js";
 
 /**
  * Options for {@link createConnectTransport}. Every field is optional. The deadlines (`unaryTimeoutMs`, default
@@ -42,24 +46,6 @@ export interface ConnectTransportOptions extends TimeoutOptions {
   tls?: ConnectTlsOptions | ((target: ServiceTarget) => ConnectTlsOptions | undefined);
   /** Close an HTTP/2 connection after this long without calls (it reopens on the next call). Default 15 min. */
   idleConnectionTimeoutMs?: number;
-}
-
-function headersFor(options: CallOptions | undefined): Headers {
-  const headers = new Headers();
-  try {
-    for (const [key, value] of Object.entries(options?.metadata ?? {})) headers.set(key.toLowerCase(), value);
-    if (options?.requestId) headers.set(REQUEST_ID_METADATA_KEY, options.requestId);
-  } catch (error) {
-    // The message names no value: metadata may carry credentials.
-    throw new TrestleError(
-      "Call metadata holds a key or value that is not a valid header",
-      Code.InvalidArgument,
-      {
-        cause: error,
-      },
-    );
-  }
-  return headers;
 }
 
 /**
@@ -124,20 +110,24 @@ export function createConnectWanakuTransport(options: ConnectTransportOptions = 
     options_: CallOptions | undefined,
     kind: "unary" | "stream",
     signal: AbortSignal | undefined,
-  ): ConnectCallOptions {
+  ): TargetCallOptions {
     const perService = options.timeouts?.(target);
     const timeoutMs =
       options_?.timeoutMs ??
       (kind === "unary"
         ? (perService?.unaryMs ?? options.unaryTimeoutMs ?? DEFAULT_UNARY_TIMEOUT_MS)
         : (perService?.streamMs ?? options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS));
-    return { timeoutMs, headers: headersFor(options_), ...(signal ? { signal } : {}) };
+    return {
+      timeoutMs,
+      headers: requestHeadersFor(options_?.metadata, options_?.requestId),
+      ...(signal ? { signal } : {}),
+    };
   }
 
   async function unary<T>(
     target: ServiceTarget,
     options_: CallOptions | undefined,
-    call: (connection: TargetConnection, connectOptions: ConnectCallOptions) => Promise<T>,
+    call: (connection: TargetConnection, connectOptions: TargetCallOptions) => Promise<T>,
   ): Promise<T> {
     try {
       return await call(connectionFor(target), callOptions(target, options_, "unary", options_?.signal));
