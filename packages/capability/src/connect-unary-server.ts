@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerHttp2Stream } from "node:http2";
 import { create, type DescMethodUnary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { codeToHttpStatus, errorToJsonBytes } from "@connectrpc/connect/protocol-connect";
+import { codeToHttpStatus, codeToString, errorToJsonBytes } from "@connectrpc/connect/protocol-connect";
 import type { HandlerContext } from "@trestle/core";
 import { HealthProbe, Provisioner, ResourceAcquirer, ToolInvoker } from "@trestle/proto";
 import { compileMessageCodec, type MessageCodec } from "@trestle/protobuf-codec";
@@ -10,7 +10,7 @@ import { CallCancellation } from "./call-cancellation.js";
 import type { CallSecretCheck } from "./call-secret.js";
 import type { InFlightCalls } from "./capability-routes.js";
 import { handlerContextFromGrpc } from "./handler-context.js";
-import { toConnectError } from "./handler-error.js";
+import { toGrpcStatus } from "./handler-error.js";
 
 /**
  * Serves one HTTP/2 stream when it is a Connect unary call in protobuf binary to a method with a handler, and says
@@ -39,6 +39,25 @@ const SUCCESS_HEADERS: Readonly<OutgoingHttpHeaders> = {
 
 function ignore(): void {}
 
+/**
+ * A failure the server itself answers with (a deadline, a refusal, a request it cannot read). Like the lean gRPC
+ * server, this path makes no `ConnectError` for a call that fails with a `TrestleError` or is refused: one builds
+ * a `Headers`, and the first `Headers` of a process loads undici (about 5.5 MiB resident).
+ */
+class ConnectStatus {
+  constructor(
+    readonly code: Code,
+    readonly message: string,
+  ) {}
+}
+
+/** A Connect error's JSON body (connectrpc.com/docs/protocol: `code` as its name, `message` when there is one). */
+function errorBody(code: Code, message: string): Buffer {
+  return Buffer.from(
+    JSON.stringify(message ? { code: codeToString(code), message } : { code: codeToString(code) }),
+  );
+}
+
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | undefined)?.then === "function";
 }
@@ -62,6 +81,8 @@ function abortReasons() {
     deadlinePassed: () => (deadline ??= new ConnectError("the operation timed out", Code.DeadlineExceeded)),
   };
 }
+
+const DEADLINE_PASSED = new ConnectStatus(Code.DeadlineExceeded, "the operation timed out");
 
 /**
  * The headers of a Connect error reply: status and JSON content type, and a thrown `ConnectError`'s metadata
@@ -104,7 +125,7 @@ class ConnectUnaryCall {
     if (timeoutMs !== undefined && timeoutMs <= MAX_TIMER_MS) {
       this.#deadlineTimer = setTimeout(() => {
         this.cancellation.abort(reasons.deadlinePassed);
-        this.fail(reasons.deadlinePassed());
+        this.fail(DEADLINE_PASSED);
       }, timeoutMs);
     }
     stream.once("close", () => this.#closed());
@@ -126,9 +147,9 @@ class ConnectUnaryCall {
       body = codec.encode(create(codec.desc, reply as never));
     } catch (error) {
       this.fail(
-        new ConnectError(
-          `Error serializing response: ${error instanceof Error ? error.message : String(error)}`,
+        new ConnectStatus(
           Code.Internal,
+          `Error serializing response: ${error instanceof Error ? error.message : String(error)}`,
         ),
       );
       return;
@@ -140,21 +161,30 @@ class ConnectUnaryCall {
     stream.end(body);
   }
 
-  /** Answers with the Connect error `failure` means (see `toConnectError`): its HTTP status and JSON body. */
+  /**
+   * Answers with the Connect error `failure` means: its HTTP status and JSON body. A thrown `ConnectError` goes as
+   * connect-node sends it (details, metadata as headers); anything else as `toGrpcStatus` reads it.
+   */
   fail(failure: unknown): void {
     if (this.answered) return;
     this.answered = true;
     const stream = this.#stream;
     if (stream.destroyed) return;
-    const error = toConnectError(failure);
-    let headers: OutgoingHttpHeaders;
-    try {
-      headers = errorHeaders(error);
-    } catch {
-      headers = { ":status": codeToHttpStatus(error.code), "content-type": "application/json" };
+    if (failure instanceof ConnectError) {
+      let headers: OutgoingHttpHeaders;
+      try {
+        headers = errorHeaders(failure);
+      } catch {
+        headers = { ":status": codeToHttpStatus(failure.code), "content-type": "application/json" };
+      }
+      stream.respond(headers);
+      stream.end(Buffer.from(errorToJsonBytes(failure, {})));
+      return;
     }
-    stream.respond(headers);
-    stream.end(Buffer.from(errorToJsonBytes(error, {})));
+    const { code, message } =
+      failure instanceof ConnectStatus ? failure : (toGrpcStatus(failure) as { code: Code; message: string });
+    stream.respond({ ":status": codeToHttpStatus(code), "content-type": "application/json" });
+    stream.end(errorBody(code, message));
   }
 }
 
@@ -223,16 +253,16 @@ export function createConnectUnaryServer(
     );
     if (secretCheck && !secretCheck.acceptsGrpc(headers)) {
       stream.resume();
-      call.fail(secretCheck.refusal());
+      call.fail(new ConnectStatus(Code.Unauthenticated, secretCheck.refusalMessage));
       return true;
     }
     const declared = Number(headers["content-length"]);
     if (declared > maxRequestBytes) {
       stream.resume();
       call.fail(
-        new ConnectError(
-          `message size ${declared} is larger than configured readMaxBytes ${maxRequestBytes}`,
+        new ConnectStatus(
           Code.ResourceExhausted,
+          `message size ${declared} is larger than configured readMaxBytes ${maxRequestBytes}`,
         ),
       );
       return true;
@@ -245,9 +275,9 @@ export function createConnectUnaryServer(
       if (received > maxRequestBytes) {
         chunks.length = 0;
         call.fail(
-          new ConnectError(
-            `message size is larger than configured readMaxBytes ${maxRequestBytes}`,
+          new ConnectStatus(
             Code.ResourceExhausted,
+            `message size is larger than configured readMaxBytes ${maxRequestBytes}`,
           ),
         );
         return;
@@ -263,9 +293,9 @@ export function createConnectUnaryServer(
         request = method.input.decode(body);
       } catch (error) {
         call.fail(
-          new ConnectError(
-            `Error deserializing request: ${error instanceof Error ? error.message : String(error)}`,
+          new ConnectStatus(
             Code.InvalidArgument,
+            `Error deserializing request: ${error instanceof Error ? error.message : String(error)}`,
           ),
         );
         return;

@@ -41,6 +41,9 @@ describe("Connect unary in protobuf over HTTP/2, served on the streams (a connec
         const entry: Seen = { requestId: context.requestId, metadata: { ...context.metadata } };
         seen.push(entry);
         if (request.uri === "missing") throw new TrestleError("no tool called missing", TrestleCode.NotFound);
+        if (request.uri === "denied") {
+          throw new ConnectError("not for you", Code.PermissionDenied, { "x-why": "policy" });
+        }
         if (request.uri === "slow") {
           await new Promise<void>((resolve) =>
             context.signal.addEventListener("abort", () => {
@@ -75,6 +78,13 @@ describe("Connect unary in protobuf over HTTP/2, served on the streams (a connec
     const error = await failure(client(await start()).invokeTool({ uri: "missing" }));
     expect(error.code).toBe(Code.NotFound);
     expect(error.rawMessage).toBe("no tool called missing");
+  });
+
+  it("answers a thrown ConnectError with its code, message and metadata as headers", async () => {
+    const error = await failure(client(await start()).invokeTool({ uri: "denied" }));
+    expect(error.code).toBe(Code.PermissionDenied);
+    expect(error.rawMessage).toBe("not for you");
+    expect(error.metadata.get("x-why")).toBe("policy");
   });
 
   it("applies connect-timeout-ms: the caller gets DEADLINE_EXCEEDED and the handler's signal aborts", async () => {
