@@ -2,6 +2,7 @@ import {
   type BridgeTransport,
   type CallOptions,
   Code,
+  cancellationOf,
   DEFAULT_STREAM_TIMEOUT_MS,
   DEFAULT_UNARY_TIMEOUT_MS,
   healthFromProbeError,
@@ -105,23 +106,16 @@ export function createConnectWanakuTransport(options: ConnectTransportOptions = 
     return connection;
   }
 
-  function callOptions(
+  function timeoutFor(
     target: ServiceTarget,
     options_: CallOptions | undefined,
     kind: "unary" | "stream",
-    signal: AbortSignal | undefined,
-  ): TargetCallOptions {
+  ): number {
+    if (options_?.timeoutMs !== undefined) return options_.timeoutMs;
     const perService = options.timeouts?.(target);
-    const timeoutMs =
-      options_?.timeoutMs ??
-      (kind === "unary"
-        ? (perService?.unaryMs ?? options.unaryTimeoutMs ?? DEFAULT_UNARY_TIMEOUT_MS)
-        : (perService?.streamMs ?? options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS));
-    return {
-      timeoutMs,
-      headers: requestHeadersFor(options_?.metadata, options_?.requestId),
-      ...(signal ? { signal } : {}),
-    };
+    return kind === "unary"
+      ? (perService?.unaryMs ?? options.unaryTimeoutMs ?? DEFAULT_UNARY_TIMEOUT_MS)
+      : (perService?.streamMs ?? options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS);
   }
 
   async function unary<T>(
@@ -129,10 +123,16 @@ export function createConnectWanakuTransport(options: ConnectTransportOptions = 
     options_: CallOptions | undefined,
     call: (connection: TargetConnection, connectOptions: TargetCallOptions) => Promise<T>,
   ): Promise<T> {
+    // Read through core's Cancellation: no AbortSignal is made for a call unless a connect-es client needs one.
+    const cancellation = cancellationOf(options_);
     try {
-      return await call(connectionFor(target), callOptions(target, options_, "unary", options_?.signal));
+      return await call(connectionFor(target), {
+        timeoutMs: timeoutFor(target, options_, "unary"),
+        headers: requestHeadersFor(options_?.metadata, options_?.requestId),
+        cancellation,
+      });
     } catch (error) {
-      throw trestleErrorFrom(error, options_?.signal);
+      throw trestleErrorFrom(error, cancellation);
     }
   }
 
@@ -143,16 +143,18 @@ export function createConnectWanakuTransport(options: ConnectTransportOptions = 
   ): AsyncGenerator<CodeExecutionReply> {
     // Cancels the HTTP stream when the consumer stops early, so the engine stops too.
     const stop = new AbortController();
-    const signal = options_?.signal ? AbortSignal.any([stop.signal, options_.signal]) : stop.signal;
+    const callerSignal = options_?.signal;
+    const signal = callerSignal ? AbortSignal.any([stop.signal, callerSignal]) : stop.signal;
     try {
       const connection = connectionFor(target);
-      const stream = connection.codeExecutor.executeCode(
-        request,
-        callOptions(target, options_, "stream", signal),
-      );
+      const stream = connection.codeExecutor.executeCode(request, {
+        timeoutMs: timeoutFor(target, options_, "stream"),
+        headers: requestHeadersFor(options_?.metadata, options_?.requestId),
+        signal,
+      });
       for await (const reply of stream) yield reply;
     } catch (error) {
-      throw trestleErrorFrom(error, options_?.signal);
+      throw trestleErrorFrom(error, callerSignal);
     } finally {
       stop.abort();
     }

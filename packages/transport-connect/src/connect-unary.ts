@@ -10,6 +10,7 @@ import { create, type DescMethodUnary, type DescService, type MessageShape } fro
 import { Code, ConnectError } from "@connectrpc/connect";
 import { codeFromHttpStatus, errorFromJsonBytes } from "@connectrpc/connect/protocol-connect";
 import type { Http2SessionManager } from "@connectrpc/connect-node";
+import type { Cancellation } from "@trestle/core";
 import { compileMessageCodec, type MessageCodec } from "@trestle/protobuf-codec";
 
 /**
@@ -51,12 +52,16 @@ export function leanUnaryMethod<S extends DescService, K extends keyof S["method
   };
 }
 
-/** What one lean call needs besides its message: its deadline, its caller's signal and its request headers. */
+/** What one lean call needs besides its message: its deadline, its caller's cancellation and its request headers. */
 export interface LeanCallOptions {
   timeoutMs: number;
-  /** Lower-cased, already checked as HTTP headers; the Connect framing headers are set over them. */
-  headers: Record<string, string>;
-  signal?: AbortSignal;
+  /**
+   * Lower-cased, already checked as HTTP headers: this call's own object, completed in place with the Connect
+   * framing headers (set over any entry of the same name).
+   */
+  headers: Record<string, string | number>;
+  /** The caller's cancellation (core's `cancellationOf` the call options): no `AbortSignal` is made for it. */
+  cancellation?: Cancellation | undefined;
 }
 
 function statusError(status: number, body: Buffer, headers: IncomingHttpHeaders): ConnectError {
@@ -87,7 +92,7 @@ function unreachable(error: Error): ConnectError {
  * deadline as `connect-timeout-ms`; a 200 reply is the message, any other status carries the Connect error as
  * JSON. Where connect-es runs a call through async iterables, linked abort signals and `Headers` objects, this
  * writes one request and reads one reply. Rejects with a `ConnectError`: the service's, `DeadlineExceeded` after
- * `timeoutMs` (the stream is reset, so the service sees it), `Canceled` when the caller's signal aborts,
+ * `timeoutMs` (the stream is reset, so the service sees it), `Canceled` when the caller cancels,
  * `Unavailable` when the connection fails.
  */
 export function connectUnaryCall<M extends DescMethodUnary>(
@@ -96,10 +101,10 @@ export function connectUnaryCall<M extends DescMethodUnary>(
   request: MessageShape<M["input"]> | object,
   options: LeanCallOptions,
 ): Promise<MessageShape<M["output"]>> {
-  const signal = options.signal;
-  if (signal?.aborted) {
+  const cancellation = options.cancellation;
+  if (cancellation?.aborted) {
     return Promise.reject(
-      new ConnectError("The call was cancelled", Code.Canceled, undefined, undefined, signal.reason),
+      new ConnectError("The call was cancelled", Code.Canceled, undefined, undefined, cancellation.reason),
     );
   }
   let body: Buffer;
@@ -112,13 +117,12 @@ export function connectUnaryCall<M extends DescMethodUnary>(
   } catch (error) {
     return Promise.reject(ConnectError.from(error, Code.Internal));
   }
-  const headers: OutgoingHttpHeaders = {
-    ...options.headers,
-    "content-type": "application/proto",
-    "connect-protocol-version": "1",
-    "connect-timeout-ms": String(Math.max(0, Math.ceil(options.timeoutMs))),
-    "content-length": body.length,
-  };
+  // Completed in place: a spread copies key by key.
+  const headers: OutgoingHttpHeaders = options.headers;
+  headers["content-type"] = "application/proto";
+  headers["connect-protocol-version"] = "1";
+  headers["connect-timeout-ms"] = Math.max(0, Math.ceil(options.timeoutMs));
+  headers["content-length"] = body.length;
   return new Promise((resolve, reject) => {
     let settled = false;
     let stream: ClientHttp2Stream | undefined;
@@ -130,7 +134,7 @@ export function connectUnaryCall<M extends DescMethodUnary>(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
+      cancellation?.offAbort(onAbort);
       if (error) reject(error);
       else resolve(reply as MessageShape<M["output"]>);
     };
@@ -140,12 +144,14 @@ export function connectUnaryCall<M extends DescMethodUnary>(
       finish(reason);
     };
     const onAbort = () =>
-      abort(new ConnectError("The call was cancelled", Code.Canceled, undefined, undefined, signal?.reason));
+      abort(
+        new ConnectError("The call was cancelled", Code.Canceled, undefined, undefined, cancellation?.reason),
+      );
     const timer = setTimeout(
       () => abort(new ConnectError("the operation timed out", Code.DeadlineExceeded)),
       options.timeoutMs,
     );
-    signal?.addEventListener("abort", onAbort, { once: true });
+    cancellation?.onAbort(onAbort);
 
     const onClose = () => {
       if (settled) return;

@@ -7,7 +7,7 @@ import {
   createGrpcWebTransport,
   Http2SessionManager,
 } from "@connectrpc/connect-node";
-import { type ServiceTarget, type TlsOptions, targetAddress } from "@trestle/core";
+import { type Cancellation, type ServiceTarget, type TlsOptions, targetAddress } from "@trestle/core";
 import { CodeExecutor, HealthProbe, Provisioner, ResourceAcquirer, ToolInvoker } from "@trestle/proto";
 import { connectUnaryCall, leanUnaryMethod } from "./connect-unary.js";
 
@@ -30,13 +30,15 @@ export interface ConnectionSettings {
 }
 
 /**
- * The options of one call on a {@link TargetConnection}: connect-es's, with the request headers as a record already
- * checked (see `requestHeadersFor`), which both the connect-es clients and the lean unary path take.
+ * The options of one unary call on a {@link TargetConnection}: its deadline, its request headers as a record already
+ * checked (see `requestHeadersFor`; the call's own object) and the caller's cancellation, from which an
+ * `AbortSignal` is made only for a connect-es client.
  */
-export type TargetCallOptions = Omit<CallOptions, "headers"> & {
+export interface TargetCallOptions {
   timeoutMs: number;
   headers: Record<string, string>;
-};
+  cancellation?: Cancellation | undefined;
+}
 
 /** A unary method of a {@link TargetConnection}: the message (or its init shape) in, the reply out. */
 export type TargetUnaryMethod<M extends DescMethodUnary> = (
@@ -137,12 +139,31 @@ export function openTargetConnection(target: ServiceTarget, settings: Connection
       settings.protocol === "grpc-web" ? createGrpcWebTransport(common) : createConnectNodeTransport(common);
     close = () => agent.destroy();
   }
+  const toolInvoker = createClient(ToolInvoker, transport);
+  const resourceAcquirer = createClient(ResourceAcquirer, transport);
+  const provisioner = createClient(Provisioner, transport);
+  const healthProbe = createClient(HealthProbe, transport);
   return {
-    toolInvoker: createClient(ToolInvoker, transport),
-    resourceAcquirer: createClient(ResourceAcquirer, transport),
-    provisioner: createClient(Provisioner, transport),
-    healthProbe: createClient(HealthProbe, transport),
+    toolInvoker: {
+      invokeTool: (request, options) => toolInvoker.invokeTool(request, connectEsOptions(options)),
+    },
+    resourceAcquirer: {
+      resourceAcquire: (request, options) =>
+        resourceAcquirer.resourceAcquire(request, connectEsOptions(options)),
+    },
+    provisioner: {
+      provision: (request, options) => provisioner.provision(request, connectEsOptions(options)),
+    },
+    healthProbe: {
+      getStatus: (request, options) => healthProbe.getStatus(request, connectEsOptions(options)),
+    },
     codeExecutor: createClient(CodeExecutor, transport),
     close,
   };
+}
+
+/** A connect-es client's options for a unary call: the caller's cancellation as the `AbortSignal` it takes. */
+function connectEsOptions(options: TargetCallOptions): CallOptions {
+  const signal = options.cancellation?.signal;
+  return { timeoutMs: options.timeoutMs, headers: options.headers, ...(signal ? { signal } : {}) };
 }
