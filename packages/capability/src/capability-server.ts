@@ -10,6 +10,7 @@ import type { CapabilityHandlers } from "@trestle/wanaku";
 
 import { createCallSecretCheck } from "./call-secret.js";
 import type { InFlightCalls } from "./capability-routes.js";
+import { createConnectUnaryServer } from "./connect-unary-server.js";
 import { createGrpcServer } from "./grpc-server.js";
 import { sniffHttpVersion } from "./http-version-sniffer.js";
 import {
@@ -152,6 +153,8 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
     );
   }
   const serveGrpc = createGrpcServer(options, inFlight, secretCheck, maxRequestBytes);
+  // Connect unary in protobuf over HTTP/2, what Trestle's router sends over Connect, also right on the streams.
+  const serveConnectUnary = createConnectUnaryServer(options, inFlight, secretCheck, maxRequestBytes);
   // Connect, gRPC-Web and gRPC with the JSON codec, over HTTP/1.1 and HTTP/2: connect-node, loaded on the first
   // request that needs it (a service only the router calls never does).
   const serveConnect = createLazyRequestListener("its Connect protocol support", async () => {
@@ -183,7 +186,11 @@ export function createCapabilityServer(options: CapabilityServerOptions): Capabi
   // HTTP/2 connections, cleartext or TLS: each stream goes to the gRPC server or to connect-node by its content
   // type, and counts as a response in flight until it closes, whichever serves it.
   const h2 = http2.createServer();
-  const routeStream = createHttp2StreamRouter(serveGrpc, serveConnect as Http2RequestListener);
+  const routeStream = createHttp2StreamRouter(
+    serveGrpc,
+    serveConnectUnary,
+    serveConnect as Http2RequestListener,
+  );
   const onStream: Http2StreamListener = (stream, headers, flags, rawHeaders) => {
     activeResponses++;
     stream.once("close", () => {

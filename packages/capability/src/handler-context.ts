@@ -55,14 +55,20 @@ function binaryEntry(value: string): string {
     .join(", ");
 }
 
-/** The request headers of a gRPC call as the metadata a handler sees; see {@link handlerContextFromGrpc}. */
-function metadataRecord(headers: IncomingHttpHeaders): Record<string, string> {
+/**
+ * How a `-bin` entry reaches a handler: `"grpc"`, each base64 value decoded and encoded again (as a gRPC server
+ * shows binary metadata); `"as-sent"`, the header's text as it came (as connect-node shows a Connect call's).
+ */
+export type BinaryEntries = "grpc" | "as-sent";
+
+/** The request headers of an HTTP/2 call as the metadata a handler sees; see {@link handlerContextFromGrpc}. */
+function metadataRecord(headers: IncomingHttpHeaders, binary: BinaryEntries): Record<string, string> {
   const entries: Record<string, string> = {};
   for (const key in headers) {
     const value = headers[key];
     if (value === undefined || isFramingHeader(key)) continue;
     const text = typeof value === "string" ? value : value.join(", ");
-    entries[key] = key.endsWith("-bin") ? binaryEntry(text) : text;
+    entries[key] = binary === "grpc" && key.endsWith("-bin") ? binaryEntry(text) : text;
   }
   return entries;
 }
@@ -73,6 +79,8 @@ function metadataRecord(headers: IncomingHttpHeaders): Record<string, string> {
  * base64 text (each value decoded and encoded again, as a gRPC server that decodes binary metadata would show
  * it), so a handler sees the same metadata whichever protocol the caller spoke.
  *
+ * The lean Connect unary server passes `binary: "as-sent"`, so its handlers see what connect-node's would.
+ *
  * Its fields are getters (own and enumerable, so spreading the context still copies them) that build the metadata
  * record and the signal on first read: most handlers read neither, and an `AbortSignal` per call is a measurable
  * part of a short call's CPU.
@@ -80,10 +88,11 @@ function metadataRecord(headers: IncomingHttpHeaders): Record<string, string> {
 export function handlerContextFromGrpc(
   headers: IncomingHttpHeaders,
   cancellation: { readonly signal: AbortSignal },
+  binary: BinaryEntries = "grpc",
 ): HandlerContext {
   let entries: Record<string, string> | undefined;
   const read = () => {
-    entries ??= metadataRecord(headers);
+    entries ??= metadataRecord(headers, binary);
     return entries;
   };
   return {

@@ -1,4 +1,5 @@
 import * as http2 from "node:http2";
+import type { ConnectUnaryStreamServer } from "./connect-unary-server.js";
 import type { GrpcStreamServer } from "./grpc-server.js";
 
 /** What serves the HTTP/2 requests that are not gRPC in protobuf: Node's compatibility API, as connect-node wants it. */
@@ -27,11 +28,13 @@ export function isGrpcProtobuf(contentType: string | undefined): boolean {
 }
 
 /**
- * Routes each stream of an HTTP/2 server: gRPC calls in protobuf to `serveGrpc`, everything else to `onRequest`
- * through Node's compatibility request and response, as Node's own `request` event would.
+ * Routes each stream of an HTTP/2 server: gRPC calls in protobuf to `serveGrpc`, Connect unary calls in protobuf
+ * to `serveConnectUnary` when it takes them, everything else to `onRequest` through Node's compatibility request and
+ * response, as Node's own `request` event would.
  */
 export function createHttp2StreamRouter(
   serveGrpc: GrpcStreamServer,
+  serveConnectUnary: ConnectUnaryStreamServer,
   onRequest: Http2RequestListener,
 ): Http2StreamListener {
   return (stream, headers, _flags, rawHeaders) => {
@@ -39,6 +42,7 @@ export function createHttp2StreamRouter(
       serveGrpc(stream, headers);
       return;
     }
+    if (serveConnectUnary(stream, headers)) return;
     onRequest(
       new http2.Http2ServerRequest(stream, headers, {}, rawHeaders ?? []),
       new http2.Http2ServerResponse(stream),

@@ -90,10 +90,19 @@ describe("what a capability server process loads", () => {
     expect(loaded()).not.toContain(CONNECT_NODE);
     expect(loaded()).not.toContain("/capability/dist/connect-adapter.js");
 
-    // The first Connect requests arrive together, over HTTP/1.1 and HTTP/2, while connect-node loads: all are served.
+    // Connect unary in protobuf over HTTP/2 (what the router sends over Connect) is served on the streams too.
     const baseUrl = `http://127.0.0.1:${port}`;
+    const binary = createClient(ToolInvoker, createConnectTransport({ baseUrl, httpVersion: "2" }));
+    expect((await binary.invokeTool({ body: "binary" })).content).toEqual(["hello binary"]);
+    expect(loaded()).not.toContain(CONNECT_NODE);
+    expect(loaded()).not.toContain("/capability/dist/connect-adapter.js");
+
+    // The first requests connect-node serves arrive together, over HTTP/1.1 and HTTP/2, while it loads: all are served.
     const http1 = createClient(ToolInvoker, createConnectTransport({ baseUrl, httpVersion: "1.1" }));
-    const http2 = createClient(ToolInvoker, createConnectTransport({ baseUrl, httpVersion: "2" }));
+    const http2 = createClient(
+      ToolInvoker,
+      createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: false }),
+    );
     const replies = await Promise.all(
       Array.from({ length: 6 }, (_, i) => (i % 2 ? http1 : http2).invokeTool({ body: `connect ${i}` })),
     );

@@ -1,8 +1,8 @@
-import type { CallOptions as ConnectCallOptions } from "@connectrpc/connect";
 import {
   type BridgeTransport,
   type CallOptions,
   Code,
+  cancellationOf,
   DEFAULT_STREAM_TIMEOUT_MS,
   DEFAULT_UNARY_TIMEOUT_MS,
   healthFromProbeError,
@@ -17,11 +17,16 @@ import {
   fromWanakuTransport,
   healthFromRuntimeStatus,
   provisioningReferenceFromReply,
-  REQUEST_ID_METADATA_KEY,
   type WanakuTransport,
 } from "@trestle/wanaku";
 import { trestleErrorFrom } from "./error-mapping.js";
-import { type ConnectTlsOptions, openTargetConnection, type TargetConnection } from "./target-connection.js";
+import { requestHeadersFor } from "./request-headers.js";
+import {
+  type ConnectTlsOptions,
+  openTargetConnection,
+  type TargetCallOptions,
+  type TargetConnection,
+} from "./target-connection.js";
 
 /**
  * Options for {@link createConnectTransport}. Every field is optional. The deadlines (`unaryTimeoutMs`, default
@@ -42,24 +47,6 @@ export interface ConnectTransportOptions extends TimeoutOptions {
   tls?: ConnectTlsOptions | ((target: ServiceTarget) => ConnectTlsOptions | undefined);
   /** Close an HTTP/2 connection after this long without calls (it reopens on the next call). Default 15 min. */
   idleConnectionTimeoutMs?: number;
-}
-
-function headersFor(options: CallOptions | undefined): Headers {
-  const headers = new Headers();
-  try {
-    for (const [key, value] of Object.entries(options?.metadata ?? {})) headers.set(key.toLowerCase(), value);
-    if (options?.requestId) headers.set(REQUEST_ID_METADATA_KEY, options.requestId);
-  } catch (error) {
-    // The message names no value: metadata may carry credentials.
-    throw new TrestleError(
-      "Call metadata holds a key or value that is not a valid header",
-      Code.InvalidArgument,
-      {
-        cause: error,
-      },
-    );
-  }
-  return headers;
 }
 
 /**
@@ -119,30 +106,33 @@ export function createConnectWanakuTransport(options: ConnectTransportOptions = 
     return connection;
   }
 
-  function callOptions(
+  function timeoutFor(
     target: ServiceTarget,
     options_: CallOptions | undefined,
     kind: "unary" | "stream",
-    signal: AbortSignal | undefined,
-  ): ConnectCallOptions {
+  ): number {
+    if (options_?.timeoutMs !== undefined) return options_.timeoutMs;
     const perService = options.timeouts?.(target);
-    const timeoutMs =
-      options_?.timeoutMs ??
-      (kind === "unary"
-        ? (perService?.unaryMs ?? options.unaryTimeoutMs ?? DEFAULT_UNARY_TIMEOUT_MS)
-        : (perService?.streamMs ?? options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS));
-    return { timeoutMs, headers: headersFor(options_), ...(signal ? { signal } : {}) };
+    return kind === "unary"
+      ? (perService?.unaryMs ?? options.unaryTimeoutMs ?? DEFAULT_UNARY_TIMEOUT_MS)
+      : (perService?.streamMs ?? options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS);
   }
 
   async function unary<T>(
     target: ServiceTarget,
     options_: CallOptions | undefined,
-    call: (connection: TargetConnection, connectOptions: ConnectCallOptions) => Promise<T>,
+    call: (connection: TargetConnection, connectOptions: TargetCallOptions) => Promise<T>,
   ): Promise<T> {
+    // Read through core's Cancellation: no AbortSignal is made for a call unless a connect-es client needs one.
+    const cancellation = cancellationOf(options_);
     try {
-      return await call(connectionFor(target), callOptions(target, options_, "unary", options_?.signal));
+      return await call(connectionFor(target), {
+        timeoutMs: timeoutFor(target, options_, "unary"),
+        headers: requestHeadersFor(options_?.metadata, options_?.requestId),
+        cancellation,
+      });
     } catch (error) {
-      throw trestleErrorFrom(error, options_?.signal);
+      throw trestleErrorFrom(error, cancellation);
     }
   }
 
@@ -153,16 +143,18 @@ export function createConnectWanakuTransport(options: ConnectTransportOptions = 
   ): AsyncGenerator<CodeExecutionReply> {
     // Cancels the HTTP stream when the consumer stops early, so the engine stops too.
     const stop = new AbortController();
-    const signal = options_?.signal ? AbortSignal.any([stop.signal, options_.signal]) : stop.signal;
+    const callerSignal = options_?.signal;
+    const signal = callerSignal ? AbortSignal.any([stop.signal, callerSignal]) : stop.signal;
     try {
       const connection = connectionFor(target);
-      const stream = connection.codeExecutor.executeCode(
-        request,
-        callOptions(target, options_, "stream", signal),
-      );
+      const stream = connection.codeExecutor.executeCode(request, {
+        timeoutMs: timeoutFor(target, options_, "stream"),
+        headers: requestHeadersFor(options_?.metadata, options_?.requestId),
+        signal,
+      });
       for await (const reply of stream) yield reply;
     } catch (error) {
-      throw trestleErrorFrom(error, options_?.signal);
+      throw trestleErrorFrom(error, callerSignal);
     } finally {
       stop.abort();
     }

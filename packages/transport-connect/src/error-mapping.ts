@@ -47,9 +47,13 @@ function isConnectionFailure(error: unknown): boolean {
  * the wire said, and a cancellation the caller did not ask for is `Unavailable`. A failed TLS handshake (untrusted
  * certificate, client certificate refused) or a connection reset is `Unavailable` too, with the reason as message.
  */
-export function trestleErrorFrom(error: unknown, callerSignal?: AbortSignal): TrestleError {
+export function trestleErrorFrom(
+  error: unknown,
+  /** The caller's `AbortSignal` or core `Cancellation`: only whether it was cancelled is read. */
+  caller?: { readonly aborted: boolean },
+): TrestleError {
   if (error instanceof TrestleError) return error;
-  if (callerSignal?.aborted) {
+  if (caller?.aborted) {
     return new TrestleError("The call was cancelled by the caller", Code.Canceled, { cause: error });
   }
   // connect-node already turns Node's socket errors (ECONNREFUSED, …) into ConnectErrors with their code.
