@@ -93,6 +93,18 @@ export interface ResourceServer {
   challenge(endpoint: ProtectedEndpoint, operationScopes?: readonly string[]): string;
 }
 
+/** `value` frozen to its leaves (a metadata document is plain JSON). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Endpoint descriptions a resource server keeps (the oldest leaves first). */
+const MAX_DESCRIBED_ENDPOINTS = 256;
+
 // RFC 6750's token68, widened to any visible ASCII so that static tokens of any alphabet keep working.
 const BEARER = /^Bearer +([\x21-\x7E]+) *$/i;
 
@@ -118,21 +130,37 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
   const oauthScopes = (scopes: readonly string[]) =>
     oauth ? oauth.scopeMapping.oauthScopesFor(scopes) : [...scopes];
 
+  // Requests describe their endpoint on every call: each description is made once (URL parsing and the metadata
+  // document are not free), and kept in a bounded map, as a path may come from a request.
+  const described = new Map<string, ProtectedEndpoint>();
   function endpoint(path: string, endpointOptions: EndpointOptions): ProtectedEndpoint {
+    const key = `${path}\n${endpointOptions.scopes.join(" ")}`;
+    const known = described.get(key);
+    if (known !== undefined) return known;
+    const made = describeEndpoint(path, endpointOptions);
+    if (described.size >= MAX_DESCRIBED_ENDPOINTS) described.delete(described.keys().next().value as string);
+    described.set(key, made);
+    return made;
+  }
+
+  function describeEndpoint(path: string, endpointOptions: EndpointOptions): ProtectedEndpoint {
     const normalized = path === "/" ? "" : path.replace(/\/+$/, "");
     const resource = endpointResourceUri(root, normalized);
     const scopes = Object.freeze([...endpointOptions.scopes]);
     const metadataUrl = oauth ? protectedResourceMetadataUrl(resource) : undefined;
+    // Frozen: the description is shared by every request to the endpoint.
     const metadata = oauth
-      ? buildProtectedResourceMetadata({
-          resource,
-          authorizationServers: oauth.issuers,
-          scopesSupported: oauthScopes(scopes),
-          resourceName: options.resourceName ?? "Trestle",
-          ...(options.resourceDocumentation !== undefined
-            ? { resourceDocumentation: options.resourceDocumentation }
-            : {}),
-        })
+      ? deepFreeze(
+          buildProtectedResourceMetadata({
+            resource,
+            authorizationServers: oauth.issuers,
+            scopesSupported: oauthScopes(scopes),
+            resourceName: options.resourceName ?? "Trestle",
+            ...(options.resourceDocumentation !== undefined
+              ? { resourceDocumentation: options.resourceDocumentation }
+              : {}),
+          }),
+        )
       : undefined;
     return Object.freeze({
       path: normalized,

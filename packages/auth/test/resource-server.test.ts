@@ -55,6 +55,24 @@ describe("createResourceServer: endpoints and metadata", () => {
     expect(root.audiences).toEqual(["https://mcp.example.com"]);
   });
 
+  it("describes an endpoint once per path and scopes, frozen, and others apart", () => {
+    const mcp = server.endpoint("/mcp", { scopes: ["mcp"] });
+    expect(server.endpoint("/mcp", { scopes: ["mcp"] })).toBe(mcp);
+    expect(Object.isFrozen(mcp.metadata)).toBe(true);
+    expect(Object.isFrozen(mcp.metadata?.scopes_supported)).toBe(true);
+    const admin = server.endpoint("/mcp", { scopes: ["admin"] });
+    expect(admin.scopes).toEqual(["admin"]);
+    expect(server.endpoint("/team-a/mcp", { scopes: ["mcp"] }).resource).toBe(
+      "https://mcp.example.com/team-a/mcp",
+    );
+    // Many paths (a request names its namespace) are each described right, whatever was kept.
+    for (let i = 0; i < 600; i++)
+      expect(server.endpoint(`/ns-${i}/mcp`, { scopes: ["mcp"] }).resource).toBe(
+        `https://mcp.example.com/ns-${i}/mcp`,
+      );
+    expect(server.endpoint("/mcp", { scopes: ["mcp"] }).resource).toBe("https://mcp.example.com/mcp");
+  });
+
   it("finds the endpoint a well-known request is for, with or without publicUrl's path prefix", () => {
     expect(server.metadataEndpointPath("/.well-known/oauth-protected-resource")).toBe("");
     expect(server.metadataEndpointPath("/.well-known/oauth-protected-resource/team-a/mcp")).toBe(

@@ -97,6 +97,9 @@ export function compilePolicies(rules: readonly PolicyRule[], options: PolicyOpt
   // Per policy, not per module: conversions of the same principal or tool object are reused across decisions.
   const principals = new WeakMap<PolicyPrincipal, CelMap>();
   const tools = new WeakMap<PolicyTool, CelMap>();
+  // Per principal and tool object (both immutable, as the conversions above assume), namespace and method: what
+  // does not depend on a call's arguments, worked out once. A policy is compiled again when its rules change.
+  const decided = new WeakMap<PolicyPrincipal, WeakMap<PolicyTool, Map<string, FixedOutcomes>>>();
   const noTool = toolToCel(undefined);
   const noResource = recordToCel("uri", undefined);
   const noPrompt = recordToCel("name", undefined);
@@ -124,6 +127,33 @@ export function compilePolicies(rules: readonly PolicyRule[], options: PolicyOpt
     return value;
   };
 
+  /** The memo of `input`'s fixed outcomes; `undefined` when it is not about a tool (nothing is kept). */
+  const fixedOutcomes = (input: PolicyListInput): FixedOutcomes | undefined => {
+    if (input.tool === undefined || input.resource !== undefined || input.prompt !== undefined)
+      return undefined;
+    let byTool = decided.get(input.principal);
+    if (byTool === undefined) {
+      byTool = new WeakMap();
+      decided.set(input.principal, byTool);
+    }
+    let byPlace = byTool.get(input.tool);
+    if (byPlace === undefined) {
+      byPlace = new Map();
+      byTool.set(input.tool, byPlace);
+    }
+    const key = `${input.method}\n${input.namespace}`;
+    let outcomes = byPlace.get(key);
+    if (outcomes === undefined) {
+      // Bounded: a tool is asked about in few namespaces and methods; past that, start over.
+      if (byPlace.size >= MAX_PLACES_PER_TOOL) byPlace.clear();
+      outcomes = {
+        results: new Array<CelResult | typeof NOT_EVALUATED>(compiled.length).fill(NOT_EVALUATED),
+      };
+      byPlace.set(key, outcomes);
+    }
+    return outcomes;
+  };
+
   function bindings(input: PolicyListInput, args: () => CelInput | CelError): Record<string, CelValue> {
     return new Bindings(
       principalValue(input.principal),
@@ -136,9 +166,14 @@ export function compilePolicies(rules: readonly PolicyRule[], options: PolicyOpt
     ) as unknown as Record<string, CelValue>;
   }
 
-  function decide(values: Record<string, CelValue>, listTime: boolean): PolicyDecisionDetail {
-    for (const rule of compiled) {
-      const result = rule.evaluate(values);
+  function decide(
+    values: Record<string, CelValue>,
+    listTime: boolean,
+    fixed: FixedOutcomes | undefined,
+  ): PolicyDecisionDetail {
+    for (const [index, rule] of compiled.entries()) {
+      const result =
+        fixed && !rule.readsArguments ? fixedResult(fixed, index, rule, values) : rule.evaluate(values);
       if (result === true) {
         return {
           effect: rule.effect,
@@ -180,15 +215,50 @@ export function compilePolicies(rules: readonly PolicyRule[], options: PolicyOpt
       return decide(
         bindings(input, () => argumentsToCel(input.arguments)),
         false,
+        fixedOutcomes(input),
       );
     },
     decideList(input) {
-      return decide(
+      // A list decision reads no arguments: the whole of it is fixed.
+      const fixed = fixedOutcomes(input);
+      if (fixed?.listDecision) return fixed.listDecision;
+      const decision = decide(
         bindings(input, () => unknownArguments),
         true,
+        fixed,
       );
+      if (fixed) fixed.listDecision = Object.freeze(decision);
+      return decision;
     },
   };
+}
+
+/** How many namespace-and-method pairs one principal's decisions about one tool are kept for. */
+const MAX_PLACES_PER_TOOL = 16;
+
+/** Marks a rule not evaluated yet in {@link FixedOutcomes}. */
+const NOT_EVALUATED = Symbol("not evaluated");
+
+/** What is fixed for one principal, tool, namespace and method: rules' results that do not read `arguments`. */
+interface FixedOutcomes {
+  /** Per rule, in order: its result, or {@link NOT_EVALUATED}. */
+  results: Array<CelResult | typeof NOT_EVALUATED>;
+  /** The list-time decision, once made. */
+  listDecision?: PolicyDecisionDetail;
+}
+
+/** The result of the rule at `index`, evaluated the first time it is asked for. */
+function fixedResult(
+  fixed: FixedOutcomes,
+  index: number,
+  rule: CompiledRule,
+  values: Record<string, CelValue>,
+): CelResult {
+  const known = fixed.results[index];
+  if (known !== NOT_EVALUATED && known !== undefined) return known;
+  const result = rule.evaluate(values);
+  fixed.results[index] = result;
+  return result;
 }
 
 /** The CEL variables of one decision; `arguments` is converted only if a rule reads it. */

@@ -1,5 +1,5 @@
 import type { PromptReference, ResourceReference, ToolReference } from "@trestle/core";
-import { type CompiledPolicy, compilePolicies, type PolicyRule } from "@trestle/policy";
+import { type CompiledPolicy, compilePolicies, type PolicyRule, type PolicyTool } from "@trestle/policy";
 import { type CallPolicy, OPEN_POLICY, type PolicyDecision, type PolicyRequest } from "./call-policy.js";
 import type { Caller } from "./caller.js";
 
@@ -29,13 +29,24 @@ export function celCallPolicy(
 ): CallPolicy {
   if (rules.length === 0 && options.default === "allow" && !options.onDecision) return OPEN_POLICY;
   const compiled: CompiledPolicy = compilePolicies(rules, { default: options.default });
+  // One policy view per catalog tool (tools are immutable; a change replaces the object): the policy keeps
+  // what it worked out about a tool by the object it is given.
+  const policyTools = new WeakMap<ToolReference, PolicyTool>();
+  const policyToolOf = (tool: ToolReference): PolicyTool => {
+    let view = policyTools.get(tool);
+    if (view === undefined) {
+      view = Object.freeze(policyTool(tool));
+      policyTools.set(tool, view);
+    }
+    return view;
+  };
   const listed = (caller: Caller, method: string, subject: object): boolean =>
     compiled.decideList({ principal: caller.principal, namespace: caller.namespace, method, ...subject })
       .effect === "allow";
   return {
     open: false,
     listsTool: (caller: Caller, tool: ToolReference) =>
-      listed(caller, "tools/list", { tool: policyTool(tool) }),
+      listed(caller, "tools/list", { tool: policyToolOf(tool) }),
     listsResource: (caller: Caller, resource: ResourceReference) =>
       listed(caller, "resources/list", { resource: { uri: resource.location } }),
     listsPrompt: (caller: Caller, prompt: PromptReference) =>
@@ -44,7 +55,7 @@ export function celCallPolicy(
       const base = { principal: caller.principal, namespace: caller.namespace, method: request.method };
       const decision =
         request.method === "tools/call"
-          ? compiled.decideCall({ ...base, tool: policyTool(request.tool), arguments: request.arguments })
+          ? compiled.decideCall({ ...base, tool: policyToolOf(request.tool), arguments: request.arguments })
           : request.method === "resources/read"
             ? compiled.decideCall({ ...base, resource: { uri: request.uri } })
             : compiled.decideCall({
