@@ -27,7 +27,7 @@ import { handshakeFailure } from "./mcp-failure.js";
 import type { McpUpstream } from "./mcp-upstream.js";
 import { descendantPids, isProcessAlive, killAll } from "./process-tree.js";
 import type { OpenConnectionOptions, UpstreamConnection } from "./upstream-connection.js";
-import { correlatingFetch, parseUrl } from "./upstream-http.js";
+import { correlatingFetch, ownSignalFetch, parseUrl } from "./upstream-http.js";
 import { logMessageOf, progressRouter, safely } from "./upstream-listeners.js";
 import { type PidTrackingStdioTransport, stdioTransport } from "./upstream-stdio.js";
 
@@ -116,7 +116,7 @@ export async function openLegacy(
   } else {
     http = new StreamableHTTPClientTransport(parseUrl(upstream, subject), {
       requestInit: { headers: { ...(upstream.headers ?? {}) } },
-      ...(interactive ? { fetch: correlatingFetch(origins) } : {}),
+      fetch: interactive ? correlatingFetch(origins, ownSignalFetch()) : ownSignalFetch(),
     });
   }
 
