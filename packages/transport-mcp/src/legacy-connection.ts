@@ -22,8 +22,8 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { Code, type InputRequest, type InputResponse, type JsonObject, TrestleError } from "@trestle/core";
-import { relayInputRequests } from "./input-relay.js";
 import { createSessionFetch, type SessionFetch } from "./http-fetch.js";
+import { relayInputRequests } from "./input-relay.js";
 import { handshakeFailure } from "./mcp-failure.js";
 import type { McpUpstream } from "./mcp-upstream.js";
 import { descendantPids, isProcessAlive, killAll } from "./process-tree.js";
