@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { Code, raceAbort, type ServiceTarget, TrestleError } from "@trestle/core";
 import type { McpUpstream } from "./mcp-upstream.js";
-import { upstreamKey } from "./mcp-upstream.js";
+import { upstreamKeyCache } from "./mcp-upstream.js";
 import type { UpstreamConnection } from "./upstream-connection.js";
 
 /**
@@ -105,6 +105,7 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
   const maxCredentials = options.maxCredentialsPerTarget ?? DEFAULT_MAX_CREDENTIALS_PER_TARGET;
   /** Each credential's digest, by the object the caller passes (the same one for as long as it is in use). */
   const digests = new WeakMap<object, string>();
+  const upstreamKey = upstreamKeyCache();
   let closed = false;
 
   /** The credential's part of an entry's key: a digest, so that no key holds it. */

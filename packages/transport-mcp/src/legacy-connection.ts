@@ -22,12 +22,13 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { Code, type InputRequest, type InputResponse, type JsonObject, TrestleError } from "@trestle/core";
+import { createSessionFetch, type SessionFetch } from "./http-fetch.js";
 import { relayInputRequests } from "./input-relay.js";
 import { handshakeFailure } from "./mcp-failure.js";
 import type { McpUpstream } from "./mcp-upstream.js";
 import { descendantPids, isProcessAlive, killAll } from "./process-tree.js";
 import type { OpenConnectionOptions, UpstreamConnection } from "./upstream-connection.js";
-import { correlatingFetch, parseUrl } from "./upstream-http.js";
+import { correlatingFetch, ownSignalFetch, parseUrl } from "./upstream-http.js";
 import { logMessageOf, progressRouter, safely } from "./upstream-listeners.js";
 import { type PidTrackingStdioTransport, stdioTransport } from "./upstream-stdio.js";
 
@@ -111,12 +112,16 @@ export async function openLegacy(
 
   let stdio: PidTrackingStdioTransport | undefined;
   let http: StreamableHTTPClientTransport | undefined;
+  /** The session's own HTTP client (HTTP only): ended with the session. */
+  let sessionFetch: SessionFetch | undefined;
   if (upstream.kind === "stdio") {
     stdio = running ?? stdioTransport(options.launch(upstream), subject, hooks);
   } else {
-    http = new StreamableHTTPClientTransport(parseUrl(upstream, subject), {
+    const url = parseUrl(upstream, subject);
+    sessionFetch = createSessionFetch(url, ownSignalFetch());
+    http = new StreamableHTTPClientTransport(url, {
       requestInit: { headers: { ...(upstream.headers ?? {}) } },
-      ...(interactive ? { fetch: correlatingFetch(origins) } : {}),
+      fetch: interactive ? correlatingFetch(origins, sessionFetch.fetch) : sessionFetch.fetch,
     });
   }
 
@@ -127,6 +132,7 @@ export async function openLegacy(
       await Promise.race([ended, new Promise((r) => setTimeout(r, 2_000).unref())]);
     }
     await client.close().catch(() => undefined);
+    sessionFetch?.destroy();
   }
 
   try {
@@ -205,6 +211,7 @@ export async function openLegacy(
             ]);
           }
           await client.close().catch(() => undefined);
+          sessionFetch?.destroy();
           return;
         }
         const pid = stdio?.spawnedPid;

@@ -24,7 +24,7 @@ import {
 } from "@trestle/core";
 import { createConnectionPool } from "./connection-pool.js";
 import { type FailureSubject, failureSubject, isSessionGone, requestFailure } from "./mcp-failure.js";
-import { type McpUpstream, upstreamKey, withCallCredential } from "./mcp-upstream.js";
+import { type McpUpstream, upstreamKeyCache, withCallCredential } from "./mcp-upstream.js";
 import { ALL_INPUT_CAPABILITIES, inputRequiredOf } from "./modern-era.js";
 import { createSpawnLimit, type PerCallLimit } from "./spawn-limit.js";
 import { createStdioSandbox, type StdioSandbox } from "./stdio-sandbox.js";
@@ -271,6 +271,19 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
 
   /** Each upstream's era, as the last connection to it found (so that the next one need not probe). */
   const verdicts = new Map<string, EraVerdict>();
+  const upstreamKey = upstreamKeyCache();
+  /** The failure subject of each upstream called without a credential of its own, asked for on every call. */
+  const subjects = new WeakMap<McpUpstream, FailureSubject>();
+
+  function subjectOf(upstream: McpUpstream, credential: Readonly<Record<string, string>> | undefined) {
+    if (credential !== undefined) return failureSubject(withCallCredential(upstream, credential));
+    let subject = subjects.get(upstream);
+    if (subject === undefined) {
+      subject = failureSubject(upstream);
+      subjects.set(upstream, subject);
+    }
+    return subject;
+  }
 
   function connectionOptions(
     upstream: McpUpstream,
@@ -354,7 +367,7 @@ export function createMcpTransport(options: McpTransportOptions = {}): BridgeTra
     // The router's credential for this call's caller (an exchanged token): HTTP connections of its own.
     const credential =
       upstream.kind === "http" ? callOptions?.contextValues?.get(upstreamCredentialKey) : undefined;
-    const subject = failureSubject(withCallCredential(upstream, credential));
+    const subject = subjectOf(upstream, credential);
     const deadlineMs = deadlineFor(target, callOptions);
     const scope = createCallScope(callOptions?.signal, deadlineMs);
     const started = Date.now();

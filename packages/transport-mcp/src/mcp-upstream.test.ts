@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeUpstream, upstreamKey, upstreamSecretValues } from "./mcp-upstream.js";
+import { describeUpstream, upstreamKey, upstreamKeyCache, upstreamSecretValues } from "./mcp-upstream.js";
 
 describe("upstream descriptions", () => {
   it("names a stdio server by its program only and an HTTP server by its origin only", () => {
@@ -36,5 +36,15 @@ describe("upstream descriptions", () => {
     expect(upstreamKey({ kind: "stdio", command: "a" })).not.toBe(
       upstreamKey({ kind: "stdio", command: "b" }),
     );
+  });
+
+  it("remembers a description's key per object, and keys a new description of the same upstream the same", () => {
+    const keyOf = upstreamKeyCache();
+    const first = { kind: "stdio" as const, command: "node", args: ["a.js"] };
+    expect(keyOf(first)).toBe(upstreamKey(first));
+    expect(keyOf(first)).toBe(keyOf(first));
+    const changed = { kind: "stdio" as const, command: "node", args: ["b.js"] };
+    expect(keyOf(changed)).not.toBe(keyOf(first));
+    expect(keyOf({ args: ["a.js"], command: "node", kind: "stdio" as const })).toBe(keyOf(first));
   });
 });

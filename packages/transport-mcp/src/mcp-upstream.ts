@@ -82,6 +82,22 @@ export function upstreamKey(upstream: McpUpstream): string {
   return stableJson(upstream);
 }
 
+/**
+ * `upstreamKey`, remembered per description object: a directory hands out the same object for as long as a
+ * forward is unchanged, and the key is asked for on every call.
+ */
+export function upstreamKeyCache(): (upstream: McpUpstream) => string {
+  const keys = new WeakMap<McpUpstream, string>();
+  return (upstream) => {
+    let key = keys.get(upstream);
+    if (key === undefined) {
+      key = upstreamKey(upstream);
+      keys.set(upstream, key);
+    }
+    return key;
+  };
+}
+
 function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
   if (value && typeof value === "object") {

@@ -32,13 +32,32 @@ export function parseUrl(upstream: Extract<McpUpstream, { kind: "http" }>, subje
 }
 
 /**
+ * A fetch for the SDK's HTTP transport that gives each request a signal of its own, following the one it was
+ * given. The SDK passes every request the same signal (its session's, aborted at close), and undici's `Request`
+ * adds an abort listener to it that goes only when the request is garbage-collected: on a busy session they pile
+ * up in the thousands, each new one costs a walk of the list, and past 1,500 Node prints a warning with a stack
+ * trace per request. A dependent signal (`AbortSignal.any`) is held weakly by the session's, so its listener
+ * goes with the request, and closing the session still aborts every request in flight.
+ */
+export function ownSignalFetch(inner: typeof fetch = fetch): typeof fetch {
+  return (input, init) => {
+    const signal = init?.signal;
+    if (!signal) return inner(input, init);
+    return inner(input, { ...init, signal: AbortSignal.any([signal]) });
+  };
+}
+
+/**
  * A fetch for the SDK's HTTP transport that reads along the SSE stream of each POST and records which request of
  * the server arrived on the stream of which of our requests (by the request's progress token): on Streamable
  * HTTP, a server sends a request for input on the stream of the call it belongs to.
  */
-export function correlatingFetch(origins: Map<string | number, string>): typeof fetch {
+export function correlatingFetch(
+  origins: Map<string | number, string>,
+  inner: typeof fetch = fetch,
+): typeof fetch {
   return async (input, init) => {
-    const response = await fetch(input, init);
+    const response = await inner(input, init);
     if (init?.method !== "POST" || typeof init.body !== "string" || !response.body) return response;
     if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) return response;
     let token: string | undefined;
