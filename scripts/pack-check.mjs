@@ -17,6 +17,10 @@
 //     tools/list until the built-in code execution engine is listed, one execute_code call, the built-ins started
 //     from their bundles (dist/bundle), the admin UI's page and script at /ui, then SIGTERM and a clean exit with
 //     the built-in services gone.
+//  6. The transport plugin (scripts/pack-check/transport-plugin.mjs): examples/transport-http-json is packed with
+//     the others, installed globally beside the server, named under `transports` in a config file, and an MCP
+//     tools/call goes through the installed router and the plugin to the example's capability server; a plugin
+//     that is not installed stops `trestle serve` with one sentence.
 //
 // Options: --global-prefix DIR  installs the server into DIR and keeps it (the container recipe uses this);
 //          --keep               keeps the temporary directory and prints where it is.
@@ -42,6 +46,7 @@ import { basename, join, posix, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { createParser } from "eventsource-parser";
 import ts from "typescript";
+import { checkTransportPlugin, packTransportPlugin } from "./pack-check/transport-plugin.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const { values: options } = parseArgs({
@@ -635,6 +640,7 @@ async function checkGlobalServer(scratch, registry, serverTarball, serverVersion
   } finally {
     killGroup(child.pid);
   }
+  return prefix;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -675,6 +681,11 @@ async function main() {
       );
     }
 
+    packed.push(await packTransportPlugin({ root, scratch, tarballs, run, CheckFailure }));
+    console.log(
+      `${packed.at(-1).manifest.name}@${packed.at(-1).manifest.version} (the example transport plugin)`,
+    );
+
     step("tarball inspection");
     const siblings = new Map(packed.map((p) => [p.manifest.name, p.manifest]));
     const grpc = packed.find((p) => p.manifest.name === "@trestle/transport-grpc");
@@ -695,7 +706,21 @@ async function main() {
 
     step("npm i -g @trestle/server, then trestle serve");
     const server = packed.find((p) => p.manifest.name === "@trestle/server");
-    await checkGlobalServer(scratch, registry, server.tarball, server.manifest.version);
+    const prefix = await checkGlobalServer(scratch, registry, server.tarball, server.manifest.version);
+
+    step("a transport plugin installed beside the server, loaded by configuration");
+    await checkTransportPlugin({
+      prefix,
+      scratch,
+      registry,
+      npm,
+      mcp,
+      within,
+      until,
+      tail,
+      killGroup,
+      CheckFailure,
+    });
 
     console.log(
       `\npack-check: ok (${packed.length} packages, ${Math.round((Date.now() - started) / 1000)} s)`,
