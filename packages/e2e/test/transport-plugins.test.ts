@@ -187,6 +187,25 @@ describe("trestle serve with transport plugins", () => {
     expect(lines.some((l) => /^\s+at /.test(l))).toBe(false);
   }, 30_000);
 
+  it("stops --workers before forking any, with the same sentence", async () => {
+    const { code, lines } = await serveUntilExit(
+      [
+        "--workers",
+        "2",
+        "--database-url",
+        "postgres://127.0.0.1:1/none",
+        "--transport",
+        "soap=not-installed",
+      ],
+      { TRESTLE_TRANSPORT_PLUGIN_DIR: dir },
+    );
+    expect(code).toBe(1);
+    expect(lines.filter((l) => l.startsWith("trestle: "))).toEqual([
+      expect.stringContaining("transport plugin not-installed (transports.soap) cannot be loaded"),
+    ]);
+    expect(lines.some((l) => l.includes("worker"))).toBe(false);
+  }, 30_000);
+
   it("stops with one sentence naming a plugin whose options fail its schema", async () => {
     const { code, lines } = await serveUntilExit([], {
       TRESTLE_TRANSPORT_PLUGIN_DIR: dir,

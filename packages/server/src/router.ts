@@ -34,8 +34,8 @@ import { createMcpModule } from "./root/mcp.js";
 import { routerSecurity } from "./root/router-security.js";
 import { openStoreModule } from "./root/store.js";
 import { createTelemetryModule } from "./root/telemetry.js";
-import { closeTransportPlugins, loadTransportPlugins } from "./root/transport-plugins.js";
-import { createTransportsModule, routerTls, serviceTimeouts } from "./root/transports.js";
+import { closeTransportPlugins, loadConfiguredTransportPlugins } from "./root/transport-plugins.js";
+import { createTransportsModule } from "./root/transports.js";
 import { SERVER_VERSION } from "./version.js";
 
 /** A running router. */
@@ -137,19 +137,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     const forwardDirectory = createForwardDirectoryModule(config, overrides.privatePaths ?? [], forwardLog);
     closers.push("forward sandbox", () => forwardDirectory.sandbox.dispose());
     // The configured transport plugins, before the store opens: a missing or broken one stops the start here.
-    const tls = routerTls(config);
-    const plugins = await loadTransportPlugins({
-      transports: config.transports,
-      pluginDirectory: config.transportPluginDirectory,
-      context: {
-        unaryTimeoutMs: config.unaryTimeoutMs,
-        streamTimeoutMs: config.streamTimeoutMs,
-        timeouts: serviceTimeouts(config),
-        ...(tls ? { tls } : {}),
-      },
-      loggerFor: (protocol, packageName) =>
-        logger.child({ component: "transport-plugin", protocol, package: packageName }),
-    });
+    const plugins = await loadConfiguredTransportPlugins(config, logger);
     // Closed here until the call path holds them (it closes every transport with the router).
     let pluginsHandedOver = false;
     closers.push("transport plugins", () => (pluginsHandedOver ? undefined : closeTransportPlugins(plugins)));

@@ -191,7 +191,15 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
   workers.checkWorkers({ config, builtins: values.builtins === true, stdio: values.stdio === true });
   // A taken port is told in one sentence before anything opens the data directory or starts a child.
   if (!workers.isWorker()) await (await import("./port-check.js")).assertPortFree(config.host, config.port);
+  const plugins = await import("../root/transport-plugins.js");
   if (config.workers > 1 && !workers.isWorker()) {
+    // Each worker loads the plugins again; one unfit must stop the start here, not fail every worker in turn.
+    const { createRouterLogger } = await import("../root/logger.js");
+    await plugins
+      .loadConfiguredTransportPlugins(config, await createRouterLogger(config))
+      .then(plugins.closeTransportPlugins, (error: unknown) => {
+        throw error instanceof plugins.TransportPluginError ? new CliError(error.rawMessage, 1) : error;
+      });
     const code = await workers.runWorkers({
       count: config.workers,
       env: secretVariables,
@@ -230,7 +238,7 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
   if (!config.databaseUrl) compileWasmForFootprint();
   // Before the router: it adds spans to its call path only when an SDK is registered as it starts.
   const telemetry = await (await import("./otel-sdk.js")).startTelemetry(io.env);
-  const { TransportPluginError } = await import("../root/transport-plugins.js");
+  const { TransportPluginError } = plugins;
   const router = await createRouter(config, {
     // Files of the router's own that no forward may see, even inside a directory it is shown.
     privatePaths: [...(values.config ? [values.config] : []), ...secretFiles],

@@ -14,7 +14,10 @@ import {
   type TransportPluginLogger,
 } from "@trestle/core/plugin";
 import { moduleResolve } from "import-meta-resolve";
+import type { Logger } from "pino";
+import type { RouterConfig } from "../config.js";
 import type { TransportPluginsConfig } from "../config-transports.js";
+import { routerTls, serviceTimeouts } from "./transports.js";
 
 /** The plugin contract versions this router loads; a plugin written for another is refused at start. */
 export const SUPPORTED_TRANSPORT_CONTRACT_VERSIONS: readonly number[] = [TRANSPORT_CONTRACT_VERSION];
@@ -236,4 +239,28 @@ export async function loadTransportPlugins(
 /** Closes each plugin's transport; one that fails to close does not keep the others open. */
 export async function closeTransportPlugins(transports: Record<string, BridgeTransport>): Promise<void> {
   await Promise.allSettled(Object.values(transports).map((t) => t.close()));
+}
+
+/**
+ * Loads the plugins `config` names with the router's context: its deadlines, per-service timeouts, TLS, and a
+ * child of `logger` per plugin. See {@link loadTransportPlugins}.
+ * @throws TransportPluginError as it does.
+ */
+export function loadConfiguredTransportPlugins(
+  config: RouterConfig,
+  logger: Logger,
+): Promise<Record<string, BridgeTransport>> {
+  const tls = routerTls(config);
+  return loadTransportPlugins({
+    transports: config.transports,
+    pluginDirectory: config.transportPluginDirectory,
+    context: {
+      unaryTimeoutMs: config.unaryTimeoutMs,
+      streamTimeoutMs: config.streamTimeoutMs,
+      timeouts: serviceTimeouts(config),
+      ...(tls ? { tls } : {}),
+    },
+    loggerFor: (protocol, packageName) =>
+      logger.child({ component: "transport-plugin", protocol, package: packageName }),
+  });
 }
