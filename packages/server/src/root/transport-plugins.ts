@@ -13,7 +13,6 @@ import {
   type TransportPluginContext,
   type TransportPluginLogger,
 } from "@trestle/core/plugin";
-import { moduleResolve } from "import-meta-resolve";
 import type { Logger } from "pino";
 import type { RouterConfig } from "../config.js";
 import type { TransportPluginsConfig } from "../config-transports.js";
@@ -43,6 +42,9 @@ export interface TransportPluginLoading {
   /** A logger scoped to the plugin wired under `protocol`. */
   loggerFor(protocol: string, packageName: string): TransportPluginLogger;
 }
+
+/** Node's ESM resolution of a bare specifier from a base URL (`import-meta-resolve`'s `moduleResolve`). */
+type ModuleResolve = (specifier: string, base: URL) => URL;
 
 /** A place a package is looked for: the file URL resolution starts from, and how a sentence names it. */
 interface SearchPlace {
@@ -91,7 +93,12 @@ function isNotFound(error: unknown): boolean {
  * The file URL of `packageName`'s main entry for `import`, from the first place that has the package.
  * @throws TransportPluginError when no place has it, or its manifest or `exports` offer no entry to import.
  */
-function resolvePlugin(packageName: string, places: SearchPlace[], say: (p: string) => string): URL {
+function resolvePlugin(
+  moduleResolve: ModuleResolve,
+  packageName: string,
+  places: SearchPlace[],
+  say: (p: string) => string,
+): URL {
   for (const place of places) {
     let url: URL;
     try {
@@ -151,11 +158,12 @@ async function loadOne(
   plugin: { package: string; options?: unknown },
   places: SearchPlace[],
   loading: TransportPluginLoading,
+  moduleResolve: ModuleResolve,
 ): Promise<BridgeTransport> {
   const packageName = plugin.package;
   const say = (problem: string) =>
     `transport plugin ${packageName} (transports.${protocol}) cannot be loaded: ${problem}`;
-  const url = resolvePlugin(packageName, places, say);
+  const url = resolvePlugin(moduleResolve, packageName, places, say);
   let module: Record<string, unknown>;
   try {
     module = (await import(url.href)) as Record<string, unknown>;
@@ -224,11 +232,13 @@ export async function loadTransportPlugins(
 ): Promise<Record<string, BridgeTransport>> {
   const entries = Object.entries(loading.transports);
   if (entries.length === 0) return {};
+  // Loaded only when a plugin is configured: most routers have none.
+  const { moduleResolve } = await import("import-meta-resolve");
   const places = searchPlaces(loading);
   const loaded: Record<string, BridgeTransport> = {};
   try {
     for (const [protocol, plugin] of entries)
-      loaded[protocol] = await loadOne(protocol, plugin, places, loading);
+      loaded[protocol] = await loadOne(protocol, plugin, places, loading, moduleResolve);
     return loaded;
   } catch (error) {
     await closeTransportPlugins(loaded);
