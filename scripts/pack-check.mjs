@@ -20,6 +20,10 @@
 //  6. The installed `trestle new transport demo` writes a transport package in an empty directory; npm installs it
 //     (@trestle/* from the registry above), its tests run the transport kit from the packed @trestle/core/testing,
 //     and it type-checks and builds (scripts/pack-check/scaffold.mjs).
+//  7. The transport plugin (scripts/pack-check/transport-plugin.mjs): examples/transport-http-json is packed with
+//     the others, installed globally beside the server, named under `transports` in a config file, and an MCP
+//     tools/call goes through the installed router and the plugin to the example's capability server; a plugin
+//     that is not installed stops `trestle serve` with one sentence.
 //
 // Options: --global-prefix DIR  installs the server into DIR and keeps it (the container recipe uses this);
 //          --keep               keeps the temporary directory and prints where it is.
@@ -46,6 +50,7 @@ import { parseArgs } from "node:util";
 import { createParser } from "eventsource-parser";
 import ts from "typescript";
 import { checkScaffold } from "./pack-check/scaffold.mjs";
+import { checkTransportPlugin, packTransportPlugin } from "./pack-check/transport-plugin.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const { values: options } = parseArgs({
@@ -639,7 +644,7 @@ async function checkGlobalServer(scratch, registry, serverTarball, serverVersion
   } finally {
     killGroup(child.pid);
   }
-  return trestle;
+  return prefix;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -680,6 +685,11 @@ async function main() {
       );
     }
 
+    packed.push(await packTransportPlugin({ root, scratch, tarballs, run, CheckFailure }));
+    console.log(
+      `${packed.at(-1).manifest.name}@${packed.at(-1).manifest.version} (the example transport plugin)`,
+    );
+
     step("tarball inspection");
     const siblings = new Map(packed.map((p) => [p.manifest.name, p.manifest]));
     const grpc = packed.find((p) => p.manifest.name === "@trestle/transport-grpc");
@@ -700,11 +710,25 @@ async function main() {
 
     step("npm i -g @trestle/server, then trestle serve");
     const server = packed.find((p) => p.manifest.name === "@trestle/server");
-    const trestle = await checkGlobalServer(scratch, registry, server.tarball, server.manifest.version);
+    const prefix = await checkGlobalServer(scratch, registry, server.tarball, server.manifest.version);
+
+    step("a transport plugin installed beside the server, loaded by configuration");
+    await checkTransportPlugin({
+      prefix,
+      scratch,
+      registry,
+      npm,
+      mcp,
+      within,
+      until,
+      tail,
+      killGroup,
+      CheckFailure,
+    });
 
     step("trestle new transport: the scaffold installs, passes the transport kit and builds");
     await checkScaffold({
-      trestle,
+      trestle: join(prefix, "bin", "trestle"),
       scratch,
       registry,
       serverVersion: server.manifest.version,

@@ -21,12 +21,13 @@ function appearsInOrder(text: string, excerpt: string): boolean {
 }
 
 describe("docs/writing-a-transport.md quotes this package as it is", () => {
-  it("quotes the wire, both ends and both tests", () => {
+  it("quotes the wire, both ends, the plugin entry and both tests", () => {
     expect(new Set(excerpts.map(([file]) => file))).toEqual(
       new Set([
         "examples/transport-http-json/src/wire.ts",
         "examples/transport-http-json/src/http-json-capability-server.ts",
         "examples/transport-http-json/src/http-json-transport.ts",
+        "examples/transport-http-json/src/plugin.ts",
         "examples/transport-http-json/test/transport-contract.test.ts",
         "examples/transport-http-json/test/router.test.ts",
       ]),

@@ -22,6 +22,7 @@ const UNUSED_WHEN_IDLE = {
   "connect-node": "/@connectrpc+connect-node@",
   "the PostgreSQL driver": "/pg@",
   "grpc-js": "/@grpc+grpc-js@",
+  "the transport plugins' resolver": "/import-meta-resolve@",
 };
 
 describe("what an idle router holds", () => {

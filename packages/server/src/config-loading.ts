@@ -17,6 +17,7 @@ import {
 } from "./config.js";
 import { identityConfigProblems } from "./config-identity.js";
 import { securityConfigProblems } from "./config-security.js";
+import { withTransportFlags } from "./config-transports.js";
 
 /** Reads a secret setting's file: its whole text, less a final line break. */
 function readSecretFile(variable: string, path: string): string {
@@ -140,7 +141,10 @@ export function resolveConfig(sources: ConfigSources): RouterConfig {
     merged[key] = fromText(key, readSecretFile(variable, path), `the file of ${variable}_FILE`);
   }
   for (const [key, value] of Object.entries(sources.flags ?? {})) {
-    if (value !== undefined)
+    // `--transport protocol=package` names packages and keeps the options the file or environment gives them.
+    if (key === "transports" && value !== null && typeof value === "object")
+      merged[key] = withTransportFlags(merged[key], value as Record<string, string>);
+    else if (value !== undefined)
       merged[key] = typeof value === "string" ? fromText(key, value, `flag for ${key}`) : value;
   }
   const parsed = routerConfigSchema.safeParse(merged);

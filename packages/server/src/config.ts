@@ -9,6 +9,7 @@ import {
 } from "./config-identity.js";
 import { securityConfigFields, securityConfigSources, serviceRegistrationFields } from "./config-security.js";
 import { telemetryConfigFields, telemetryConfigSources } from "./config-telemetry.js";
+import { transportsConfigFields, transportsConfigSources } from "./config-transports.js";
 import { MCP_REVISIONS } from "./mcp/protocol-era.js";
 
 // Loading (file, environment, flags) lives in its own module; its entry points are part of this one's API.
@@ -45,7 +46,9 @@ const serviceSchema = z
     protocol: z
       .string()
       .optional()
-      .describe("Transport for this service: grpc, connect (overrides the registration)"),
+      .describe(
+        "Transport for this service: grpc, connect, or a protocol of transports (overrides the registration)",
+      ),
     dialect: z
       .enum(["v1", "legacy"])
       .optional()
@@ -298,6 +301,7 @@ export const routerConfigSchema = z.object({
     .describe(
       "Per-service settings by service name: protocol, dialect, callSecret, upstreamAuth (the router's own credential for it: static, or tokenExchange of each caller's OAuth token), principal, allowedNetworks, unaryTimeoutMs, streamTimeoutMs, maxConcurrentCalls, maxQueuedCalls",
     ),
+  ...transportsConfigFields,
   tlsCaFile: z.string().optional().describe("CA certificate (PEM) trusted for TLS to capabilities"),
   tlsCertFile: z.string().optional().describe("Client certificate (PEM) for mutual TLS to capabilities"),
   tlsKeyFile: z.string().optional().describe("Client key (PEM) for mutual TLS to capabilities"),
@@ -469,6 +473,7 @@ export const configSources: Record<string, { env: string; flag?: string }> = {
   forwardHomesDir: { env: "TRESTLE_FORWARD_HOMES_DIR" },
   forwardMaxPerCallProcesses: { env: "TRESTLE_FORWARD_MAX_PER_CALL_PROCESSES" },
   services: { env: "TRESTLE_SERVICES" },
+  ...transportsConfigSources,
   tlsCaFile: { env: "TRESTLE_TLS_CA_FILE", flag: "--tls-ca" },
   tlsCertFile: { env: "TRESTLE_TLS_CERT_FILE", flag: "--tls-cert" },
   tlsKeyFile: { env: "TRESTLE_TLS_KEY_FILE", flag: "--tls-key" },

@@ -34,6 +34,7 @@ import { createMcpModule } from "./root/mcp.js";
 import { routerSecurity } from "./root/router-security.js";
 import { openStoreModule } from "./root/store.js";
 import { createTelemetryModule } from "./root/telemetry.js";
+import { closeTransportPlugins, loadConfiguredTransportPlugins } from "./root/transport-plugins.js";
 import { createTransportsModule } from "./root/transports.js";
 import { SERVER_VERSION } from "./version.js";
 
@@ -135,7 +136,13 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
     const forwardLog = logger.child({ component: "forwards" });
     const forwardDirectory = createForwardDirectoryModule(config, overrides.privatePaths ?? [], forwardLog);
     closers.push("forward sandbox", () => forwardDirectory.sandbox.dispose());
+    // The configured transport plugins, before the store opens: a missing or broken one stops the start here.
+    const plugins = await loadConfiguredTransportPlugins(config, logger);
+    // Closed here until the call path holds them (it closes every transport with the router).
+    let pluginsHandedOver = false;
+    closers.push("transport plugins", () => (pluginsHandedOver ? undefined : closeTransportPlugins(plugins)));
     const transports = createTransportsModule({
+      plugins,
       config,
       secretFor: security.secretFor,
       mayReceiveConfigured: (target) => security.mayReceiveConfigured(target),
@@ -174,6 +181,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       telemetry: telemetry.interceptors,
     });
     closers.push("transports", () => calls.transports.close());
+    pluginsHandedOver = true;
     closers.push("calls", () => calls.close());
     const onStreamDropped = (stream: string) => (bufferedBytes: number) =>
       logger.warn({ stream, bufferedBytes }, "dropped a slow SSE reader: it left too much unread");

@@ -92,6 +92,8 @@ describe("the trestle CLI", () => {
       "--config",
       "--memory-store",
       "--tls-ca",
+      "--transport",
+      "--transport-plugin-dir",
     ]) {
       expect(serve.stdout).toContain(flag);
     }

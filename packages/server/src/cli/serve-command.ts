@@ -32,6 +32,8 @@ export interface ServeOptions {
   tlsCa?: string;
   tlsCert?: string;
   tlsKey?: string;
+  transport?: string[];
+  transportPluginDir?: string;
 }
 
 /** Adds `--builtin-arg http=--allow-private` style arguments to the named built-in services. */
@@ -92,6 +94,15 @@ export function addServeCommand(program: Command, io: CliIo): void {
     .option("--tls-ca <file>", "CA bundle for TLS to capability services")
     .option("--tls-cert <file>", "client certificate for TLS to capability services")
     .option("--tls-key <file>", "client key for TLS to capability services")
+    .option(
+      "--transport <protocol=package>",
+      "load a transport plugin package for services of that protocol (repeatable; options in the config file or TRESTLE_TRANSPORTS)",
+      collect,
+    )
+    .option(
+      "--transport-plugin-dir <dir>",
+      "a directory whose node_modules is searched first for transport plugins (env TRESTLE_TRANSPORT_PLUGIN_DIR)",
+    )
     .action(async (options: ServeOptions) => serve(options, io));
 }
 
@@ -139,6 +150,13 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
     import("../mcp/stdio-server.js"),
   ]);
   const list = (v: string[] | undefined) => (v && v.length > 0 ? v.join(",") : undefined);
+  const { parseTransportFlags } = await import("../config-transports.js");
+  let transportFlags: Record<string, string> | undefined;
+  try {
+    transportFlags = values.transport?.length ? parseTransportFlags(values.transport) : undefined;
+  } catch (error) {
+    throw new CliError((error as Error).message, 2);
+  }
   const config = resolveConfig({
     ...(values.config ? { file: readConfigFile(values.config) } : {}),
     env: io.env,
@@ -159,6 +177,8 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
       tlsCaFile: values.tlsCa,
       tlsCertFile: values.tlsCert,
       tlsKeyFile: values.tlsKey,
+      transports: transportFlags,
+      transportPluginDirectory: values.transportPluginDir,
     },
   });
   // Read: the secrets leave the environment before any child starts (the router's workers get theirs back).
@@ -171,7 +191,15 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
   workers.checkWorkers({ config, builtins: values.builtins === true, stdio: values.stdio === true });
   // A taken port is told in one sentence before anything opens the data directory or starts a child.
   if (!workers.isWorker()) await (await import("./port-check.js")).assertPortFree(config.host, config.port);
+  const plugins = await import("../root/transport-plugins.js");
   if (config.workers > 1 && !workers.isWorker()) {
+    // Each worker loads the plugins again; one unfit must stop the start here, not fail every worker in turn.
+    const { createRouterLogger } = await import("../root/logger.js");
+    await plugins
+      .loadConfiguredTransportPlugins(config, await createRouterLogger(config))
+      .then(plugins.closeTransportPlugins, (error: unknown) => {
+        throw error instanceof plugins.TransportPluginError ? new CliError(error.rawMessage, 1) : error;
+      });
     const code = await workers.runWorkers({
       count: config.workers,
       env: secretVariables,
@@ -210,6 +238,7 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
   if (!config.databaseUrl) compileWasmForFootprint();
   // Before the router: it adds spans to its call path only when an SDK is registered as it starts.
   const telemetry = await (await import("./otel-sdk.js")).startTelemetry(io.env);
+  const { TransportPluginError } = plugins;
   const router = await createRouter(config, {
     // Files of the router's own that no forward may see, even inside a directory it is shown.
     privatePaths: [...(values.config ? [values.config] : []), ...secretFiles],
@@ -218,6 +247,12 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
       : {}),
     ...(builtinServices ? { builtinSecrets: builtinServices.byServiceName } : {}),
     ...(workerId === undefined ? {} : { workerId }),
+  }).catch(async (error: unknown) => {
+    // A plugin that cannot be loaded is the operator's to fix: its one sentence, no stack.
+    if (!(error instanceof TransportPluginError)) throw error;
+    await telemetry?.shutdown().catch(() => undefined);
+    tuning.release();
+    throw new CliError(error.rawMessage, 1);
   });
   const builtins = builtinServices
     ? startBuiltinServices(builtinServices.services, {

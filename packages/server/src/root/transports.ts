@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { ConcurrencyLimit } from "@trestle/bridge";
-import type { BridgeTransport, ServiceTarget } from "@trestle/core";
+import type { BridgeTransport, ServiceTarget, ServiceTimeouts, TlsOptions } from "@trestle/core";
 import { createTransportSelector, type TransportSelector } from "@trestle/core/routing";
 import { createGrpcTransport } from "@trestle/transport-grpc";
 import { CAPABILITY_SECRET_METADATA_KEY, describeWanakuToolCall } from "@trestle/wanaku";
@@ -44,27 +44,52 @@ export interface TransportsDependencies {
   logger: Logger;
   /** Extra or replacement transports by protocol name. */
   extra?: Record<string, BridgeTransport>;
+  /**
+   * The transports of the configured plugins by protocol (see transport-plugins.ts): each gets the call secret
+   * and upstream credential wrappers the Wanaku transports get, in its calls' `metadata`.
+   */
+  plugins?: Record<string, BridgeTransport>;
 }
 
 function readPem(path: string | undefined): Buffer | undefined {
   return path ? readFileSync(path) : undefined;
 }
 
-/**
- * Builds a transport for each protocol the router speaks to services: gRPC (always loaded: the built-ins and
- * Wanaku capabilities speak it), Connect, MCP forwards and A2A forwards (each loaded when first used), and any the
- * caller adds. Only this module and the forwards module name a wire.
- *
- * @throws Error when a service's configured `protocol` names no transport.
- */
-export function createTransportsModule(deps: TransportsDependencies): TransportsModule {
-  const { config, secretFor, forwardDirectory, forwardSandbox, logger } = deps;
+/** The router's client TLS settings for services (`tlsCaFile`, `tlsCertFile`, `tlsKeyFile`), when any is set. */
+export function routerTls(config: RouterConfig): TlsOptions | undefined {
   const tls = {
     ...(config.tlsCaFile ? { ca: readPem(config.tlsCaFile) as Buffer } : {}),
     ...(config.tlsCertFile ? { cert: readPem(config.tlsCertFile) as Buffer } : {}),
     ...(config.tlsKeyFile ? { key: readPem(config.tlsKeyFile) as Buffer } : {}),
   };
-  const useTls = Object.keys(tls).length > 0;
+  return Object.keys(tls).length > 0 ? tls : undefined;
+}
+
+/** Each service's own deadlines (`services.<name>.unaryTimeoutMs`, `streamTimeoutMs`), for a transport. */
+export function serviceTimeouts(
+  config: RouterConfig,
+): (target: ServiceTarget) => ServiceTimeouts | undefined {
+  return (target) => {
+    const s = config.services[target.serviceName];
+    return s
+      ? {
+          ...(s.unaryTimeoutMs ? { unaryMs: s.unaryTimeoutMs } : {}),
+          ...(s.streamTimeoutMs ? { streamMs: s.streamTimeoutMs } : {}),
+        }
+      : undefined;
+  };
+}
+
+/**
+ * Builds a transport for each protocol the router speaks to services: gRPC (always loaded: the built-ins and
+ * Wanaku capabilities speak it), Connect, MCP forwards and A2A forwards (each loaded when first used), the
+ * configured transport plugins, and any the caller adds. Only this module and the forwards module name a wire.
+ *
+ * @throws Error when a service's configured `protocol` names no transport.
+ */
+export function createTransportsModule(deps: TransportsDependencies): TransportsModule {
+  const { config, secretFor, forwardDirectory, forwardSandbox, logger } = deps;
+  const tls = routerTls(config);
   // Each upstream's own credential (services.<name>.upstreamAuth, a forward's), per call, below the events.
   const credentials = createUpstreamCredentials({
     services: config.services,
@@ -75,15 +100,7 @@ export function createTransportsModule(deps: TransportsDependencies): Transports
     ...(deps.mayReceiveConfigured ? { mayReceiveConfigured: deps.mayReceiveConfigured } : {}),
     bearerOf: deps.bearerOf,
   });
-  const timeouts = (target: ServiceTarget) => {
-    const s = config.services[target.serviceName];
-    return s
-      ? {
-          ...(s.unaryTimeoutMs ? { unaryMs: s.unaryTimeoutMs } : {}),
-          ...(s.streamTimeoutMs ? { streamMs: s.streamTimeoutMs } : {}),
-        }
-      : undefined;
-  };
+  const timeouts = serviceTimeouts(config);
   const byProtocol: Record<string, BridgeTransport> = {
     grpc: withUpstreamCredentials(
       withCapabilitySecrets(
@@ -91,7 +108,7 @@ export function createTransportsModule(deps: TransportsDependencies): Transports
           unaryTimeoutMs: config.unaryTimeoutMs,
           streamTimeoutMs: config.streamTimeoutMs,
           timeouts,
-          ...(useTls ? { tls } : {}),
+          ...(tls ? { tls } : {}),
           // The transport falls back to the target's own dialect.
           dialectFor: (target) => config.services[target.serviceName]?.dialect,
         }),
@@ -110,7 +127,7 @@ export function createTransportsModule(deps: TransportsDependencies): Transports
               unaryTimeoutMs: config.unaryTimeoutMs,
               streamTimeoutMs: config.streamTimeoutMs,
               timeouts,
-              ...(useTls ? { tls } : {}),
+              ...(tls ? { tls } : {}),
             }),
           // Connect carries Wanaku's messages: until it is loaded, its calls are described by Wanaku's rules.
           { describeToolCall: (call) => describeWanakuToolCall(call) },
@@ -168,6 +185,17 @@ export function createTransportsModule(deps: TransportsDependencies): Transports
       ),
       credentials,
       "headers",
+    ),
+    // Plugins carry Wanaku-style metadata: the call secret and the upstream credential go with each call's.
+    ...Object.fromEntries(
+      Object.entries(deps.plugins ?? {}).map(([protocol, transport]) => [
+        protocol,
+        withUpstreamCredentials(
+          withCapabilitySecrets(transport, secretFor, CAPABILITY_SECRET_METADATA_KEY),
+          credentials,
+          "metadata",
+        ),
+      ]),
     ),
     ...deps.extra,
   };
