@@ -256,6 +256,7 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
       // No HTTP request headers to forward over stdio.
       { ...router.mcpSettings, forwardHeaders: [] },
       router.registry,
+      router.observeMcp ? { observe: router.observeMcp } : {},
     );
     await stop(0);
     return;
