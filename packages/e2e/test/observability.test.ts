@@ -1,7 +1,5 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { attribute, startOtlpReceiver } from "./support/otlp-receiver.js";
 import {
   api,
   echoTool,
@@ -20,47 +18,6 @@ const CLIENT_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CLIENT_SPAN = "00f067aa0ba902b7";
 const SPAN_KIND_SERVER = 2;
 const SPAN_KIND_CLIENT = 3;
-
-/** A span as OTLP/HTTP JSON carries it (ids in hex). */
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes?: { key: string; value: { stringValue?: string; intValue?: string | number } }[];
-}
-
-/** A minimal OTLP/HTTP receiver: keeps every span posted to /v1/traces (JSON, gzip or not). */
-function startOtlpReceiver(): Promise<{ server: Server; url: string; spans: OtlpSpan[] }> {
-  const spans: OtlpSpan[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      if (req.url === "/v1/traces") {
-        const raw = Buffer.concat(chunks);
-        const text = (req.headers["content-encoding"] === "gzip" ? gunzipSync(raw) : raw).toString("utf8");
-        const body = JSON.parse(text) as {
-          resourceSpans?: { scopeSpans?: { spans?: OtlpSpan[] }[] }[];
-        };
-        for (const resource of body.resourceSpans ?? [])
-          for (const scope of resource.scopeSpans ?? []) spans.push(...(scope.spans ?? []));
-      }
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () =>
-      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans }),
-    ),
-  );
-}
-
-const attribute = (span: OtlpSpan | undefined, key: string) => {
-  const value = span?.attributes?.find((a) => a.key === key)?.value;
-  return value?.stringValue ?? value?.intValue;
-};
 
 /** A stateless (2026-07-28) tools/call with the client's trace context in `params._meta`. */
 async function callTool(routerUrl: string, name: string, traceparent?: string) {

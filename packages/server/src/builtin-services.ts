@@ -136,6 +136,11 @@ export interface BuiltinProcesses {
   ready: Promise<void>;
   /** Stops them all (SIGTERM, then SIGKILL after a grace period). */
   stop(): Promise<void>;
+  /**
+   * The registration ids they announced (their `registered` events). A clean stop removes these from the registry
+   * itself: the services' own deregistration cannot reach a router whose listener has closed.
+   */
+  registeredIds(): string[];
 }
 
 /**
@@ -152,6 +157,8 @@ export function startBuiltinServices(
 ): BuiltinProcesses {
   const children: ChildProcess[] = [];
   const readies: Promise<void>[] = [];
+  const registered = new Set<string>();
+  let stopping = false;
   const flags = builtinNodeFlags();
   const digests = new Map<string, string | undefined>();
   const launcher = options.launcher ?? createBuiltinLauncher();
@@ -199,9 +206,13 @@ export function startBuiltinServices(
           } catch {
             event = undefined;
           }
-          if (event && typeof event === "object" && "event" in event)
-            log.info(event, "built-in service event");
-          else log.warn(line);
+          if (event && typeof event === "object" && "event" in event) {
+            const { type, id } = event as { type?: unknown; id?: unknown };
+            if (type === "registered" && typeof id === "string") registered.add(id);
+            // Stopping, a service's own DELETE meets the closed listener: the router deregisters it instead.
+            if (stopping && type === "deregistration-failed") log.debug(event, "built-in service event");
+            else log.info(event, "built-in service event");
+          } else log.warn(line);
         });
         child.once("exit", (code) =>
           reject(new Error(`built-in service '${service.name}' exited with code ${code}`)),
@@ -212,7 +223,9 @@ export function startBuiltinServices(
   }
   return {
     ready: Promise.all(readies).then(() => undefined),
+    registeredIds: () => [...registered],
     async stop() {
+      stopping = true;
       await Promise.all(
         children.map(
           (child) =>

@@ -18,6 +18,7 @@ import {
   createOriginGuard,
   createTokenAuthenticator,
 } from "./http/security.js";
+import type { McpDispatcherOptions } from "./mcp/mcp-dispatcher.js";
 import type { McpEndpoint } from "./mcp/mcp-endpoint.js";
 import type { McpBackend, McpSettings } from "./mcp/namespace-server.js";
 import { revisionNotes } from "./mcp/revision-notes.js";
@@ -52,6 +53,8 @@ export interface Router {
   readonly backend: McpBackend;
   /** The MCP settings the HTTP endpoint serves with (the stdio front serves with the same). */
   readonly mcpSettings: Omit<McpSettings, "listChangedDelivered">;
+  /** Observes each MCP request as the HTTP front does (spans, durations), for the stdio front; absent when off. */
+  readonly observeMcp?: McpDispatcherOptions["observe"];
   readonly logger: Logger;
   /**
    * Refuses new requests (`/readyz` answers 503, the listener closes) and waits for in-flight MCP requests to
@@ -319,6 +322,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       forwards: forwards.service,
       backend: mcp.backend,
       mcpSettings: mcp.settings,
+      ...(telemetry.observeMcp ? { observeMcp: telemetry.observeMcp } : {}),
       logger,
       drain,
       close() {

@@ -142,6 +142,20 @@ const BLOCKING_OUTPUT = `--import=data:text/javascript,${encodeURIComponent(
   "for (const stream of [process.stdout, process.stderr]) stream._handle?.setBlocking?.(true);",
 )}`;
 
+/**
+ * Loaded before the program, which runs as an ES module (`main.mjs`, so that `await` works at its top level on
+ * every supported Node): gives it CommonJS's `require`, `__filename` and `__dirname` as globals, so a program
+ * written for CommonJS that uses them runs too. `require` resolves from the program's own file.
+ */
+const COMMONJS_GLOBALS = `--import=data:text/javascript,${encodeURIComponent(
+  [
+    'import { createRequire } from "node:module";',
+    'import { dirname } from "node:path";',
+    "const main = process.argv[1];",
+    "Object.assign(globalThis, { require: createRequire(main), __filename: main, __dirname: dirname(main) });",
+  ].join(""),
+)}`;
+
 function permissionFlag(): string {
   // Node 22 renamed the flag; take whichever this Node knows.
   return process.allowedNodeEnvironmentFlags.has("--permission")
@@ -161,7 +175,8 @@ export function javascriptRuntime(nodePath: string = process.execPath): Language
   let reservedMb: number | undefined;
   return {
     name: "javascript",
-    fileName: "main.js",
+    // An ES module: top-level await (`await tools.x(...)`) works; see COMMONJS_GLOBALS for CommonJS programs.
+    fileName: "main.mjs",
     probeCommand: { file: nodePath, args: ["-e", "0"] },
     readOnlyPaths: installPrefix(nodePath),
     addressSpaceBytes(limits) {
@@ -177,6 +192,7 @@ export function javascriptRuntime(nodePath: string = process.execPath): Language
         `--allow-fs-write=${workDir}`,
         `--max-old-space-size=${javascriptHeapLimitMb(limits.memoryLimitMb)}`,
         BLOCKING_OUTPUT,
+        COMMONJS_GLOBALS,
       ];
       if (
         limits.memoryBound === "address-space" &&

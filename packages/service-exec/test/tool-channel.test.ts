@@ -99,6 +99,23 @@ describe("a run with a tool channel", () => {
     );
   });
 
+  it("lets a JavaScript program await its tools at the top level, CommonJS's require and __filename at hand", async () => {
+    const code = [
+      'const { basename } = require("node:path");',
+      'const weather = await tools.get_weather({ city: "Oslo" });',
+      "const { sum } = await tools.add({ a: 2, b: 3 });",
+      "console.log(JSON.stringify({ weather, sum, file: basename(__filename), dir: __dirname === require('node:path').dirname(__filename) }));",
+    ].join("\n");
+    const result = await engine.run("javascript", code, { metadata: metadata() });
+    expect(result.stderr).toBe("");
+    expect(JSON.parse(result.stdout)).toEqual({
+      weather: "sunny in Oslo",
+      sum: 5,
+      file: "main.mjs",
+      dir: true,
+    });
+  });
+
   it("gives a Python program its tools", async ({ skip }) => {
     if (!engine.languages.includes("python")) skip("no python in the sandbox here");
     const code = [

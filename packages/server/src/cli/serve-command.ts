@@ -3,6 +3,7 @@ import { setFlagsFromString } from "node:v8";
 import type { Command } from "commander";
 import { builtinCallSecrets } from "../builtin-secrets.js";
 import type { BuiltinService } from "../builtin-services.js";
+import type { Router } from "../router.js";
 import { SERVER_VERSION } from "../version.js";
 import { CliError } from "./cli-error.js";
 import { collect } from "./command-action.js";
@@ -129,6 +130,20 @@ function compileWasmForFootprint(): void {
  */
 function collectCallsYoung(): void {
   setFlagsFromString("--no-allocation-site-pretenuring");
+}
+
+/** Removes the stopped built-ins' registrations (ids the router may already have dropped are skipped). */
+async function deregisterBuiltins(
+  router: Pick<Router, "registry" | "logger">,
+  ids: readonly string[],
+): Promise<void> {
+  for (const id of ids) {
+    await router.registry.services
+      .deregister(id)
+      .catch((error: unknown) =>
+        router.logger.debug({ err: error, id }, "built-in service already deregistered"),
+      );
+  }
 }
 
 async function serve(values: ServeOptions, io: CliIo): Promise<void> {
@@ -269,6 +284,9 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
     // In-flight calls finish first, the built-in services behind them still running; then they stop.
     await router.drain();
     await builtins?.stop();
+    // Their own deregistration met the closed listener: left in the store, the next start would probe them and
+    // warn that they are down before they register again.
+    if (builtins) await deregisterBuiltins(router, builtins.registeredIds());
     await router.close();
     // The last spans leave before the process does.
     await telemetry?.shutdown().catch(() => undefined);
@@ -291,6 +309,7 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
       // No HTTP request headers to forward over stdio.
       { ...router.mcpSettings, forwardHeaders: [] },
       router.registry,
+      router.observeMcp ? { observe: router.observeMcp } : {},
     );
     await stop(0);
     return;

@@ -67,6 +67,8 @@ export interface ForwardSupervisor {
 const FIRST_RETRY_MS = 1_000;
 const MAX_IMPORT_ATTEMPTS = 5;
 const MAX_RETRY_MS = 60_000;
+/** How often a forward still starting is reported (a first `npx -y` may download for a minute). */
+const START_PROGRESS_INTERVAL_MS = 3_000;
 
 const identityOf = (forward: ForwardReference) => canonicalJson([forward.upstream, forward.prefix ?? ""]);
 
@@ -173,20 +175,44 @@ export function createForwardSupervisor(options: ForwardSupervisorOptions): Forw
     void importNow(entry, upstream).catch(() => undefined);
   }
 
+  /**
+   * Says, every few seconds until `stop` is called, that the forward's MCP server has not answered yet: which
+   * forward, for how long, and the setting that bounds the wait, so a terminal is not silent meanwhile.
+   */
+  function reportWaiting(entry: LiveForward, timeoutMs: number): () => void {
+    const started = Date.now();
+    const timer = setInterval(() => {
+      const seconds = Math.round((Date.now() - started) / 1000);
+      logger.info(
+        { ...logContext(entry), elapsedMs: Date.now() - started, timeoutMs },
+        `waiting for forward '${entry.forward.name}' to complete the MCP handshake (${seconds} s so far, up to ${Math.round(timeoutMs / 1000)} s: the forward's startTimeoutMs, else forwardStartTimeoutMs)`,
+      );
+    }, START_PROGRESS_INTERVAL_MS);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   async function connect(entry: LiveForward): Promise<UpstreamCatalogWatch> {
-    const opened = await upstreams.watch(connectionUpstream(entry.forward.upstream), {
-      service: entry.service,
-      ...directory.timeoutsOf(entry.forward),
-      timeoutMs: options.catalogTimeoutMs,
-      onChange(upstream) {
-        if (entry.watch === opened) reimport(entry, upstream);
-      },
-      onError(error) {
-        if (entry.watch !== opened || entry.stopped) return;
-        entry.status = { ...entry.status, state: "reconnecting", error: error.rawMessage };
-        logger.warn({ ...logContext(entry), err: error.rawMessage }, "forward upstream failed; reconnecting");
-      },
-    });
+    const timeouts = directory.timeoutsOf(entry.forward);
+    const stopReporting = reportWaiting(entry, timeouts.startTimeoutMs);
+    const opened = await upstreams
+      .watch(connectionUpstream(entry.forward.upstream), {
+        service: entry.service,
+        ...timeouts,
+        timeoutMs: options.catalogTimeoutMs,
+        onChange(upstream) {
+          if (entry.watch === opened) reimport(entry, upstream);
+        },
+        onError(error) {
+          if (entry.watch !== opened || entry.stopped) return;
+          entry.status = { ...entry.status, state: "reconnecting", error: error.rawMessage };
+          logger.warn(
+            { ...logContext(entry), err: error.rawMessage },
+            "forward upstream failed; reconnecting",
+          );
+        },
+      })
+      .finally(stopReporting);
     if (entry.stopped) {
       await opened.close();
       throw new TrestleError(`The forward '${entry.forward.name}' was removed meanwhile`, Code.Aborted);

@@ -4,7 +4,7 @@ import type { Registry } from "@trestle/registry";
 import { STDIO_PRINCIPAL } from "../calls/caller.js";
 import { followCatalogChanges } from "./catalog-changes.js";
 import { type ClassifiedMessage, classifyMessage, JsonRpcErrorCode, jsonRpcError } from "./json-rpc.js";
-import { type Exchange, McpDispatcher } from "./mcp-dispatcher.js";
+import { type Exchange, McpDispatcher, type McpDispatcherOptions } from "./mcp-dispatcher.js";
 import {
   createNamespaceMethods,
   DEFAULT_MAX_RESOURCE_URI_LENGTH,
@@ -14,6 +14,15 @@ import {
 import { META, metaProtocolVersion, readModernClient } from "./protocol-era.js";
 import type { SessionState } from "./session-registry.js";
 import { createListenRegistry } from "./subscriptions.js";
+
+/** Options for {@link serveStdio}. */
+export interface StdioServeOptions {
+  /**
+   * Observes each request as the HTTP front does (a server span with the MCP attributes, its parent the client's
+   * `_meta.traceparent`; the request's duration); nothing is observed without it.
+   */
+  observe?: McpDispatcherOptions["observe"];
+}
 
 /**
  * Serves one namespace over stdio (for clients that spawn the router): the same method table and dispatcher as
@@ -25,10 +34,11 @@ export async function serveStdio(
   backend: McpBackend,
   settings: Omit<McpSettings, "listChangedDelivered">,
   registry: Registry,
+  options: StdioServeOptions = {},
 ): Promise<void> {
   const dispatcher = new McpDispatcher(
     createNamespaceMethods(namespace, backend, { ...settings, listChangedDelivered: true }),
-    { serverInfo: settings.serverInfo },
+    { serverInfo: settings.serverInfo, ...(options.observe ? { observe: options.observe } : {}) },
   );
   /** Open `subscriptions/listen` subscriptions of this connection, by the id of their listen request. */
   const listeners = createListenRegistry({
