@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -152,6 +152,27 @@ describe("loadTransportPlugins", () => {
   it("finds a package beside the router when the plugin directory lacks it", async () => {
     const loaded = await load({ near: { package: "beside-router", options: { greeting: "x" } } });
     expect(Object.keys(loaded)).toEqual(["near"]);
+  });
+
+  it("loads a package linked into the plugin directory from elsewhere (pnpm, npm link)", async () => {
+    const linkedDir = join(dir, "linked");
+    // Neither in the plugin directory nor beside the router: reachable only through the link.
+    const outside = mkdtempSync(join(tmpdir(), "trestle-plugins-outside-"));
+    writePackage(outside, "linked-transport", good);
+    mkdirSync(join(linkedDir, "node_modules"), { recursive: true });
+    symlinkSync(
+      join(outside, "node_modules", "linked-transport"),
+      join(linkedDir, "node_modules", "linked-transport"),
+    );
+    try {
+      const loaded = await load(
+        { linked: { package: "linked-transport", options: { greeting: "x" } } },
+        linkedDir,
+      );
+      expect(Object.keys(loaded)).toEqual(["linked"]);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it("says where it looked and how to install a package that is not there", async () => {

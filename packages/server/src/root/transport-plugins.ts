@@ -44,7 +44,12 @@ export interface TransportPluginLoading {
 }
 
 /** Node's ESM resolution of a bare specifier from a base URL (`import-meta-resolve`'s `moduleResolve`). */
-type ModuleResolve = (specifier: string, base: URL) => URL;
+type ModuleResolve = (
+  specifier: string,
+  base: URL,
+  conditions?: Set<string>,
+  preserveSymlinks?: boolean,
+) => URL;
 
 /** A place a package is looked for: the file URL resolution starts from, and how a sentence names it. */
 interface SearchPlace {
@@ -102,7 +107,9 @@ function resolvePlugin(
   for (const place of places) {
     let url: URL;
     try {
-      url = moduleResolve(packageName, place.base);
+      // Symlinks kept while resolving in the plugin directory, so that a package linked there (pnpm, npm link)
+      // is still seen as the directory's; Node's import follows them as usual.
+      url = moduleResolve(packageName, place.base, undefined, place.within !== undefined);
     } catch (error) {
       if (isNotFound(error)) continue;
       throw new TransportPluginError(say(`it cannot be resolved: ${firstLine(error)}`));
