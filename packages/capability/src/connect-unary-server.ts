@@ -40,6 +40,21 @@ const SUCCESS_HEADERS: Readonly<OutgoingHttpHeaders> = {
 function ignore(): void {}
 
 /**
+ * Sends a whole answer: its headers, its body, and END_STREAM once the body's write has completed. `end(body)`
+ * would put END_STREAM on the body's DATA frame, and as the request is already read the stream then closes and is
+ * destroyed before that write's callback runs: Node 20's Writable then builds an `ERR_STREAM_DESTROYED` (stack and
+ * all) that nobody receives, on every call. Ending after the write costs one empty DATA frame instead, as the gRPC
+ * server's trailers do. A stream the client reset or closed gets nothing.
+ */
+function sendAnswer(stream: ServerHttp2Stream, headers: OutgoingHttpHeaders, body: Buffer): void {
+  if (stream.destroyed || stream.closed) return;
+  stream.respond(headers);
+  stream.write(body, (error) => {
+    if (!error && !stream.destroyed && !stream.closed) stream.end();
+  });
+}
+
+/**
  * A failure the server itself answers with (a deadline, a refusal, a request it cannot read). Like the lean gRPC
  * server, this path makes no `ConnectError` for a call that fails with a `TrestleError` or is refused: one builds
  * a `Headers`, and the first `Headers` of a process loads undici (about 5.5 MiB resident).
@@ -155,10 +170,7 @@ class ConnectUnaryCall {
       return;
     }
     this.answered = true;
-    const stream = this.#stream;
-    if (stream.destroyed) return;
-    stream.respond({ ...SUCCESS_HEADERS, "content-length": body.length });
-    stream.end(body);
+    sendAnswer(this.#stream, { ...SUCCESS_HEADERS, "content-length": body.length }, body);
   }
 
   /**
@@ -169,7 +181,7 @@ class ConnectUnaryCall {
     if (this.answered) return;
     this.answered = true;
     const stream = this.#stream;
-    if (stream.destroyed) return;
+    if (stream.destroyed || stream.closed) return;
     if (failure instanceof ConnectError) {
       let headers: OutgoingHttpHeaders;
       try {
@@ -177,14 +189,16 @@ class ConnectUnaryCall {
       } catch {
         headers = { ":status": codeToHttpStatus(failure.code), "content-type": "application/json" };
       }
-      stream.respond(headers);
-      stream.end(Buffer.from(errorToJsonBytes(failure, {})));
+      sendAnswer(stream, headers, Buffer.from(errorToJsonBytes(failure, {})));
       return;
     }
     const { code, message } =
       failure instanceof ConnectStatus ? failure : (toGrpcStatus(failure) as { code: Code; message: string });
-    stream.respond({ ":status": codeToHttpStatus(code), "content-type": "application/json" });
-    stream.end(errorBody(code, message));
+    sendAnswer(
+      stream,
+      { ":status": codeToHttpStatus(code), "content-type": "application/json" },
+      errorBody(code, message),
+    );
   }
 }
 
