@@ -30,14 +30,15 @@ function stored(id: string, state: string, principal = "alice"): StoredA2aTask {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("the A2A task write buffer", () => {
-  it("writes a call that completes at once twice: its first state and its last", async () => {
+  it("writes each state of a call that completes at once, its artifact updates with the last", async () => {
     const { table, written } = recordingTable();
     const writes = createTaskWriteBuffer(table, { delayMs: 1_000, maxTasks: 10, onCancelledElsewhere() {} });
     await writes.save(stored("t", "TASK_STATE_SUBMITTED"));
     await writes.save(stored("t", "TASK_STATE_WORKING"));
-    expect(writes.running("t")?.state).toBe("TASK_STATE_WORKING");
+    await writes.save({ ...stored("t", "TASK_STATE_WORKING"), document: { artifact: 1 } });
+    expect(writes.running("t")?.document).toEqual({ artifact: 1 });
     await writes.save(stored("t", "TASK_STATE_COMPLETED"));
-    expect(written).toEqual(["t:TASK_STATE_SUBMITTED", "t:TASK_STATE_COMPLETED"]);
+    expect(written).toEqual(["t:TASK_STATE_SUBMITTED", "t:TASK_STATE_WORKING", "t:TASK_STATE_COMPLETED"]);
     expect(writes.running("t")).toBeUndefined();
   });
 
@@ -49,7 +50,7 @@ describe("the A2A task write buffer", () => {
     await writes.save({ ...stored("t", "TASK_STATE_WORKING"), document: { progress: 2 } });
     await sleep(100);
     expect(rows.get("t")?.document).toEqual({ progress: 2 });
-    expect(written).toEqual(["t:TASK_STATE_SUBMITTED", "t:TASK_STATE_WORKING"]);
+    expect(written).toEqual(["t:TASK_STATE_SUBMITTED", "t:TASK_STATE_WORKING", "t:TASK_STATE_WORKING"]);
   });
 
   it("writes settled states at once, and a task waiting for input is let go", async () => {
@@ -95,9 +96,9 @@ describe("the A2A task write buffer", () => {
     const { table, written } = recordingTable();
     const writes = createTaskWriteBuffer(table, { delayMs: 1_000, maxTasks: 1, onCancelledElsewhere() {} });
     await writes.save(stored("a", "TASK_STATE_WORKING"));
-    await writes.save(stored("b", "TASK_STATE_SUBMITTED"));
+    await writes.save(stored("b", "TASK_STATE_WORKING"));
     await writes.save(stored("b", "TASK_STATE_WORKING"));
     expect(writes.running("b")).toBeUndefined();
-    expect(written).toEqual(["a:TASK_STATE_WORKING", "b:TASK_STATE_SUBMITTED", "b:TASK_STATE_WORKING"]);
+    expect(written).toEqual(["a:TASK_STATE_WORKING", "b:TASK_STATE_WORKING", "b:TASK_STATE_WORKING"]);
   });
 });

@@ -29,9 +29,9 @@ export interface TaskWriteBufferOptions {
 /**
  * The writes of the A2A tasks this replica runs. A task's first state is written at once (so that it counts
  * against its principal's bound, and `GetTask`, `ListTasks`, `CancelTask` and `SubscribeToTask` find it on any
- * replica), so is every settled state (final, or waiting for the client); the states between are coalesced: the
- * latest is written after at most `delayMs`, or with the settled one, whichever comes first. A call that completes
- * within that delay is two writes, whatever it published in between.
+ * replica), so is each change of state; updates that keep the state (artifacts, progress) are coalesced: the
+ * latest is written after at most `delayMs`, or with the next change, whichever comes first. A call that goes
+ * SUBMITTED, WORKING, COMPLETED within that delay is three writes, whatever artifacts it published between.
  */
 export interface TaskWriteBuffer {
   /** Stores `task` as described above; resolves once a write that is due now is done. */
@@ -94,7 +94,9 @@ export function createTaskWriteBuffer(
         await write(task);
         return;
       }
-      if (entry && !settled) {
+      // A new state is written at once (a streaming client that saw it may ask another replica); updates that
+      // keep the state (artifacts, progress) are coalesced.
+      if (entry && !settled && task.state === entry.latest.state) {
         entry.latest = task;
         if (entry.timer === undefined) {
           entry.timer = setTimeout(() => {
@@ -112,7 +114,7 @@ export function createTaskWriteBuffer(
         try {
           await enqueue(entry, task);
         } finally {
-          if (buffered.get(task.id) === entry) buffered.delete(task.id);
+          if (settled && buffered.get(task.id) === entry) buffered.delete(task.id);
         }
         return;
       }
