@@ -406,7 +406,9 @@ export function createA2aEndpoint(options: A2aEndpointOptions): A2aEndpoint {
       return;
     }
     if (STARTS_TASK.has(method) && !continuesTask(request)) {
-      const held = await taskTable.countA2aTasks(principal.id, Date.now() - retentionMs);
+      // The store's count of the principal's rows: exact across replicas, and it includes tasks past their
+      // retention until the sweep removes them (at most one sweep period), so it refuses early, never late.
+      const held = await taskTable.countA2aTasks(principal.id);
       if (held >= options.maxTasksPerPrincipal) {
         jsonRpcError(
           res,

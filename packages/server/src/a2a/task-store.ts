@@ -3,6 +3,7 @@ import type { ServerCallContext, TaskStore, User } from "@a2a-js/sdk/server";
 import type { CallerPrincipal } from "../calls/caller.js";
 import type { A2aTaskTable, StoredA2aTask } from "../state/a2a-tasks.js";
 import { storedTaskDocument } from "./stored-task-document.js";
+import { createTaskWriteBuffer } from "./task-write-buffer.js";
 
 /** How long tasks stay readable after their last change. */
 export interface TaskRetention {
@@ -13,6 +14,13 @@ export interface TaskRetention {
 
 /** The most tasks one `ListTasks` answers. */
 const MAX_PAGE = 100;
+/**
+ * How long a running task's intermediate states (`WORKING`, artifact updates) may wait before the latest is
+ * written: how stale another replica may read a running task.
+ */
+const INTERMEDIATE_WRITE_DELAY_MS = 200;
+/** The most running tasks per namespace whose intermediate writes are coalesced (beyond, each is written). */
+const MAX_BUFFERED_TASKS = 10_000;
 
 /**
  * The caller of an A2A request as the A2A SDK's `User`: the principal the router admitted it as. The SDK scopes
@@ -44,7 +52,11 @@ export function principalOf(context: ServerCallContext | undefined): CallerPrinc
  * What is stored is the task with its messages bounded and redacted (see `storedTaskDocument`).
  *
  * A cancellation another replica wrote wins over the running replica's later updates: a save over a stored
- * `CANCELED` is dropped and reported to `onCancelledElsewhere`, which stops the call.
+ * `CANCELED` is dropped (by the store) and reported to `onCancelledElsewhere`, which stops the call.
+ *
+ * The tasks this replica runs are written through a {@link createTaskWriteBuffer}: the first state and each
+ * settled one at once, those between coalesced (written within {@link INTERMEDIATE_WRITE_DELAY_MS}); the SDK's
+ * reloads of a running task between its events are answered from the latest state saved, not the store.
  */
 export function createStoreTaskStore(
   store: A2aTaskTable,
@@ -63,33 +75,29 @@ export function createStoreTaskStore(
     stored.principal === principal &&
     stored.namespace === namespace &&
     (stored.updatedAt === undefined || stored.updatedAt >= now() - retention.retentionMs);
+  const writes = createTaskWriteBuffer(store, {
+    delayMs: INTERMEDIATE_WRITE_DELAY_MS,
+    maxTasks: MAX_BUFFERED_TASKS,
+    onCancelledElsewhere,
+  });
   return {
     async save(task: Task, context: ServerCallContext) {
       const principal = principalOf(context)?.id;
       if (principal === undefined) throw new Error("An A2A task is saved only for a known principal");
       const state = task.status?.state ?? TaskState.TASK_STATE_SUBMITTED;
-      if (state !== TaskState.TASK_STATE_CANCELED) {
-        const current = await store.loadA2aTask(task.id);
-        if (visible(current, principal) && current.state === "TASK_STATE_CANCELED") {
-          onCancelledElsewhere(task.id);
-          return;
-        }
-      }
       // The store refuses to replace another owner's task of the same id; nothing of it is read or changed.
-      await store.saveA2aTask(
-        {
-          id: task.id,
-          namespace,
-          principal,
-          contextId: task.contextId,
-          state: taskStateToJSON(state),
-          document: storedTaskDocument(task),
-        },
-        now(),
-      );
+      await writes.save({
+        id: task.id,
+        namespace,
+        principal,
+        contextId: task.contextId,
+        state: taskStateToJSON(state),
+        document: storedTaskDocument(task),
+        updatedAt: now(),
+      });
     },
     async load(taskId: string, context: ServerCallContext) {
-      const stored = await store.loadA2aTask(taskId);
+      const stored = writes.running(taskId) ?? (await store.loadA2aTask(taskId));
       return visible(stored, principalOf(context)?.id) ? Task.fromJSON(stored.document) : undefined;
     },
     async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {

@@ -22,7 +22,9 @@ export interface StoredA2aTask {
 export interface A2aTaskTable {
   /**
    * Creates or replaces an A2A task the router's A2A front started (its whole document, as A2A JSON). A task of
-   * that id owned by another principal or namespace is left as it is: `false` then.
+   * that id owned by another principal or namespace is left as it is: `false` then. So is a task stored as
+   * `TASK_STATE_CANCELED` unless this save cancels it too: a cancellation (another replica's) is never undone by a
+   * later update of the replica running the call.
    */
   saveA2aTask(task: StoredA2aTask, now: number): Promise<boolean>;
   /** The A2A task with this id, or `undefined`. The caller compares its owner. */
@@ -33,8 +35,11 @@ export interface A2aTaskTable {
     principal: string,
     options: { contextId?: string; limit: number },
   ): Promise<StoredA2aTask[]>;
-  /** How many A2A tasks `principal` has that changed at or after `updatedSince` (a quota's count). */
-  countA2aTasks(principal: string, updatedSince: number): Promise<number>;
+  /**
+   * How many A2A tasks `principal` holds in the store (a quota's count): one row read, kept exact by the table's
+   * triggers. It includes tasks past their retention that the sweep has not removed yet.
+   */
+  countA2aTasks(principal: string): Promise<number>;
   /** Removes A2A tasks not updated since `updatedBefore`. @returns how many. */
   removeA2aTasks(updatedBefore: number): Promise<number>;
 }
@@ -74,6 +79,7 @@ export function createA2aTaskTable(sql: Pick<StoreSqlClient, "query">): A2aTaskT
          ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state,
            document = EXCLUDED.document, updated_at = EXCLUDED.updated_at
          WHERE trestle_a2a_tasks.principal = EXCLUDED.principal AND trestle_a2a_tasks.namespace = EXCLUDED.namespace
+           AND (trestle_a2a_tasks.state <> 'TASK_STATE_CANCELED' OR EXCLUDED.state = 'TASK_STATE_CANCELED')
          RETURNING id`,
         [
           task.id,
@@ -112,12 +118,12 @@ export function createA2aTaskTable(sql: Pick<StoreSqlClient, "query">): A2aTaskT
       return rows.map(a2aTaskFromRow);
     },
 
-    async countA2aTasks(principal, updatedSince) {
-      const rows = await sql.query<{ count: string | number }>(
-        "SELECT count(*) AS count FROM trestle_a2a_tasks WHERE principal = $1 AND updated_at >= $2",
-        [principal, updatedSince],
+    async countA2aTasks(principal) {
+      const rows = await sql.query<{ tasks: string | number }>(
+        "SELECT tasks FROM trestle_a2a_task_counts WHERE principal = $1",
+        [principal],
       );
-      return Number(rows[0]?.count ?? 0);
+      return Number(rows[0]?.tasks ?? 0);
     },
 
     async removeA2aTasks(updatedBefore) {

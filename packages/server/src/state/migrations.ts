@@ -123,4 +123,62 @@ export const SERVER_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: "a count of each principal's A2A tasks",
+    // The A2A front reads a principal's count before each new task (its bound): a row here, kept by triggers on
+    // the tasks' inserts and deletes in the same transaction, so that every replica (and any writer) keeps it
+    // exact, instead of counting the principal's rows on each message. Made under the table's lock with the
+    // rows it counts, so no insert slips between the count and the triggers.
+    sql: `
+      CREATE TABLE IF NOT EXISTS trestle_a2a_task_counts (
+        principal text PRIMARY KEY,
+        tasks bigint NOT NULL
+      );
+      LOCK TABLE trestle_a2a_tasks IN SHARE ROW EXCLUSIVE MODE;
+      CREATE OR REPLACE FUNCTION trestle_a2a_task_counts_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO trestle_a2a_task_counts (principal, tasks) VALUES (NEW.principal, 1)
+          ON CONFLICT (principal) DO UPDATE SET tasks = trestle_a2a_task_counts.tasks + 1;
+        RETURN NULL;
+      END $$;
+      CREATE OR REPLACE FUNCTION trestle_a2a_task_counts_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE trestle_a2a_task_counts AS c SET tasks = c.tasks - gone.n
+          FROM (SELECT principal, count(*) AS n FROM removed GROUP BY principal) AS gone
+          WHERE c.principal = gone.principal;
+        DELETE FROM trestle_a2a_task_counts WHERE tasks <= 0;
+        RETURN NULL;
+      END $$;
+      CREATE OR REPLACE FUNCTION trestle_a2a_task_counts_owner() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.principal IS DISTINCT FROM OLD.principal THEN
+          UPDATE trestle_a2a_task_counts SET tasks = tasks - 1 WHERE principal = OLD.principal;
+          INSERT INTO trestle_a2a_task_counts (principal, tasks) VALUES (NEW.principal, 1)
+            ON CONFLICT (principal) DO UPDATE SET tasks = trestle_a2a_task_counts.tasks + 1;
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE OR REPLACE FUNCTION trestle_a2a_task_counts_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        DELETE FROM trestle_a2a_task_counts;
+        RETURN NULL;
+      END $$;
+      DROP TRIGGER IF EXISTS trestle_a2a_task_counts_insert ON trestle_a2a_tasks;
+      CREATE TRIGGER trestle_a2a_task_counts_insert AFTER INSERT ON trestle_a2a_tasks
+        FOR EACH ROW EXECUTE FUNCTION trestle_a2a_task_counts_insert();
+      DROP TRIGGER IF EXISTS trestle_a2a_task_counts_delete ON trestle_a2a_tasks;
+      CREATE TRIGGER trestle_a2a_task_counts_delete AFTER DELETE ON trestle_a2a_tasks
+        REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION trestle_a2a_task_counts_delete();
+      DROP TRIGGER IF EXISTS trestle_a2a_task_counts_owner ON trestle_a2a_tasks;
+      CREATE TRIGGER trestle_a2a_task_counts_owner AFTER UPDATE OF principal ON trestle_a2a_tasks
+        FOR EACH ROW EXECUTE FUNCTION trestle_a2a_task_counts_owner();
+      DROP TRIGGER IF EXISTS trestle_a2a_task_counts_truncate ON trestle_a2a_tasks;
+      CREATE TRIGGER trestle_a2a_task_counts_truncate AFTER TRUNCATE ON trestle_a2a_tasks
+        FOR EACH STATEMENT EXECUTE FUNCTION trestle_a2a_task_counts_truncate();
+      DELETE FROM trestle_a2a_task_counts;
+      INSERT INTO trestle_a2a_task_counts (principal, tasks)
+        SELECT principal, count(*) FROM trestle_a2a_tasks GROUP BY principal;
+    `,
+  },
 ];

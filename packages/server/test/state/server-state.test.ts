@@ -43,10 +43,12 @@ describe("the A2A tasks' table", () => {
       (await state.a2aTasks.listA2aTasks("team", "alice", { contextId: "c1", limit: 10 })).map((t) => t.id),
     ).toEqual(["t1"]);
     expect(await state.a2aTasks.listA2aTasks("", "alice", { limit: 10 })).toEqual([]);
-    expect(await state.a2aTasks.countA2aTasks("alice", 0)).toBe(2);
-    expect(await state.a2aTasks.countA2aTasks("alice", 2_500)).toBe(1);
+    expect(await state.a2aTasks.countA2aTasks("alice")).toBe(2);
+    expect(await state.a2aTasks.countA2aTasks("bob")).toBe(1);
     expect(await state.a2aTasks.removeA2aTasks(2_500)).toBe(1);
     expect(await state.a2aTasks.loadA2aTask("t1")).toBeUndefined();
+    expect(await state.a2aTasks.countA2aTasks("alice")).toBe(1);
+    expect(await state.a2aTasks.countA2aTasks("bob")).toBe(1);
   });
 
   it("never lets another principal's save replace a task", async () => {
@@ -59,6 +61,41 @@ describe("the A2A tasks' table", () => {
       principal: "alice",
       state: "TASK_STATE_WORKING",
     });
+  });
+});
+
+describe("the A2A tasks' table, its cancellations and its counts", () => {
+  const stored = (id: string, state: string, principal = "carol") => ({
+    id,
+    namespace: "team",
+    principal,
+    contextId: "c1",
+    state,
+    document: { id, contextId: "c1", status: { state } },
+  });
+
+  it("keeps a cancellation: a later update of the running call leaves it as it is", async () => {
+    await state.a2aTasks.saveA2aTask(stored("k1", "TASK_STATE_WORKING"), 1_000);
+    expect(await state.a2aTasks.saveA2aTask(stored("k1", "TASK_STATE_CANCELED"), 2_000)).toBe(true);
+    expect(await state.a2aTasks.saveA2aTask(stored("k1", "TASK_STATE_COMPLETED"), 3_000)).toBe(false);
+    expect(await state.a2aTasks.loadA2aTask("k1")).toMatchObject({ state: "TASK_STATE_CANCELED" });
+    expect(await state.a2aTasks.saveA2aTask(stored("k1", "TASK_STATE_CANCELED"), 4_000)).toBe(true);
+  });
+
+  it("counts each principal's rows as they are inserted, replaced, handed over and removed", async () => {
+    const count = (principal: string) => state.a2aTasks.countA2aTasks(principal);
+    await state.a2aTasks.saveA2aTask(stored("n1", "TASK_STATE_WORKING", "dave"), 50_000);
+    await state.a2aTasks.saveA2aTask(stored("n1", "TASK_STATE_COMPLETED", "dave"), 50_100);
+    await state.a2aTasks.saveA2aTask(stored("n2", "TASK_STATE_WORKING", "dave"), 50_200);
+    await state.a2aTasks.saveA2aTask(stored("n3", "TASK_STATE_WORKING", "erin"), 50_300);
+    // Another principal's save of the same id is refused, and counts for no one.
+    await state.a2aTasks.saveA2aTask(stored("n1", "TASK_STATE_WORKING", "erin"), 50_400);
+    expect([await count("dave"), await count("erin"), await count("nobody")]).toEqual([2, 1, 0]);
+    // A row whose owner changes (no path of the router does it) moves its count with it.
+    await store.sql.query("UPDATE trestle_a2a_tasks SET principal = 'erin' WHERE id = 'n2'");
+    expect([await count("dave"), await count("erin")]).toEqual([1, 2]);
+    await store.sql.query("DELETE FROM trestle_a2a_tasks WHERE id IN ('n1', 'n2', 'n3')");
+    expect([await count("dave"), await count("erin")]).toEqual([0, 0]);
   });
 });
 
