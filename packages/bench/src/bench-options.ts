@@ -93,7 +93,7 @@ export const USAGE = `usage: pnpm bench [--quick] [--out DIR] [--rounds N] [--du
                   [--configurations a,b,...] [--no-profile] [--no-replicas] [--no-footprint] [--no-pin]
                   [--soak-minutes N | --no-soak] [--only SECTION[,SECTION…]] [--identity-only]
 
-  --quick            one short round, 100 and 1,000 tools, no profile, no cross-replica run (under 2 minutes);
+  --quick            one short round, 100 and 1,000 tools, no profile, no cross-replica run (every section, shorter);
                      writes packages/bench/results/ unless --out says otherwise
   (default)          3 rounds of 5 s per configuration and concurrency, 100 / 1,000 / 10,000 tools, router
                      profile, cross-replica change time, the path sections (14–16 minutes); writes docs/

@@ -61,6 +61,16 @@ async function attempt<T extends object>(
   }
 }
 
+/**
+ * The idle sessions are one principal's (the harness sends no token): a router's per-principal bounds (512 open
+ * requests and streams, 16 listening streams by default) would refuse the 1,000 sessions' GET streams, so the
+ * routers of this section raise them as a deployer serving that many clients under one principal would.
+ */
+const IDLE_SESSION_LIMITS = {
+  TRESTLE_MAX_REQUESTS_PER_PRINCIPAL: "4096",
+  TRESTLE_MAX_LISTEN_STREAMS_PER_PRINCIPAL: "4096",
+};
+
 /** A server the idle-sessions measurement uses, started with the configurations. */
 interface SessionServer {
   label: string;
@@ -83,13 +93,15 @@ async function startSessionServers(options: BenchOptions, cluster: Promise<Postg
       const databaseUrl = await pg.createDatabase("trestle_bench_sessions");
       return fromRouter(
         "trestle (PostgreSQL store)",
-        await startRouter({ args: ["--database-url", databaseUrl] }),
+        await startRouter({ args: ["--database-url", databaseUrl], env: IDLE_SESSION_LIMITS }),
       );
     }),
   );
   if (options.mode === "full") {
     servers.push(
-      startRouter().then((router) => fromRouter("trestle (embedded PGlite store, in memory)", router)),
+      startRouter({ env: IDLE_SESSION_LIMITS }).then((router) =>
+        fromRouter("trestle (embedded PGlite store, in memory)", router),
+      ),
     );
   }
   servers.push(

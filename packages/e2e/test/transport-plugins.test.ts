@@ -220,6 +220,18 @@ describe("trestle serve with transport plugins", () => {
     ]);
   }, 30_000);
 
+  it("stops with one sentence when a service's protocol names no transport (no plugin configured for it)", async () => {
+    const { code, lines } = await serveUntilExit([], {
+      TRESTLE_SERVICES: JSON.stringify({ weather: { protocol: "kafka" } }),
+    });
+    expect(code).toBe(1);
+    const said = lines.filter((l) => l.startsWith("trestle: "));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain("services.weather.protocol names 'kafka', which no transport speaks");
+    expect(said[0]).toContain("known: grpc, connect, mcp, a2a");
+    expect(lines.some((l) => /^\s+at /.test(l))).toBe(false);
+  }, 30_000);
+
   it.each(UNFIT)(
     "stops with one sentence naming $name",
     async ({ name, says }) => {

@@ -263,7 +263,7 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     "```sh",
     "pnpm install",
     "pnpm bench            # full run, 14–16 minutes here plus the 10.5-minute soak, writes docs/benchmarks.{md,json} and docs/benchmark-chart.svg",
-    "pnpm bench --quick    # under 2 minutes, writes packages/bench/results/",
+    "pnpm bench --quick    # shorter runs of every section, writes packages/bench/results/",
     "pnpm bench --no-soak  # the full run without the 10-minute memory soak",
     "pnpm bench --quick --configurations trestle-grpc --soak-minutes 10   # the soak with a short run around it",
     "```",

@@ -253,7 +253,7 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
   if (!config.databaseUrl) compileWasmForFootprint();
   // Before the router: it adds spans to its call path only when an SDK is registered as it starts.
   const telemetry = await (await import("./otel-sdk.js")).startTelemetry(io.env);
-  const { TransportPluginError } = plugins;
+  const { StartError } = await import("../root/start-error.js");
   const router = await createRouter(config, {
     // Files of the router's own that no forward may see, even inside a directory it is shown.
     privatePaths: [...(values.config ? [values.config] : []), ...secretFiles],
@@ -263,8 +263,9 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
     ...(builtinServices ? { builtinSecrets: builtinServices.byServiceName } : {}),
     ...(workerId === undefined ? {} : { workerId }),
   }).catch(async (error: unknown) => {
-    // A plugin that cannot be loaded is the operator's to fix: its one sentence, no stack.
-    if (!(error instanceof TransportPluginError)) throw error;
+    // A setting the router cannot start with (a plugin that cannot be loaded, a protocol no transport speaks) is
+    // the operator's to fix: its one sentence, no stack.
+    if (!(error instanceof StartError)) throw error;
     await telemetry?.shutdown().catch(() => undefined);
     tuning.release();
     throw new CliError(error.rawMessage, 1);

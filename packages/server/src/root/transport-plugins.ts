@@ -6,7 +6,7 @@
  */
 import { dirname, join, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { type BridgeTransport, Code, TrestleError } from "@trestle/core";
+import type { BridgeTransport } from "@trestle/core";
 import {
   type StandardSchemaV1,
   TRANSPORT_CONTRACT_VERSION,
@@ -16,15 +16,16 @@ import {
 import type { Logger } from "pino";
 import type { RouterConfig } from "../config.js";
 import type { TransportPluginsConfig } from "../config-transports.js";
+import { StartError } from "./start-error.js";
 import { routerTls, serviceTimeouts } from "./transports.js";
 
 /** The plugin contract versions this router loads; a plugin written for another is refused at start. */
 export const SUPPORTED_TRANSPORT_CONTRACT_VERSIONS: readonly number[] = [TRANSPORT_CONTRACT_VERSION];
 
 /** A failure to load a transport plugin: its message is one sentence naming the package and the problem. */
-export class TransportPluginError extends TrestleError {
+export class TransportPluginError extends StartError {
   constructor(message: string) {
-    super(message, Code.FailedPrecondition);
+    super(message);
     this.name = "TransportPluginError";
   }
 }

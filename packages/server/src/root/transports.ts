@@ -15,6 +15,7 @@ import { lazyTransport } from "../lazy-transport.js";
 import { createUpstreamCredentials, withUpstreamCredentials } from "../upstream-credentials.js";
 import { SERVER_VERSION } from "../version.js";
 import type { ForwardSandbox } from "./forwards.js";
+import { StartError } from "./start-error.js";
 
 /** The transports by protocol, what the registry probes through, and each service's concurrency limit. */
 export interface TransportsModule {
@@ -85,7 +86,7 @@ export function serviceTimeouts(
  * Wanaku capabilities speak it), Connect, MCP forwards and A2A forwards (each loaded when first used), the
  * configured transport plugins, and any the caller adds. Only this module and the forwards module name a wire.
  *
- * @throws Error when a service's configured `protocol` names no transport.
+ * @throws StartError when a service's configured `protocol` names no transport.
  */
 export function createTransportsModule(deps: TransportsDependencies): TransportsModule {
   const { config, secretFor, forwardDirectory, forwardSandbox, logger } = deps;
@@ -203,7 +204,10 @@ export function createTransportsModule(deps: TransportsDependencies): Transports
   for (const [name, service] of Object.entries(config.services)) {
     if (!service.protocol) continue;
     const transport = byProtocol[service.protocol];
-    if (!transport) throw new Error(`services.${name}.protocol: no transport named '${service.protocol}'`);
+    if (!transport)
+      throw new StartError(
+        `services.${name}.protocol names '${service.protocol}', which no transport speaks (known: ${Object.keys(byProtocol).join(", ")}; a plugin's protocol is added under transports)`,
+      );
     byServiceName[name] = transport;
   }
   // Per-service concurrency limits hold calls before they reach a transport; health probes pass through.
