@@ -378,7 +378,7 @@ export const routerConfigSchema = z.object({
     .positive()
     .default(1_000)
     .describe(
-      "MCP tasks (unexpired) and A2A tasks (within their retention) one principal may hold, counted in the store across replicas; a call that would start one more is refused",
+      "MCP tasks (unexpired) and A2A tasks (stored: within their retention, or past it until the hourly sweep removes them) one principal may hold, counted in the store across replicas; a call that would start one more is refused",
     ),
   maxConnections: z
     .number()
