@@ -1,5 +1,5 @@
-import type { StandardSchemaV1 } from "@standard-schema/spec";
 import type { BridgeTransport } from "./call.js";
+import type { StandardSchemaV1 } from "./standard-schema.js";
 import type { TimeoutOptions, TlsOptions } from "./transport-options.js";
 
 /**
@@ -51,10 +51,8 @@ export type CreateTransport<Options = unknown> = (
  *   `transports.<protocol>.options` must satisfy; the factory receives its output.
  *
  * @example
+ * With `CreateTransport` from this entry and `z` from zod:
  * ```ts
- * import type { CreateTransport } from "@trestle/core/plugin";
- * import { z } from "zod";
- *
  * export const contractVersion = 1;
  * export const optionsSchema = z.object({ pathPrefix: z.string().default("/") });
  * const createTransport: CreateTransport<z.output<typeof optionsSchema>> = (options, context) =>
