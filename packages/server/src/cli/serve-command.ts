@@ -284,10 +284,10 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
     stopping = true;
     // In-flight calls finish first, the built-in services behind them still running; then they stop.
     await router.drain();
-    await builtins?.stop();
-    // Their own deregistration met the closed listener: left in the store, the next start would probe them and
-    // warn that they are down before they register again.
+    // Deregistered before they stop, by the router itself (their own deregistration would meet the closed
+    // listener): no health probe finds them down while they stop, and the next start finds none of them stored.
     if (builtins) await deregisterBuiltins(router, builtins.registeredIds());
+    await builtins?.stop();
     await router.close();
     // The last spans leave before the process does.
     await telemetry?.shutdown().catch(() => undefined);
