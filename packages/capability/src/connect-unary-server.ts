@@ -9,7 +9,7 @@ import type { CapabilityHandlers } from "@trestle/wanaku";
 import { CallCancellation } from "./call-cancellation.js";
 import type { CallSecretCheck } from "./call-secret.js";
 import type { InFlightCalls } from "./capability-routes.js";
-import { handlerContextFromGrpc } from "./handler-context.js";
+import { answerUnary, handlerContextFromGrpc } from "./handler-context.js";
 import { toGrpcStatus } from "./handler-error.js";
 
 /**
@@ -71,10 +71,6 @@ function errorBody(code: Code, message: string): Buffer {
   return Buffer.from(
     JSON.stringify(message ? { code: codeToString(code), message } : { code: codeToString(code) }),
   );
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | undefined)?.then === "function";
 }
 
 /**
@@ -326,19 +322,11 @@ function run(
   call: ConnectUnaryCall,
   headers: IncomingHttpHeaders,
 ): void {
-  let result: unknown;
-  try {
-    result = method.handler(request as never, handlerContextFromGrpc(headers, call.cancellation, "as-sent"));
-  } catch (error) {
-    call.fail(error);
-    return;
-  }
-  if (isThenable(result)) {
-    Promise.resolve(result).then(
-      (reply) => call.succeed(method.output, reply),
-      (error: unknown) => call.fail(error),
-    );
-  } else {
-    call.succeed(method.output, result);
-  }
+  answerUnary(
+    method.handler,
+    request,
+    handlerContextFromGrpc(headers, call.cancellation, "as-sent"),
+    method.output,
+    call,
+  );
 }

@@ -23,7 +23,7 @@ import type { CapabilityHandlers } from "@trestle/wanaku";
 import { CallCancellation } from "./call-cancellation.js";
 import type { CallSecretCheck } from "./call-secret.js";
 import type { InFlightCalls } from "./capability-routes.js";
-import { handlerContextFromGrpc } from "./handler-context.js";
+import { answerUnary, handlerContextFromGrpc } from "./handler-context.js";
 import { toGrpcStatus } from "./handler-error.js";
 import { untilAborted } from "./until-aborted.js";
 
@@ -86,10 +86,6 @@ const DECOMPRESS: Record<string, (message: Buffer, options: ZlibOptions) => Prom
 const ACCEPTED_ENCODINGS = "identity,deflate,gzip";
 
 function ignore(): void {}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | undefined)?.then === "function";
-}
 
 /** A status the server itself answers with (a request it cannot serve, a deadline), as grpc-js words it. */
 class ServerStatus implements GrpcStatus {
@@ -400,21 +396,13 @@ function runUnary(
   call: GrpcCall,
   headers: IncomingHttpHeaders,
 ) {
-  let result: unknown;
-  try {
-    result = method.handler(request as never, handlerContextFromGrpc(headers, call.cancellation));
-  } catch (error) {
-    call.fail(error);
-    return;
-  }
-  if (isThenable(result)) {
-    Promise.resolve(result).then(
-      (reply) => call.succeed(method.output, reply),
-      (error: unknown) => call.fail(error),
-    );
-  } else {
-    call.succeed(method.output, result);
-  }
+  answerUnary(
+    method.handler,
+    request,
+    handlerContextFromGrpc(headers, call.cancellation),
+    method.output,
+    call,
+  );
 }
 
 /**

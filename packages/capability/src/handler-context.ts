@@ -107,3 +107,42 @@ export function handlerContextFromGrpc(
     },
   };
 }
+
+/** Where a unary handler's answer goes: its reply, encoded with `codec`, or its failure. */
+export interface UnaryAnswer<Codec> {
+  succeed(codec: Codec, reply: unknown): void;
+  fail(failure: unknown): void;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | undefined)?.then === "function";
+}
+
+/**
+ * Runs a unary handler and hands its answer to `call`, whichever protocol's server took the call: a handler that
+ * answers synchronously is answered in the same turn (no promise on the hot path), a thrown error or a rejection
+ * is its failure.
+ */
+export function answerUnary<Codec>(
+  handler: (request: never, context: HandlerContext) => unknown,
+  request: unknown,
+  context: HandlerContext,
+  codec: Codec,
+  call: UnaryAnswer<Codec>,
+): void {
+  let result: unknown;
+  try {
+    result = handler(request as never, context);
+  } catch (error) {
+    call.fail(error);
+    return;
+  }
+  if (isThenable(result)) {
+    Promise.resolve(result).then(
+      (reply) => call.succeed(codec, reply),
+      (error: unknown) => call.fail(error),
+    );
+  } else {
+    call.succeed(codec, result);
+  }
+}
