@@ -8,7 +8,8 @@
 //
 // A checkout is a directory holding a built Trestle (its packages/bench/dist is used). After `|`: node flags for
 // its router (space-separated), `node=PATH` to run its router on another node binary (e.g. Node 22's),
-// `env=NAME=VALUE` to set one variable of its router's environment (a `TRESTLE_*` setting), `bound-mcp`
+// `env=NAME=VALUE` to set a variable of its router's environment (a `TRESTLE_*` setting; several, space-separated,
+// with node flags among them), `bound-mcp`
 // for the bare MCP SDK server instead, `floor` for the floor router (issue 19's measuring stick), or `connect`
 // for trestle-connect. A variant ending in `#stateless` calls as a 2026-07-28 client (STATELESS=1 makes every variant
 // do so), so the two eras of one build can be compared in one run; C sets the concurrency (16), WARMUP_MS the warm-up
@@ -46,6 +47,23 @@ for (const variant of variants) {
 if (spawnSync("taskset", ["-c", "0", "true"]).status === 0) {
   for (const variant of variants) modules[variant].childProcess.pinCpus({ server: "0", load: "1" });
 }
+/** A Trestle variant's options from what follows its `|`: `node=PATH`, any number of `env=NAME=VALUE`, node flags. */
+function trestleOptions(extra) {
+  if (!extra || extra === "connect") return {};
+  const options = {};
+  const env = {};
+  const nodeArgs = [];
+  for (const part of extra.split(" ")) {
+    if (part.startsWith("node=")) options.node = part.slice("node=".length);
+    else if (part.startsWith("env=")) {
+      const [name, ...value] = part.slice("env=".length).split("=");
+      env[name] = value.join("=");
+    } else if (part) nodeArgs.push(part);
+  }
+  if (Object.keys(env).length > 0) options.env = env;
+  if (nodeArgs.length > 0) options.nodeArgs = nodeArgs;
+  return options;
+}
 const cpu = Object.fromEntries(variants.map((v) => [v, []]));
 const capabilityCpu = Object.fromEntries(variants.map((v) => [v, []]));
 const throughput = Object.fromEntries(variants.map((v) => [v, []]));
@@ -58,13 +76,7 @@ for (let round = 0; round < Number(rounds); round++) {
         ? await m.configurations.startConfiguration(extra)
         : await m.configurations.startTrestle(
             extra === "connect" ? "connect" : "grpc",
-            extra?.startsWith("node=")
-              ? { node: extra.slice("node=".length) }
-              : extra?.startsWith("env=")
-                ? { env: Object.fromEntries([extra.slice("env=".length).split("=")]) }
-                : extra && extra !== "connect"
-                  ? { nodeArgs: extra.split(" ") }
-                  : {},
+            trestleOptions(extra),
             process.env.STATELESS === "1" || variant.endsWith("#stateless"),
           );
     const watcher =
