@@ -147,3 +147,33 @@ describe("the audit log", () => {
     expect(warnings).toEqual([expect.objectContaining({ lost: 1, err: "the audit buffer is full" })]);
   });
 });
+
+describe("text a client chose, in a batch with another principal's records", () => {
+  // PGlite's COPY (the embedded store) and the JSON INSERT (PostgreSQL, where the client has no copyRows).
+  const paths: Array<[string, () => AuditTable]> = [
+    ["COPY", () => table],
+    ["INSERT", () => createAuditTable({ query: store.sql.query, listen: store.sql.listen })],
+  ];
+  for (const [path, tableOf] of paths) {
+    it(`keeps every record of the batch (${path}): NUL, lone surrogates, tabs, newlines and backslashes`, async () => {
+      if (path === "COPY") expect(store.sql.copyRows).toBeTypeOf("function");
+      const log = createAuditLog({ table: tableOf(), logger: silent, retentionMs: 60_000, now: () => 1_000 });
+      log.record(record({ principalId: "alice", target: "echo", requestId: "7" }));
+      const hostile = "a\u0000b\ud800c\tq\nr\\.\r\\N\\u0000";
+      log.record(
+        record({
+          principalId: "mallory",
+          requestId: hostile,
+          arguments: { [`k\u0000${hostile}`]: [hostile, { nested: "\udc00" }], n: 1 },
+        }),
+      );
+      await log.flush();
+      const [mallory, alice] = await log.query({ limit: 10 });
+      expect(alice).toMatchObject({ principalId: "alice", requestId: "7", arguments: null });
+      const cleaned = "a\uFFFDb\uFFFDc\tq\nr\\.\r\\N\\u0000";
+      expect(mallory?.requestId).toBe(cleaned);
+      expect(mallory?.arguments).toEqual({ [`k\uFFFD${cleaned}`]: [cleaned, { nested: "\uFFFD" }], n: 1 });
+      await log.close();
+    });
+  }
+});

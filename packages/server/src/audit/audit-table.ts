@@ -1,4 +1,4 @@
-import type { StoreSqlClient } from "@trestle/registry";
+import { copyTextField, type StoreSqlClient } from "@trestle/registry";
 import type { AuditRecord, StoredAuditRecord } from "./audit-record.js";
 
 /** Where each batch of audit records written is announced; the payload is the batch's highest id. */
@@ -41,6 +41,58 @@ interface AuditRow {
   front: string;
   request_id: string | null;
   arguments: unknown;
+}
+
+/** The columns a record fills, in the order of {@link rowValues}. */
+const INSERT_COLUMNS = [
+  "at",
+  "principal_id",
+  "principal_name",
+  "principal_kind",
+  "namespace",
+  "method",
+  "target",
+  "decision",
+  "rule",
+  "outcome",
+  "error_code",
+  "duration_ms",
+  "front",
+  "request_id",
+  "arguments",
+] as const;
+
+/**
+ * JSON text PostgreSQL's `jsonb` accepts. JSON.stringify writes NUL and lone surrogates as `\u` escapes that `jsonb`
+ * refuses, which would fail the whole batch: a client could erase other principals' records by putting one in its
+ * request id or arguments. Each becomes U+FFFD (an escape preceded by an even number of backslashes is one).
+ */
+export function storableJson(value: unknown): string {
+  return (JSON.stringify(value) ?? "null").replace(
+    /(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/gi,
+    "$1\\ufffd",
+  );
+}
+
+/** A record's values in {@link INSERT_COLUMNS}' order; its arguments as storable JSON text. */
+function rowValues(r: AuditRecord): (string | number | null)[] {
+  return [
+    r.at,
+    r.principalId,
+    r.principalName,
+    r.principalKind,
+    r.namespace,
+    r.method,
+    r.target,
+    r.decision,
+    r.rule,
+    r.outcome,
+    r.errorCode,
+    r.durationMs === null ? null : Math.round(r.durationMs),
+    r.front,
+    r.requestId,
+    r.arguments === null || r.arguments === undefined ? null : storableJson(r.arguments),
+  ];
 }
 
 const COLUMNS =
@@ -92,41 +144,35 @@ export interface AuditTable {
 }
 
 /** Creates the {@link AuditTable} on `sql`. */
-export function createAuditTable(sql: Pick<StoreSqlClient, "query" | "listen">): AuditTable {
+export function createAuditTable(sql: Pick<StoreSqlClient, "query" | "listen" | "copyRows">): AuditTable {
   return {
     async insert(records) {
       if (records.length === 0) return;
+      if (sql.copyRows) {
+        // The embedded store: loading by COPY costs the process about half what the INSERT below does per row.
+        const lines = records.map((r) => rowValues(r).map(copyTextField).join("\t")).join("\n");
+        await sql.copyRows("trestle_audit", INSERT_COLUMNS, `${lines}\n`);
+        await sql.query("SELECT pg_notify($1, max(id)::text) FROM trestle_audit", [AUDIT_CHANNEL]);
+        return;
+      }
       // One parameter for the whole batch: the rows go as a JSON array, unpacked by the database.
-      const rows = records.map((r) => ({
-        at: r.at,
-        principal_id: r.principalId,
-        principal_name: r.principalName,
-        principal_kind: r.principalKind,
-        namespace: r.namespace,
-        method: r.method,
-        target: r.target,
-        decision: r.decision,
-        rule: r.rule,
-        outcome: r.outcome,
-        error_code: r.errorCode,
-        duration_ms: r.durationMs === null ? null : Math.round(r.durationMs),
-        front: r.front,
-        request_id: r.requestId,
-        arguments: r.arguments ?? null,
-      }));
+      const rows = records.map((r) => {
+        const values = rowValues(r);
+        const row: Record<string, unknown> = {};
+        for (const [i, column] of INSERT_COLUMNS.entries()) row[column] = values[i];
+        return row;
+      });
       await sql.query(
         `WITH inserted AS (
-           INSERT INTO trestle_audit (at, principal_id, principal_name, principal_kind, namespace, method, target,
-             decision, rule, outcome, error_code, duration_ms, front, request_id, arguments)
-           SELECT at, principal_id, principal_name, principal_kind, namespace, method, target, decision, rule,
-             outcome, error_code, duration_ms, front, request_id, arguments
+           INSERT INTO trestle_audit (${INSERT_COLUMNS.join(", ")})
+           SELECT ${INSERT_COLUMNS.join(", ").replace("arguments", "arguments::jsonb")}
            FROM jsonb_to_recordset($1::jsonb) AS r(at bigint, principal_id text, principal_name text,
              principal_kind text, namespace text, method text, target text, decision text, rule text,
-             outcome text, error_code text, duration_ms integer, front text, request_id text, arguments jsonb)
+             outcome text, error_code text, duration_ms integer, front text, request_id text, arguments text)
            RETURNING id
          )
          SELECT pg_notify($2, max(id)::text) FROM inserted`,
-        [JSON.stringify(rows), AUDIT_CHANNEL],
+        [storableJson(rows), AUDIT_CHANNEL],
       );
     },
 

@@ -15,6 +15,19 @@ interface DecisionSlot {
   decision?: { effect: "allow" | "deny"; rule?: string };
 }
 
+/** A call being audited: the caller the service is given, and what its record needs. */
+interface AuditedCall {
+  readonly caller: Caller;
+  readonly slot: DecisionSlot;
+  readonly front: AuditFront;
+  readonly method: AuditMethod;
+  readonly target: string | null;
+  /** Epoch ms at the start. */
+  readonly at: number;
+  /** `performance.now()` at the start, for the duration. */
+  readonly started: number;
+}
+
 /** What {@link createCallAudit} needs. */
 export interface CallAuditOptions {
   /** Where records go (never blocks, never throws). */
@@ -62,55 +75,58 @@ export function createCallAudit(options: CallAuditOptions): CallAudit {
   const slots = new WeakMap<Caller, DecisionSlot>();
   const now = options.now ?? Date.now;
 
-  /** A call in progress: its own caller object, and what the record needs. */
-  const begin = (caller: Caller, front: AuditFront, method: AuditMethod, target: string | null) => {
-    const own: Caller = { principal: caller.principal, namespace: caller.namespace };
+  /**
+   * A call in progress. While a policy applies, the call gets a caller object of its own, by which the policy's
+   * decision finds the call's slot; with none in force nothing is decided, and the caller passes as it is.
+   */
+  const begin = (
+    caller: Caller,
+    front: AuditFront,
+    method: AuditMethod,
+    target: string | null,
+  ): AuditedCall => {
     const slot: DecisionSlot = {};
-    slots.set(own, slot);
-    const at = now();
-    const started = performance.now();
-    const base = (): Omit<AuditRecord, "decision" | "rule" | "outcome" | "errorCode" | "durationMs"> => ({
-      at,
-      principalId: caller.principal.id,
-      principalName: caller.principal.name,
-      principalKind: principalKind(caller.principal),
-      namespace: caller.namespace,
-      method,
-      target,
-      front,
-      requestId: null,
-      arguments: null,
-    });
-    const ruleOf = (): string | null =>
-      slot.decision ? (slot.decision.rule ?? "(default)") : options.policyOpen() ? null : "(default)";
-    return {
-      caller: own,
-      slot,
-      /** The record of the call's end: `error` when it threw (a policy refusal is a denial). */
-      finish(
-        extra: { requestId?: string | undefined; args?: unknown },
-        end: { error?: unknown; isError?: boolean },
-      ) {
-        try {
-          const denied =
-            slot.decision?.effect === "deny" &&
-            end.error !== undefined &&
-            TrestleError.from(end.error).code === Code.PermissionDenied;
-          options.record({
-            ...base(),
-            requestId: extra.requestId ?? null,
-            arguments: auditedArguments(extra.args, options.arguments),
-            decision: denied ? "denied" : "allowed",
-            rule: ruleOf(),
-            outcome: denied ? null : end.error !== undefined ? "error" : end.isError ? "isError" : "ok",
-            errorCode: denied || end.error === undefined ? null : errorCodeOf(end.error),
-            durationMs: denied ? null : performance.now() - started,
-          });
-        } catch {
-          // The audit never fails a call.
-        }
-      },
-    };
+    let own = caller;
+    if (!options.policyOpen()) {
+      own = { principal: caller.principal, namespace: caller.namespace };
+      slots.set(own, slot);
+    }
+    return { caller: own, slot, front, method, target, at: now(), started: performance.now() };
+  };
+
+  /** Records the call's end: `error` when it threw (a policy refusal is a denial). */
+  const finish = (
+    call: AuditedCall,
+    extra: { requestId?: string | undefined; args?: unknown },
+    end: { error?: unknown; isError?: boolean },
+  ): void => {
+    try {
+      const { slot } = call;
+      const denied =
+        slot.decision?.effect === "deny" &&
+        end.error !== undefined &&
+        TrestleError.from(end.error).code === Code.PermissionDenied;
+      const principal = call.caller.principal;
+      options.record({
+        at: call.at,
+        principalId: principal.id,
+        principalName: principal.name,
+        principalKind: principalKind(principal),
+        namespace: call.caller.namespace,
+        method: call.method,
+        target: call.target,
+        decision: denied ? "denied" : "allowed",
+        rule: slot.decision ? (slot.decision.rule ?? "(default)") : options.policyOpen() ? null : "(default)",
+        outcome: denied ? null : end.error !== undefined ? "error" : end.isError ? "isError" : "ok",
+        errorCode: denied || end.error === undefined ? null : errorCodeOf(end.error),
+        durationMs: denied ? null : performance.now() - call.started,
+        front: call.front,
+        requestId: extra.requestId ?? null,
+        arguments: auditedArguments(extra.args, options.arguments),
+      });
+    } catch {
+      // The audit never fails a call.
+    }
   };
 
   const onDecision: PolicyDecisionListener = (caller, _request, decision) => {
@@ -125,7 +141,7 @@ export function createCallAudit(options: CallAuditOptions): CallAudit {
   const wrap = (inner: CallService, front: AuditFront): CallService => {
     async function* recordedRun(
       stream: AsyncIterable<CodeOutput>,
-      call: ReturnType<typeof begin>,
+      call: AuditedCall,
       extra: { requestId?: string | undefined; args?: unknown },
     ): AsyncGenerator<CodeOutput, void, undefined> {
       let error: unknown;
@@ -138,7 +154,7 @@ export function createCallAudit(options: CallAuditOptions): CallAudit {
         throw thrown;
       } finally {
         // A reader that stops early ends the run: recorded as cancelled.
-        call.finish(extra, {
+        finish(call, extra, {
           error: ended || error !== undefined ? error : new TrestleError("The reader stopped", Code.Canceled),
         });
       }
@@ -152,7 +168,7 @@ export function createCallAudit(options: CallAuditOptions): CallAudit {
       listTools(caller) {
         const tools = inner.listTools(caller);
         // A list is worth a record when a policy filtered it: who saw what is then a decision.
-        if (!options.policyOpen()) begin(caller, front, "tools/list", null).finish({}, {});
+        if (!options.policyOpen()) finish(begin(caller, front, "tools/list", null), {}, {});
         return tools;
       },
 
@@ -163,7 +179,7 @@ export function createCallAudit(options: CallAuditOptions): CallAudit {
           if (rule !== undefined) {
             const call = begin(caller, front, "tools/call", name);
             call.slot.decision = { effect: "deny", rule };
-            call.finish({}, { error: new TrestleError("hidden by the policy", Code.PermissionDenied) });
+            finish(call, {}, { error: new TrestleError("hidden by the policy", Code.PermissionDenied) });
           }
         }
         return tool;
@@ -178,10 +194,10 @@ export function createCallAudit(options: CallAuditOptions): CallAudit {
         const extra = { requestId: callOptions.requestId, args };
         try {
           const result = await inner.callTool(call.caller, tool, args, callOptions);
-          call.finish(extra, { isError: result.isError === true });
+          finish(call, extra, { isError: result.isError === true });
           return result;
         } catch (error) {
-          call.finish(extra, { error });
+          finish(call, extra, { error });
           throw error;
         }
       },
@@ -193,7 +209,7 @@ export function createCallAudit(options: CallAuditOptions): CallAudit {
         try {
           stream = inner.executeCode(call.caller, engineType, language, input, context);
         } catch (error) {
-          call.finish(extra, { error });
+          finish(call, extra, { error });
           throw error;
         }
         return recordedRun(stream, call, extra);
@@ -207,10 +223,10 @@ export function createCallAudit(options: CallAuditOptions): CallAudit {
         const extra = { requestId: context.requestId };
         try {
           const contents = await inner.readResource(call.caller, resource, uri, context);
-          call.finish(extra, {});
+          finish(call, extra, {});
           return contents;
         } catch (error) {
-          call.finish(extra, { error });
+          finish(call, extra, { error });
           throw error;
         }
       },
@@ -223,10 +239,10 @@ export function createCallAudit(options: CallAuditOptions): CallAudit {
         const extra = { args };
         try {
           const result = await inner.getPrompt(call.caller, prompt, args, promptOptions);
-          call.finish(extra, {});
+          finish(call, extra, {});
           return result;
         } catch (error) {
-          call.finish(extra, { error });
+          finish(call, extra, { error });
           throw error;
         }
       },
