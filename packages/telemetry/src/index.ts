@@ -8,10 +8,15 @@ export type { CallDescription, DescribeCall, PrincipalClass } from "./call-descr
 export { transportOf } from "./call-description.js";
 export {
   CALL_LABELS,
+  type CallLabel,
   type CallMetrics,
+  type CallSeriesValues,
   createCallMetrics,
   DURATION_BUCKETS_SECONDS,
+  type GaugeCell,
   MCP_REQUEST_LABELS,
+  type McpRequestLabel,
+  type McpRequestSeriesValues,
 } from "./call-metrics.js";
 export { type CallTracingOptions, callTracing, TRACER_NAME, withTraceContext } from "./call-tracing.js";
 export { type CallMetricsInterceptors, callMetricsInterceptors } from "./metrics-interceptor.js";

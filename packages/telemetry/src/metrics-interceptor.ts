@@ -8,7 +8,7 @@ import {
 } from "@trestle/core";
 import type { DescribeCall } from "./call-description.js";
 import { transportOf } from "./call-description.js";
-import type { CallMetrics } from "./call-metrics.js";
+import type { CallMetrics, GaugeCell } from "./call-metrics.js";
 import { errorOutcome, resultOutcome } from "./outcome.js";
 
 /** The two layers metrics take in the interceptor chain. */
@@ -25,6 +25,8 @@ export interface CallMetricsInterceptors {
 /** Whether a call still waits for its slot: set by the outer layer, cleared by the inner one. */
 interface QueueMark {
   waiting: boolean;
+  /** The call's service's `trestle_calls_queued` series, which counts it while it waits. */
+  readonly queued: GaugeCell;
 }
 
 /** Where the two layers keep a call's {@link QueueMark}: its context values, which every copy of its options shares. */
@@ -81,9 +83,10 @@ export function callMetricsInterceptors(
       const service = incoming.target.serviceName;
       const transport = transportOf(incoming);
       const started = performance.now();
-      metrics.inFlight.inc({ service, transport });
-      metrics.queued.inc({ service });
-      const mark: QueueMark = { waiting: true };
+      const inFlight = metrics.inFlight(service, transport);
+      inFlight.value++;
+      const mark: QueueMark = { waiting: true, queued: metrics.queued(service) };
+      mark.queued.value++;
       // The bridges give each call its own context values; a call without them gets a bag here.
       const request = incoming.options.contextValues
         ? incoming
@@ -92,21 +95,14 @@ export function callMetricsInterceptors(
       const end = (outcome: string) => {
         if (mark.waiting) {
           mark.waiting = false;
-          metrics.queued.dec({ service });
+          mark.queued.value--;
         }
-        metrics.inFlight.dec({ service, transport });
+        inFlight.value--;
         const d = describe(incoming);
-        const labels = {
-          namespace: d.namespace,
-          tool: d.tool,
-          service,
-          transport,
-          method: request.method,
-          principal_class: d.principalClass,
-          outcome,
-        };
-        metrics.calls.inc(labels);
-        metrics.callDuration.observe(labels, (performance.now() - started) / 1000);
+        metrics.recordCall(
+          [d.namespace, d.tool, service, transport, request.method, d.principalClass, outcome],
+          (performance.now() - started) / 1000,
+        );
       };
       let response: TransportResponse<R>;
       try {
@@ -138,7 +134,7 @@ export function callMetricsInterceptors(
       const mark = request.options.contextValues?.get(queueMarkKey);
       if (mark?.waiting) {
         mark.waiting = false;
-        metrics.queued.dec({ service: request.target.serviceName });
+        mark.queued.value--;
       }
       return next(request);
     };

@@ -162,13 +162,8 @@ export function serverRequestObserver(options: ServerRequestObserverOptions): Se
             span.end();
           }
           if (metrics && info.protocol === "mcp") {
-            metrics.mcpServerDuration.observe(
-              {
-                mcp_method_name: info.method,
-                namespace: info.namespace,
-                principal_class: info.principalClass,
-                error_type: errorType ?? "",
-              },
+            metrics.recordMcpRequest(
+              [info.method, info.namespace, info.principalClass, errorType ?? ""],
               (performance.now() - started) / 1000,
             );
           }
