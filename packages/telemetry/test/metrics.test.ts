@@ -5,6 +5,7 @@ import type { CallDescription } from "../src/call-description.js";
 import { createCallMetrics } from "../src/call-metrics.js";
 import { callMetricsInterceptors } from "../src/metrics-interceptor.js";
 import { registerRouterGauges } from "../src/router-gauges.js";
+import { serverRequestObserver } from "../src/server-span.js";
 import { fakeTransport, target } from "./fake-transport.js";
 
 const described: CallDescription = { namespace: "team", tool: "echo", principalClass: "oauth" };
@@ -108,6 +109,86 @@ describe("callMetricsInterceptors", () => {
     );
   });
 
+  it("counts concurrent calls in flight up and down, and keeps counting across scrapes", async () => {
+    const finishes: Array<() => void> = [];
+    const { registry, transport } = setUp(
+      () =>
+        new Promise((resolve) => {
+          finishes.push(() => resolve({ content: [] }));
+        }),
+    );
+    const inFlight = async () =>
+      Number(
+        /trestle_calls_in_flight\{service="busy",transport="grpc"\} (\d+)/.exec(
+          await registry.metrics(),
+        )?.[1],
+      );
+    const total = async () =>
+      Number(
+        /trestle_calls_total\{[^}]*service="busy"[^}]*outcome="ok"\} (\d+)/.exec(
+          await registry.metrics(),
+        )?.[1] ?? 0,
+      );
+    const calls = [1, 2, 3].map(() => transport.callTool(call(), target("busy")));
+    await Promise.resolve();
+    expect(await inFlight()).toBe(3);
+    expect(await total()).toBe(0);
+    finishes[1]?.();
+    await calls[1];
+    expect(await inFlight()).toBe(2);
+    expect(await total()).toBe(1);
+    finishes[0]?.();
+    finishes[2]?.();
+    await Promise.all(calls);
+    expect(await inFlight()).toBe(0);
+    expect(await total()).toBe(3);
+    // A scrape changes nothing: later calls add to the same series.
+    const next = transport.callTool(call(), target("busy"));
+    await Promise.resolve();
+    expect(await inFlight()).toBe(1);
+    finishes[3]?.();
+    await next;
+    expect(await total()).toBe(4);
+    expect(await registry.metrics()).toMatch(
+      /trestle_call_duration_seconds_count\{[^}]*service="busy"[^}]*outcome="ok"\} 4/,
+    );
+  });
+
+  it("ends a code execution stream's call when its consumer stops early or the stream fails", async () => {
+    const { registry, metrics, transport } = setUp(() => ({ content: [] }));
+    for await (const _ of transport.executeCode(
+      { engineType: "exec", language: "python", code: "" },
+      target("exec"),
+    )) {
+      break;
+    }
+    const { transport: inner } = fakeTransport(() => ({ content: [] }));
+    const failing = withInterceptors(
+      {
+        ...inner,
+        async *executeCode() {
+          yield { type: "output", stream: "stdout", text: "1" } as const;
+          throw new TrestleError("engine died", Code.Internal);
+        },
+      },
+      [callMetricsInterceptors(metrics, () => described).calls],
+    );
+    const read = async () => {
+      for await (const _ of failing.executeCode(
+        { engineType: "exec", language: "python", code: "" },
+        target("exec"),
+      )) {
+        // read to the end, which fails
+      }
+    };
+    await expect(read()).rejects.toThrow("engine died");
+    const text = await registry.metrics();
+    expect(text).toMatch(/trestle_calls_total\{[^}]*method="executeCode"[^}]*outcome="ok"\} 1/);
+    expect(text).toMatch(/trestle_calls_total\{[^}]*method="executeCode"[^}]*outcome="internal"\} 1/);
+    expect(text).toContain('trestle_calls_in_flight{service="exec",transport="grpc"} 0');
+    expect(text).toContain('trestle_calls_queued{service="exec"} 0');
+  });
+
   it("leaves health probes out", async () => {
     const { registry, transport } = setUp(() => ({ content: [] }));
     await transport.probeHealth(target("probed"));
@@ -139,5 +220,37 @@ describe("registerRouterGauges", () => {
     expect(text).toContain("trestle_mcp_listen_streams 1");
     expect(text).toContain('trestle_service_circuit_state{service="svc",instance="svc-1",state="open"} 1');
     expect(text).toContain('trestle_service_circuit_state{service="svc",instance="svc-1",state="closed"} 0');
+  });
+});
+
+describe("serverRequestObserver with metrics only", () => {
+  it("times MCP requests by method, namespace, principal class and error type, and leaves A2A requests out", async () => {
+    const registry = new Registry();
+    const observer = serverRequestObserver({ metrics: createCallMetrics(registry) });
+    const request = (protocol: "mcp" | "a2a", method: string) =>
+      observer.begin({
+        protocol,
+        method,
+        params: {},
+        headers: {},
+        namespace: "team",
+        principalClass: "static",
+      });
+    for (const errorType of [undefined, "-32602", undefined]) {
+      const observation = request("mcp", "tools/call");
+      observation.run(() => undefined);
+      observation.end(errorType);
+      observation.end("ended twice: not recorded");
+    }
+    request("a2a", "message/send").end(undefined);
+    const text = await registry.metrics();
+    expect(text).toContain(
+      'mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",namespace="team",principal_class="static",error_type=""} 2',
+    );
+    expect(text).toContain(
+      'mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",namespace="team",principal_class="static",error_type="-32602"} 1',
+    );
+    expect(text).not.toContain("ended twice");
+    expect(text).not.toContain("message/send");
   });
 });
