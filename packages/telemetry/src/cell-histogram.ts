@@ -66,11 +66,16 @@ interface HistogramMetricObject {
  */
 export class CellHistogram<L extends string> extends Histogram<L> {
   readonly #cells: () => readonly HistogramCell<L>[];
+  readonly #upperBounds: readonly number[];
 
-  /** @param configuration As prom-client's; its `buckets` must be the bounds the cells were recorded with. */
-  constructor(configuration: HistogramConfiguration<L>, cells: () => readonly HistogramCell<L>[]) {
-    super(configuration);
+  /** @param configuration As prom-client's; its `buckets` are the bounds the cells were recorded with. */
+  constructor(
+    configuration: HistogramConfiguration<L> & { buckets: readonly number[] },
+    cells: () => readonly HistogramCell<L>[],
+  ) {
+    super({ ...configuration, buckets: [...configuration.buckets] });
     this.#cells = cells;
+    this.#upperBounds = [...configuration.buckets];
   }
 
   /**
@@ -78,8 +83,10 @@ export class CellHistogram<L extends string> extends Histogram<L> {
    * on it too, merging each value's labels with its series' labels.
    */
   async getForPromString(): Promise<HistogramMetricObject> {
-    const self = this as unknown as { name: string; help: string; aggregator: string; upperBounds: number[] };
-    const { name, upperBounds } = self;
+    // prom-client sets these from the configuration; its typings do not declare them.
+    const self = this as unknown as { name: string; help: string; aggregator: string };
+    const { name } = self;
+    const upperBounds = this.#upperBounds;
     const bucketName = `${name}_bucket`;
     const values: HistogramValue[] = [];
     for (const cell of this.#cells()) {
