@@ -3,9 +3,9 @@
 // Prints the measured window's bounds (for summarise-profile's --from-us/--to-us) and the calls.
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
+import { pinCpus } from "../dist/child-process.js";
 import { startTrestle } from "../dist/configurations.js";
 import { runLoad } from "../dist/load-runner.js";
-import { pinCpus } from "../dist/child-process.js";
 
 const [outDir, ...rest] = process.argv.slice(2);
 const dir = resolve(outDir);

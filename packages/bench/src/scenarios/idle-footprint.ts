@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { childrenOf, readAnonRss, readPss, readRss } from "../proc-stats.js";
+import { childrenOf, processTree, readAnonRss, readPss, readRss } from "../proc-stats.js";
 import { startRouter } from "../router-process.js";
 
 /** One process of an idle router as `pnpm start` runs it. */
@@ -59,14 +59,29 @@ async function untilSettled(routerPid: number, maxMs: number): Promise<void> {
   }
 }
 
-/** The router's and each built-in's memory now. */
+/**
+ * The router's and each built-in's memory now. A built-in runs confined: the router's child is bubblewrap, whose
+ * descendants run the service's node. Its figures are its whole tree's: the largest RSS among them (the node
+ * process), and anonymous memory and PSS summed.
+ */
 function footprintNow(routerPid: number): ProcessFootprint[] {
-  return [routerPid, ...childrenOf(routerPid)].map((pid) => ({
-    process: nameOf(pid, routerPid),
-    rssBytes: readRss(pid) ?? 0,
-    anonBytes: readAnonRss(pid) ?? 0,
-    pssBytes: readPss(pid) ?? 0,
-  }));
+  const router: ProcessFootprint = {
+    process: "router",
+    rssBytes: readRss(routerPid) ?? 0,
+    anonBytes: readAnonRss(routerPid) ?? 0,
+    pssBytes: readPss(routerPid) ?? 0,
+  };
+  const builtins = childrenOf(routerPid).map((child) => {
+    const tree = processTree(child);
+    const named = tree.map((pid) => nameOf(pid, routerPid)).find((name) => name.startsWith("service-"));
+    return {
+      process: named ?? nameOf(child, routerPid),
+      rssBytes: Math.max(0, ...tree.map((pid) => readRss(pid) ?? 0)),
+      anonBytes: tree.reduce((sum, pid) => sum + (readAnonRss(pid) ?? 0), 0),
+      pssBytes: tree.reduce((sum, pid) => sum + (readPss(pid) ?? 0), 0),
+    };
+  });
+  return [router, ...builtins];
 }
 
 /**
