@@ -66,3 +66,18 @@ export function summarisePathRuns(runs: readonly PathRuns[]): PathRow[] {
     };
   });
 }
+
+/**
+ * The median over rounds of the second row's server CPU per call ÷ the first row's in the same round: what a setting
+ * costs the router, from two routers measured interleaved.
+ */
+export function medianCpuRatio(rows: readonly PathRow[]): number {
+  const [base, other] = rows;
+  if (!base || !other) return Number.NaN;
+  const ratios: number[] = [];
+  for (const round of other.rounds) {
+    const baseCpu = base.rounds.find((r) => r.round === round.round)?.serverCpuUsPerCall;
+    if (baseCpu !== undefined && baseCpu > 0) ratios.push(round.serverCpuUsPerCall / baseCpu);
+  }
+  return median(ratios);
+}

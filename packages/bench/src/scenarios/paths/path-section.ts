@@ -2,7 +2,14 @@ import type { Headline } from "../../bench-report.js";
 import type { PathRow } from "./path-rows.js";
 
 /** The sections of the paths benchmark, in the order they run, as `--only` names them. */
-export const PATH_SECTION_NAMES = ["stdio-forward", "http-forward", "a2a", "sandbox", "tracing"] as const;
+export const PATH_SECTION_NAMES = [
+  "stdio-forward",
+  "http-forward",
+  "a2a",
+  "sandbox",
+  "tracing",
+  "audit",
+] as const;
 
 /** One path section's name. */
 export type PathSectionName = (typeof PATH_SECTION_NAMES)[number];
@@ -14,6 +21,7 @@ export const PATH_SECTION_TITLES: Readonly<Record<PathSectionName, string>> = {
   a2a: "The A2A front calling a gRPC tool vs a bare @a2a-js/sdk agent",
   sandbox: "A sandboxed print(1), and a sandboxed stdio forward's start",
   tracing: "Tracing off and on: the router's CPU per call",
+  audit: "The audit trail off and on: the router's CPU per call",
 };
 
 /** Latencies of calls made one at a time (a sandboxed program, a forward's start). */

@@ -1,5 +1,6 @@
 import type { Skipped } from "../../bench-report.js";
 import { runA2aFront } from "./a2a-front.js";
+import { runAuditCost } from "./audit-cost.js";
 import { runHttpForward } from "./http-forward.js";
 import type { PathComparisonOptions } from "./path-comparison.js";
 import { PATH_SECTION_NAMES, type PathSection, type PathSectionName } from "./path-section.js";
@@ -54,6 +55,10 @@ export async function runPathSections(
     tracing: [
       `router CPU per call, traced at 100 % vs untraced (c${options.concurrency})`,
       () => runTracingCost(comparison),
+    ],
+    audit: [
+      `router CPU per call, audit trail on vs off (c${options.concurrency})`,
+      () => runAuditCost(comparison),
     ],
   };
   const sections: Partial<Record<PathSectionName, PathSection | Skipped>> = {};

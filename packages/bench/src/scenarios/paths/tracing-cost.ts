@@ -2,9 +2,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Headline } from "../../bench-report.js";
 import { startTrestle } from "../../configurations.js";
-import { median } from "../../latency-summary.js";
 import { type PathComparisonOptions, runPathComparison } from "./path-comparison.js";
-import type { PathRow } from "./path-rows.js";
+import { medianCpuRatio, type PathRow } from "./path-rows.js";
 import { PATH_SECTION_TITLES, type PathSection } from "./path-section.js";
 
 const TRACED = "trestle-grpc, traced (100 %, OTLP/HTTP)";
@@ -58,16 +57,7 @@ export function tracedEnvironment(sinkUrl: string): Record<string, string> {
 }
 
 /** The median over rounds of the traced router's CPU per call ÷ the untraced one's in the same round. */
-export function tracedCpuRatio(rows: readonly PathRow[]): number {
-  const [untraced, traced] = rows;
-  if (!untraced || !traced) return Number.NaN;
-  const ratios: number[] = [];
-  for (const round of traced.rounds) {
-    const base = untraced.rounds.find((r) => r.round === round.round)?.serverCpuUsPerCall;
-    if (base !== undefined && base > 0) ratios.push(round.serverCpuUsPerCall / base);
-  }
-  return median(ratios);
-}
+export const tracedCpuRatio: (rows: readonly PathRow[]) => number = medianCpuRatio;
 
 /**
  * The router's CPU per call with tracing off and on (issue 50): trestle-grpc with the OpenTelemetry SDK exporting
