@@ -34,6 +34,8 @@ const UNUSED_WHEN_IDLE = {
   "the transport plugins' resolver": "/import-meta-resolve@",
   "the policy engine": "/policy/dist/index.js",
   CEL: "/@bufbuild+cel@",
+  "the OAuth verifier": "/auth/dist/oauth-verifier.js",
+  jose: "/jose@",
 };
 
 describe("what an idle router holds", () => {
