@@ -1,6 +1,7 @@
 import { compilePolicies } from "@trestle/policy";
 import { describe, expect, it } from "vitest";
 import { resolveConfig, resolveRouterConfig } from "../src/config.js";
+import { createManagedPolicy } from "../src/policies/managed-policy.js";
 import { defaultOnlyPolicy } from "../src/policies/policy-engine.js";
 
 const typo = [{ name: "typo", effect: "deny", when: 'principle.name == "x"' }];
@@ -36,5 +37,16 @@ describe("the policy of no rule", () => {
       expect(none.defaultEffect).toBe(engine.defaultEffect);
       expect(none.rules).toEqual(engine.rules);
     }
+  });
+});
+
+describe("a router made from resolveConfig's result", () => {
+  it("refuses a configured rule that does not compile with the configuration's words", async () => {
+    await expect(
+      createManagedPolicy({
+        configured: resolveConfig({ file: { policies: typo } }).policies,
+        configuredDefault: "allow",
+      }),
+    ).rejects.toThrow(/Invalid configuration: policies: .*"typo".*principle/);
   });
 });

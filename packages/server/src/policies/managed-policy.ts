@@ -74,7 +74,8 @@ export async function managedRuleProblems(
  * Creates the {@link ManagedPolicy} over the configured rules and default, with nothing stored yet. The policy
  * engine is loaded only when there are configured rules (else on the first stored rule).
  *
- * @throws PolicyError when a configured rule does not compile (the configuration check reports it first).
+ * @throws TrestleError InvalidArgument when a configured rule does not compile, worded as `resolveRouterConfig`
+ *   words it (`resolveConfig` does not compile rules: a router made from its result reports them here).
  */
 export async function createManagedPolicy(options: {
   configured: readonly PolicyRule[];
@@ -83,6 +84,12 @@ export async function createManagedPolicy(options: {
 }): Promise<ManagedPolicy> {
   const listeners = new Set<() => void>();
   let engine: PolicyEngine | undefined = options.configured.length > 0 ? await loadPolicyEngine() : undefined;
+  const configuredProblems = engine ? engine.checkPolicies(options.configured) : [];
+  if (configuredProblems.length > 0)
+    throw new TrestleError(
+      `Invalid configuration: ${configuredProblems.map((p) => `policies: ${p.message}`).join("; ")}`,
+      Code.InvalidArgument,
+    );
   let stored = EMPTY_STORED_POLICY;
   let revision = 0;
   let current: CallPolicy = OPEN_POLICY;
