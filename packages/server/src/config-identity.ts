@@ -1,5 +1,5 @@
-import { checkPolicies } from "@trestle/policy";
 import { z } from "zod";
+import { rulesProblems } from "./policies/policy-engine.js";
 
 /**
  * The configuration keys of identity and authorization: the router's public URL, the OAuth issuers it trusts as a
@@ -149,8 +149,8 @@ export interface IdentityConfig {
 /**
  * Problems that span keys, one sentence each: OAuth without `publicUrl` (its audiences and metadata need it), two
  * issuers introspecting (an opaque token names no issuer), a token name an OAuth principal could also have, a
- * policy rule that does not compile (naming the rule and the position) or a name used twice, a service's token
- * exchange without OAuth (no caller would have a token to exchange).
+ * service's token exchange without OAuth (no caller would have a token to exchange). The policy rules are checked
+ * by {@link policyConfigProblems}.
  */
 export function identityConfigProblems(config: IdentityConfig): string[] {
   const problems: string[] = [];
@@ -162,7 +162,6 @@ export function identityConfigProblems(config: IdentityConfig): string[] {
     // An OAuth principal's id is `<issuer>#<subject>`: a token name with '#' could stand for one.
     if (token.name.includes("#")) problems.push(`tokens: the name '${token.name}' must not contain '#'`);
   }
-  for (const problem of checkPolicies(config.policies)) problems.push(`policies: ${problem.message}`);
   for (const [name, service] of Object.entries(config.services ?? {})) {
     const auth = service.upstreamAuth;
     // A token exchange takes the caller's OAuth access token as its subject: without OAuth, no caller has one.
@@ -181,4 +180,12 @@ export function identityConfigProblems(config: IdentityConfig): string[] {
  */
 export function requiresCredentials(config: { tokens: readonly unknown[]; oauth?: unknown }): boolean {
   return config.tokens.length > 0 || config.oauth !== undefined;
+}
+
+/**
+ * The problems of the configured policy rules, one sentence each: a rule that does not compile (naming the rule and
+ * the position) or a name used twice. Asynchronous because it loads the policy engine, and only when there is a rule.
+ */
+export async function policyConfigProblems(policies: readonly unknown[]): Promise<string[]> {
+  return (await rulesProblems(policies)).map((message) => `policies: ${message}`);
 }

@@ -15,7 +15,7 @@ import {
   routerConfigSchema,
   SECRET_SETTINGS,
 } from "./config.js";
-import { identityConfigProblems } from "./config-identity.js";
+import { identityConfigProblems, policyConfigProblems } from "./config-identity.js";
 import { securityConfigProblems } from "./config-security.js";
 import { withTransportFlags } from "./config-transports.js";
 
@@ -116,11 +116,8 @@ export interface ConfigSources {
   flags?: Record<string, unknown>;
 }
 
-/**
- * Builds and validates the configuration: defaults, then the file, then environment variables, then flags.
- * @throws TrestleError InvalidArgument naming every invalid or unknown key, with where it came from.
- */
-export function resolveConfig(sources: ConfigSources): RouterConfig {
+/** The merged configuration as the schema parsed it (absent when it did not), and its problems. */
+function validateConfig(sources: ConfigSources): { config: RouterConfig | undefined; problems: string[] } {
   const merged: Record<string, unknown> = { ...(sources.file ?? {}) };
   const unknown = Object.keys(merged).filter((k) => !(k in routerConfigSchema.shape));
   if (unknown.length > 0) {
@@ -155,7 +152,34 @@ export function resolveConfig(sources: ConfigSources): RouterConfig {
         ...configProblems(parsed.data),
       ]
     : parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
-  if (!parsed.success || problems.length > 0)
+  return { config: parsed.success ? parsed.data : undefined, problems };
+}
+
+/** `config`, or the error that names every problem. */
+function validConfig(config: RouterConfig | undefined, problems: readonly string[]): RouterConfig {
+  if (config === undefined || problems.length > 0)
     throw new TrestleError(`Invalid configuration: ${problems.join("; ")}`, Code.InvalidArgument);
-  return parsed.data;
+  return config;
+}
+
+/**
+ * Builds and validates the configuration: defaults, then the file, then environment variables, then flags. The
+ * policy rules' expressions are not compiled here (that needs the policy engine): {@link resolveRouterConfig}
+ * does, as the router does when it starts.
+ * @throws TrestleError InvalidArgument naming every invalid or unknown key, with where it came from.
+ */
+export function resolveConfig(sources: ConfigSources): RouterConfig {
+  const { config, problems } = validateConfig(sources);
+  return validConfig(config, problems);
+}
+
+/**
+ * {@link resolveConfig}, and the policy rules compiled: a rule that does not compile is one more problem of the
+ * same error. The policy engine is loaded only when there are rules.
+ * @throws TrestleError InvalidArgument naming every invalid or unknown key and every rule that does not compile.
+ */
+export async function resolveRouterConfig(sources: ConfigSources): Promise<RouterConfig> {
+  const { config, problems } = validateConfig(sources);
+  if (config !== undefined) problems.push(...(await policyConfigProblems(config.policies)));
+  return validConfig(config, problems);
 }

@@ -13,7 +13,7 @@ import { transportsConfigFields, transportsConfigSources } from "./config-transp
 import { MCP_REVISIONS } from "./mcp/protocol-era.js";
 
 // Loading (file, environment, flags) lives in its own module; its entry points are part of this one's API.
-export { type ConfigSources, readConfigFile, resolveConfig } from "./config-loading.js";
+export { type ConfigSources, readConfigFile, resolveConfig, resolveRouterConfig } from "./config-loading.js";
 
 const rateLimitSchema = z.strictObject({
   requestsPerSecond: z.number().positive().describe("Requests per second, on average"),

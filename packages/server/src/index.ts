@@ -10,6 +10,7 @@ export {
   type RouterConfigInput,
   readConfigFile,
   resolveConfig,
+  resolveRouterConfig,
   routerConfigSchema,
 } from "./config.js";
 export { renderConfigReference } from "./config-reference.js";

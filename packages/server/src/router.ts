@@ -121,7 +121,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
   try {
     // Who may register what where decides which instances get a call secret and which the prober may reach.
     const security = routerSecurity(config, overrides.builtinSecrets ?? {});
-    const identity = createIdentityModule(config);
+    const identity = await createIdentityModule(config);
     const telemetry = createTelemetryModule(
       config,
       (overrides.internalTokens ?? []).map((t) => t.name),
@@ -151,6 +151,7 @@ export async function createRouter(config: RouterConfig, overrides: RouterOverri
       mayReceiveConfigured: (target) => security.mayReceiveConfigured(target),
       // An upstream's token exchange takes the caller's own access token as its subject.
       bearerOf: (principal) => auth.bearerOf(principal),
+      ...(identity.createTokenExchanger ? { createTokenExchanger: identity.createTokenExchanger } : {}),
       forwardDirectory: forwardDirectory.directory,
       forwardSandbox: forwardDirectory.sandbox,
       logger,

@@ -1,10 +1,5 @@
-import {
-  AuthError,
-  createTokenExchanger,
-  type ExchangedToken,
-  type FetchFunction,
-  type TokenExchanger,
-} from "@trestle/auth";
+import type { ExchangedToken, FetchFunction, TokenExchangeOptions, TokenExchanger } from "@trestle/auth";
+import { AuthError } from "@trestle/auth/errors";
 import { createSecretValues, type SecretValues } from "@trestle/bridge";
 import {
   type BridgeTransport,
@@ -49,6 +44,11 @@ export interface UpstreamCredentialSources {
   bearerOf(principal: CallerPrincipal): string | undefined;
   /** The token endpoints' fetch (tests); `globalThis.fetch` by default. */
   fetch?: FetchFunction;
+  /**
+   * Makes a token exchanger (`@trestle/auth`'s `createTokenExchanger`), given when OAuth is configured: only an
+   * OAuth caller has a token to exchange, so without it no exchanger is made (and `@trestle/auth` is not loaded).
+   */
+  createTokenExchanger?: (options: TokenExchangeOptions) => TokenExchanger;
 }
 
 /** The router's own credentials for its upstreams, put on each call below the call's events. */
@@ -62,7 +62,8 @@ export interface UpstreamCredentials {
 /** An upstream's credential, made ready: a static header, or the exchanger of its tokens. */
 type ReadyAuth =
   | { kind: "static"; headers: Readonly<Record<string, string>> }
-  | { kind: "exchange"; exchanger: TokenExchanger };
+  /** No exchanger without OAuth (no caller has a token to exchange). */
+  | { kind: "exchange"; exchanger: TokenExchanger | undefined };
 
 /** What a call to a target needs: the target's credential and the name its refusals give the upstream. */
 interface Resolved {
@@ -79,7 +80,9 @@ function exchangerOf(
   tokenExchange: Extract<UpstreamAuth, { tokenExchange: unknown }>["tokenExchange"],
   where: string,
   fetch: FetchFunction | undefined,
-): TokenExchanger {
+  createTokenExchanger: UpstreamCredentialSources["createTokenExchanger"],
+): TokenExchanger | undefined {
+  if (createTokenExchanger === undefined) return undefined;
   try {
     return createTokenExchanger({
       tokenEndpoint: tokenExchange.tokenEndpoint,
@@ -97,12 +100,19 @@ function exchangerOf(
   }
 }
 
-function readyAuth(auth: UpstreamAuth, where: string, fetch: FetchFunction | undefined): ReadyAuth {
+function readyAuth(
+  auth: UpstreamAuth,
+  where: string,
+  sources: Pick<UpstreamCredentialSources, "fetch" | "createTokenExchanger">,
+): ReadyAuth {
   if ("static" in auth) {
     const header = (auth.static.header ?? "authorization").toLowerCase();
     return { kind: "static", headers: Object.freeze({ [header]: auth.static.value }) };
   }
-  return { kind: "exchange", exchanger: exchangerOf(auth.tokenExchange, where, fetch) };
+  return {
+    kind: "exchange",
+    exchanger: exchangerOf(auth.tokenExchange, where, sources.fetch, sources.createTokenExchanger),
+  };
 }
 
 /** The refusal of an exchange the token endpoint turned down or could not answer, naming the upstream. */
@@ -201,7 +211,7 @@ export function createUpstreamCredentials(sources: UpstreamCredentialSources): U
   const configured = new Map<string, ReadyAuth>();
   for (const [name, service] of Object.entries(sources.services)) {
     if (service.upstreamAuth) {
-      configured.set(name, readyAuth(service.upstreamAuth, `services.${name}.upstreamAuth`, sources.fetch));
+      configured.set(name, readyAuth(service.upstreamAuth, `services.${name}.upstreamAuth`, sources));
     }
   }
   const mayReceive = sources.mayReceiveConfigured ?? (() => true);
@@ -214,7 +224,7 @@ export function createUpstreamCredentials(sources: UpstreamCredentialSources): U
     const config = JSON.stringify(auth);
     const known = forwards.get(target.id);
     if (known?.config === config) return known.auth;
-    const ready = readyAuth(auth, `the forward of service '${target.serviceName}'`, sources.fetch);
+    const ready = readyAuth(auth, `the forward of service '${target.serviceName}'`, sources);
     forwards.set(target.id, { config, auth: ready });
     return ready;
   }
@@ -234,7 +244,7 @@ export function createUpstreamCredentials(sources: UpstreamCredentialSources): U
   }
 
   async function exchanged(
-    exchanger: TokenExchanger,
+    exchanger: TokenExchanger | undefined,
     principal: CallerPrincipal,
     upstream: string,
   ): Promise<Readonly<Record<string, string>>> {
@@ -245,6 +255,12 @@ export function createUpstreamCredentials(sources: UpstreamCredentialSources): U
         Code.PermissionDenied,
       );
     }
+    // Only an OAuth caller has a bearer, and with OAuth every exchange has its exchanger.
+    if (exchanger === undefined)
+      throw new TrestleError(
+        `The ${upstream} exchanges tokens, and OAuth is not configured`,
+        Code.FailedPrecondition,
+      );
     let token: ExchangedToken;
     try {
       token = await exchanger.exchangeToken(bearer, principal.id);

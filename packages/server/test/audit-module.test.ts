@@ -52,7 +52,7 @@ describe("the audit module on a store two replicas share", () => {
       "ops",
       Date.now(),
     );
-    one.managedPolicy.apply(saved);
+    await one.managedPolicy.apply(saved);
     expect(one.policy.decide(bob, request)).toMatchObject({ allowed: false, rule: "no-bob" });
     await expect.poll(() => two.policy.decide(bob, request).allowed, { timeout: 5_000 }).toBe(false);
     expect(changedOnTwo).toBe(1);

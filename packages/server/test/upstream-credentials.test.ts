@@ -1,3 +1,4 @@
+import { createTokenExchanger } from "@trestle/auth";
 import {
   type BridgeTransport,
   type CallOptions,
@@ -99,6 +100,7 @@ function setup(
     services,
     forwardAuthFor: () => null,
     bearerOf: (principal) => (principal.id === "ci-token" ? undefined : `${CALLER_TOKEN}-${principal.id}`),
+    createTokenExchanger,
     ...(fetch ? { fetch } : {}),
     ...extra,
   });
@@ -166,6 +168,26 @@ describe("the router's credential for an upstream", () => {
       .catch((error: unknown) => error);
     expect(TrestleError.from(refused).code).toBe(Code.PermissionDenied);
     expect(TrestleError.from(refused).rawMessage).toMatch(/service 'payments' needs an OAuth caller/);
+    expect(seen).toHaveLength(0);
+    expect(endpoint.requests).toHaveLength(0);
+  });
+
+  it("makes no exchanger without OAuth, and a forward's exchange still refuses a caller with no OAuth token", async () => {
+    const endpoint = tokenEndpoint();
+    const seen: CallOptions[] = [];
+    // No createTokenExchanger: the router without OAuth (and without @trestle/auth loaded).
+    const credentials = createUpstreamCredentials({
+      services: {},
+      forwardAuthFor: (t) => (t.serviceName === "mcp-docs" ? exchange : null),
+      bearerOf: () => undefined,
+      fetch: endpoint.fetch,
+    });
+    const transport = withUpstreamCredentials(echoingTransport(seen), credentials, "headers");
+    const refused = await transport
+      .callTool({} as never, target("mcp-docs"), callOptionsFor(staticCaller))
+      .catch((error: unknown) => error);
+    expect(TrestleError.from(refused).code).toBe(Code.PermissionDenied);
+    expect(TrestleError.from(refused).rawMessage).toMatch(/service 'mcp-docs' needs an OAuth caller/);
     expect(seen).toHaveLength(0);
     expect(endpoint.requests).toHaveLength(0);
   });
@@ -241,6 +263,7 @@ describe("the router's credential for an upstream", () => {
         },
         forwardAuthFor: () => null,
         bearerOf: () => undefined,
+        createTokenExchanger,
       }),
     ).toThrow(/services\.payments\.upstreamAuth\.tokenExchange/);
   });
@@ -272,6 +295,7 @@ describe("a forward's upstream credential", () => {
       services: {},
       forwardAuthFor: (t) => (t.serviceName === "mcp-docs" ? exchange : null),
       bearerOf: (principal) => `${CALLER_TOKEN}-${principal.id}`,
+      createTokenExchanger,
       fetch: endpoint.fetch,
     });
     const transport = withUpstreamCredentials(echoingTransport(seen), credentials, "headers");

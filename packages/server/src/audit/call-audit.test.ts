@@ -35,10 +35,10 @@ const invoker = {
   },
 } as unknown as InvokerBridge;
 
-function setUp(rules: PolicyRule[], options: { arguments?: "none" | "redacted" } = {}) {
+async function setUp(rules: PolicyRule[], options: { arguments?: "none" | "redacted" } = {}) {
   const records: AuditRecord[] = [];
   let audit: ReturnType<typeof createCallAudit> | undefined;
-  const managed: ManagedPolicy = createManagedPolicy({
+  const managed: ManagedPolicy = await createManagedPolicy({
     configured: rules,
     configuredDefault: "allow",
     onDecision: (caller, request, decision) => audit?.onDecision(caller, request, decision),
@@ -71,7 +71,7 @@ const bob: Caller = { principal: callerPrincipal({ id: "bob", scopes: ["mcp"] })
 
 describe("the call audit", () => {
   it("records an allowed call with its principal, the rule that allowed it, its outcome and request id", async () => {
-    const { records, calls } = setUp([
+    const { records, calls } = await setUp([
       { name: "alice-pays", effect: "allow", when: 'principal.name == "alice"' },
     ]);
     await calls.callTool(alice, tool("pay"), { amount: 5 }, { requestId: "7" });
@@ -94,7 +94,7 @@ describe("the call audit", () => {
   });
 
   it("records a refused call as denied by its rule, with no outcome, and the call still fails", async () => {
-    const { records, calls } = setUp([
+    const { records, calls } = await setUp([
       { name: "bob-small", effect: "deny", when: 'principal.name == "bob" && arguments.amount > 10' },
     ]);
     await expect(calls.callTool(bob, tool("pay"), { amount: 50 }, {})).rejects.toMatchObject({
@@ -109,8 +109,8 @@ describe("the call audit", () => {
     );
   });
 
-  it("records a call of a tool the policy hides as denied by the rule that hides it", () => {
-    const { records, calls } = setUp([
+  it("records a call of a tool the policy hides as denied by the rule that hides it", async () => {
+    const { records, calls } = await setUp([
       { name: "no-echo-for-bob", effect: "deny", when: 'principal.name == "bob" && tool.name == "echo"' },
     ]);
     expect(calls.findTool(bob, "echo")).toBeUndefined();
@@ -127,7 +127,7 @@ describe("the call audit", () => {
   });
 
   it("records isError results and failures with the failure's code", async () => {
-    const { records, calls } = setUp([]);
+    const { records, calls } = await setUp([]);
     await calls.callTool(alice, tool("broken"), {}, {});
     await expect(calls.callTool(alice, tool("failing"), {}, {})).rejects.toThrow("down");
     expect(records.map((r) => [r.outcome, r.errorCode, r.rule])).toEqual([
@@ -136,26 +136,26 @@ describe("the call audit", () => {
     ]);
   });
 
-  it("records a list only when a policy filtered it", () => {
-    const open = setUp([]);
+  it("records a list only when a policy filtered it", async () => {
+    const open = await setUp([]);
     open.calls.listTools(alice);
     expect(open.records).toEqual([]);
-    const filtered = setUp([{ name: "no-echo", effect: "deny", when: 'tool.name == "echo"' }]);
+    const filtered = await setUp([{ name: "no-echo", effect: "deny", when: 'tool.name == "echo"' }]);
     expect(filtered.calls.listTools(alice).map((t) => t.name)).not.toContain("echo");
     expect(filtered.records).toEqual([expect.objectContaining({ method: "tools/list", target: null })]);
   });
 
   it("names the anonymous principal's kind", async () => {
-    const { records, calls } = setUp([]);
+    const { records, calls } = await setUp([]);
     await calls.callTool({ principal: ANONYMOUS_PRINCIPAL, namespace: "" }, tool("echo"), {}, {});
     expect(records[0]?.principalKind).toBe("anonymous");
   });
 
   it("keeps no arguments by default, and redacted, bounded ones when configured", async () => {
-    const none = setUp([]);
+    const none = await setUp([]);
     await none.calls.callTool(alice, tool("echo"), { password: "hunter2", q: "x" }, {});
     expect(none.records[0]?.arguments).toBeNull();
-    const redacted = setUp([], { arguments: "redacted" });
+    const redacted = await setUp([], { arguments: "redacted" });
     await redacted.calls.callTool(alice, tool("echo"), { password: "hunter2", q: "x" }, {});
     expect(JSON.stringify(redacted.records[0]?.arguments)).not.toContain("hunter2");
     expect(redacted.records[0]?.arguments).toMatchObject({ q: "x" });

@@ -1,5 +1,6 @@
 import type { PromptReference, ResourceReference, ToolReference } from "@trestle/core";
-import { type CompiledPolicy, compilePolicies, type PolicyRule, type PolicyTool } from "@trestle/policy";
+import type { CompiledPolicy, PolicyRule, PolicyTool } from "@trestle/policy";
+import { compileRules, type PolicyEngine } from "../policies/policy-engine.js";
 import { type CallPolicy, OPEN_POLICY, type PolicyDecision, type PolicyRequest } from "./call-policy.js";
 import type { Caller } from "./caller.js";
 
@@ -19,16 +20,18 @@ function policyTool(tool: ToolReference): { name: string; labels?: Readonly<Reco
  * The call service's policy step over CEL rules (`@trestle/policy`): at list time a tool, resource or prompt is
  * listed when some call of it could pass (rules that read `arguments` do not hide it), at call time every rule
  * applies with the call's body arguments. Without rules and with the default `allow`, the open policy (nothing
- * filtered, every list shared as it is). Every call decision is told to `onDecision`.
+ * filtered, every list shared as it is). Every call decision is told to `onDecision`. `engine` is needed only when
+ * there are rules (without, the default decides).
  *
  * @throws PolicyError when a rule does not compile (the configuration check reports it first, in one sentence).
  */
 export function celCallPolicy(
+  engine: PolicyEngine | undefined,
   rules: readonly PolicyRule[],
   options: { default: "allow" | "deny"; onDecision?: PolicyDecisionListener },
 ): CallPolicy {
   if (rules.length === 0 && options.default === "allow" && !options.onDecision) return OPEN_POLICY;
-  const compiled: CompiledPolicy = compilePolicies(rules, { default: options.default });
+  const compiled: CompiledPolicy = compileRules(engine, rules, options.default);
   // One policy view per catalog tool (tools are immutable; a change replaces the object): the policy keeps
   // what it worked out about a tool by the object it is given.
   const policyTools = new WeakMap<ToolReference, PolicyTool>();

@@ -154,7 +154,7 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
   const tuning = tuneProcessForRouter();
   // Loaded here, not at the top: client commands should start fast and never load the router.
   const [
-    { BUILTIN_PRINCIPAL, readConfigFile, resolveConfig },
+    { BUILTIN_PRINCIPAL, readConfigFile, resolveRouterConfig },
     { createRouter },
     { defaultBuiltins, startBuiltinServices },
     { serveStdio },
@@ -172,7 +172,7 @@ async function serve(values: ServeOptions, io: CliIo): Promise<void> {
   } catch (error) {
     throw new CliError((error as Error).message, 2);
   }
-  const config = resolveConfig({
+  const config = await resolveRouterConfig({
     ...(values.config ? { file: readConfigFile(values.config) } : {}),
     env: io.env,
     flags: {

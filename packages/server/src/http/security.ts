@@ -1,12 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import {
-  AuthError,
-  type Principal as OAuthPrincipal,
-  type ProtectedEndpoint,
-  principalBearer,
-  type ResourceServer,
-} from "@trestle/auth";
+import type { Principal as OAuthPrincipal, ProtectedEndpoint, ResourceServer } from "@trestle/auth";
+// The modules of their own, not the package's index: static tokens never load the OAuth verifier (nor jose).
+import { AuthError } from "@trestle/auth/errors";
+import { principalBearer } from "@trestle/auth/principal";
 import { ANONYMOUS_PRINCIPAL, type CallerPrincipal } from "../calls/caller.js";
 import type { RateLimit } from "./rate-limit.js";
 

@@ -98,7 +98,7 @@ export function registerAuditRoutes(api: JsonApi, deps: AuditRoutesDependencies)
   api.route(op.getPolicies, () => ({ data: policyView(deps.managedPolicy) }));
 
   api.route(op.putPolicies, async ({ body, principal }) => {
-    const problems = managedRuleProblems(deps.managedPolicy.current().configured, body.rules);
+    const problems = await managedRuleProblems(deps.managedPolicy.current().configured, body.rules);
     if (problems.length > 0)
       throw new TrestleError(`Invalid policy: ${problems.join("; ")}`, Code.InvalidArgument);
     const stored = await deps.policyTable.save(
@@ -108,7 +108,7 @@ export function registerAuditRoutes(api: JsonApi, deps: AuditRoutesDependencies)
       now(),
     );
     // In force here for the next call; the other replicas follow the notification.
-    deps.managedPolicy.apply(stored);
+    await deps.managedPolicy.apply(stored);
     return { data: policyView(deps.managedPolicy) };
   });
 }

@@ -24,12 +24,12 @@ const stored = (
 });
 
 describe("the managed policy", () => {
-  it("tries the configured rules first: an API rule cannot override a configured deny", () => {
-    const managed = createManagedPolicy({
+  it("tries the configured rules first: an API rule cannot override a configured deny", async () => {
+    const managed = await createManagedPolicy({
       configured: [{ name: "no-pay", effect: "deny", when: 'tool.name == "pay"' }],
       configuredDefault: "allow",
     });
-    managed.apply(stored([{ name: "allow-all", effect: "allow", when: "true" }], 1));
+    await managed.apply(stored([{ name: "allow-all", effect: "allow", when: "true" }], 1));
     expect(
       managed.policy.decide(bob, { method: "tools/call", tool: tool("pay"), arguments: {} }),
     ).toMatchObject({
@@ -38,11 +38,11 @@ describe("the managed policy", () => {
     });
   });
 
-  it("decides with the rules applied last, and the API's default replaces the configured one", () => {
-    const managed = createManagedPolicy({ configured: [], configuredDefault: "allow" });
+  it("decides with the rules applied last, and the API's default replaces the configured one", async () => {
+    const managed = await createManagedPolicy({ configured: [], configuredDefault: "allow" });
     expect(managed.policy.open).toBe(true);
     expect(managed.current()).toMatchObject({ default: "allow", defaultSource: "configuration" });
-    managed.apply(
+    await managed.apply(
       stored([{ name: "echo-ok", effect: "allow", when: 'tool.name == "echo"' }], 1, { default: "deny" }),
     );
     expect(managed.policy.open).toBe(false);
@@ -58,19 +58,19 @@ describe("the managed policy", () => {
     });
   });
 
-  it("ignores a revision older than the one in force, and tells its listeners of each change", () => {
-    const managed = createManagedPolicy({ configured: [], configuredDefault: "allow" });
+  it("ignores a revision older than the one in force, and tells its listeners of each change", async () => {
+    const managed = await createManagedPolicy({ configured: [], configuredDefault: "allow" });
     let changes = 0;
     managed.onChange(() => changes++);
-    managed.apply(stored([{ name: "b", effect: "deny", when: "true" }], 2));
-    managed.apply(stored([], 1));
+    await managed.apply(stored([{ name: "b", effect: "deny", when: "true" }], 2));
+    await managed.apply(stored([], 1));
     expect(managed.current().managed.revision).toBe(2);
     expect(changes).toBe(1);
   });
 
-  it("names the rule and CEL's error of a rule that does not compile, and a configured rule's name", () => {
+  it("names the rule and CEL's error of a rule that does not compile, and a configured rule's name", async () => {
     const configured = [{ name: "base", effect: "deny" as const, when: "false" }];
-    const problems = managedRuleProblems(configured, [
+    const problems = await managedRuleProblems(configured, [
       { name: "typo", effect: "deny", when: 'principle.name == "x"' },
       { name: "base", effect: "allow", when: "true" },
     ]);
@@ -78,7 +78,7 @@ describe("the managed policy", () => {
     expect(problems.join(" ")).toMatch(/"base" is a configured rule's name/);
   });
 
-  it("makes the call service filter its lists again when the rules change", () => {
+  it("makes the call service filter its lists again when the rules change", async () => {
     const tools = [tool("echo"), tool("pay")];
     const catalog = {
       listTools: () => tools,
@@ -89,7 +89,7 @@ describe("the managed policy", () => {
       getPrompt: () => undefined,
       getNamespace: () => undefined,
     } as CatalogView;
-    const managed = createManagedPolicy({
+    const managed = await createManagedPolicy({
       configured: [{ name: "nothing", effect: "deny", when: "false" }],
       configuredDefault: "allow",
     });
@@ -104,7 +104,7 @@ describe("the managed policy", () => {
       policy: managed.policy,
     });
     expect(calls.listTools(bob).map((t) => t.name)).toEqual(["echo", "pay"]);
-    managed.apply(
+    await managed.apply(
       stored(
         [{ name: "no-pay-bob", effect: "deny", when: 'principal.name == "bob" && tool.name == "pay"' }],
         1,

@@ -1,6 +1,6 @@
 import type { PromptReference, ResourceReference, ToolReference } from "@trestle/core";
 import { Code, TrestleError } from "@trestle/core";
-import { checkPolicies, compilePolicies, type PolicyRule } from "@trestle/policy";
+import type { PolicyRule } from "@trestle/policy";
 import {
   type CallPolicy,
   OPEN_POLICY,
@@ -9,6 +9,7 @@ import {
 } from "../calls/call-policy.js";
 import type { Caller } from "../calls/caller.js";
 import { celCallPolicy, type PolicyDecisionListener } from "../calls/cel-policy.js";
+import { compileRules, loadPolicyEngine, type PolicyEngine, rulesProblems } from "./policy-engine.js";
 import { EMPTY_STORED_POLICY, type StoredPolicy } from "./policy-table.js";
 
 /** The most rules the API may store (each is evaluated on every call until one matches). */
@@ -36,9 +37,12 @@ export interface ManagedPolicy {
   current(): EffectivePolicy;
   /**
    * Puts `stored` in force (after it was saved, or read from another replica's change); an older revision than the
-   * one in force is ignored. Tells the listeners when something changed.
+   * one in force is ignored. Tells the listeners when something changed. The policy engine is loaded first when
+   * these are the first rules.
+   *
+   * @throws TrestleError FailedPrecondition when a stored rule does not compile (nothing changes).
    */
-  apply(stored: StoredPolicy): void;
+  apply(stored: StoredPolicy): Promise<void>;
   /** The rule that hides `tool` from `caller`'s lists, or `undefined` when it is listed. */
   hidingRule(caller: Caller, tool: ToolReference): string | undefined;
   /** Tells `listener` after each change in force. */
@@ -47,12 +51,13 @@ export interface ManagedPolicy {
 
 /**
  * The problems of `rules` as the API would store them after `configured`: one sentence each, naming the rule and
- * CEL's error (empty when they compile). A name used by a configured rule, or twice, is a problem.
+ * CEL's error (empty when they compile). A name used by a configured rule, or twice, is a problem. The policy
+ * engine is loaded only when there is a rule to check.
  */
-export function managedRuleProblems(
+export async function managedRuleProblems(
   configured: readonly PolicyRule[],
   rules: readonly PolicyRule[],
-): string[] {
+): Promise<string[]> {
   if (rules.length > MAX_MANAGED_RULES)
     return [`at most ${MAX_MANAGED_RULES} rules may be managed through the API (${rules.length} sent)`];
   const configuredNames = new Set(configured.map((r) => r.name));
@@ -61,21 +66,34 @@ export function managedRuleProblems(
     .map(
       (r) => `Policy rule "${r.name}" is a configured rule's name; configured rules cannot be replaced here`,
     );
-  for (const problem of checkPolicies(rules)) problems.push(problem.message);
+  problems.push(...(await rulesProblems(rules)));
   return problems;
 }
 
-/** Creates the {@link ManagedPolicy} over the configured rules and default, with nothing stored yet. */
-export function createManagedPolicy(options: {
+/**
+ * Creates the {@link ManagedPolicy} over the configured rules and default, with nothing stored yet. The policy
+ * engine is loaded only when there are configured rules (else on the first stored rule).
+ *
+ * @throws TrestleError InvalidArgument when a configured rule does not compile, worded as `resolveRouterConfig`
+ *   words it (`resolveConfig` does not compile rules: a router made from its result reports them here).
+ */
+export async function createManagedPolicy(options: {
   configured: readonly PolicyRule[];
   configuredDefault: "allow" | "deny";
   onDecision?: PolicyDecisionListener;
-}): ManagedPolicy {
+}): Promise<ManagedPolicy> {
   const listeners = new Set<() => void>();
+  let engine: PolicyEngine | undefined = options.configured.length > 0 ? await loadPolicyEngine() : undefined;
+  const configuredProblems = engine ? engine.checkPolicies(options.configured) : [];
+  if (configuredProblems.length > 0)
+    throw new TrestleError(
+      `Invalid configuration: ${configuredProblems.map((p) => `policies: ${p.message}`).join("; ")}`,
+      Code.InvalidArgument,
+    );
   let stored = EMPTY_STORED_POLICY;
   let revision = 0;
   let current: CallPolicy = OPEN_POLICY;
-  let explain = compilePolicies([], { default: "allow" });
+  let explain = compileRules(undefined, [], "allow");
 
   const effective = (): EffectivePolicy => ({
     configured: options.configured,
@@ -87,14 +105,14 @@ export function createManagedPolicy(options: {
   const compile = () => {
     const rules = [...options.configured, ...stored.rules];
     const { default: effect } = effective();
-    current = celCallPolicy(rules, { default: effect });
+    current = celCallPolicy(engine, rules, { default: effect });
     // Without rules and with `allow`, nothing is decided: calls need no listener (the open policy).
     if (!current.open)
-      current = celCallPolicy(rules, {
+      current = celCallPolicy(engine, rules, {
         default: effect,
         ...(options.onDecision ? { onDecision: options.onDecision } : {}),
       });
-    explain = compilePolicies(rules, { default: effect });
+    explain = compileRules(engine, rules, effect);
     revision += 1;
   };
   compile();
@@ -115,16 +133,21 @@ export function createManagedPolicy(options: {
   return {
     policy,
     current: effective,
-    apply(next) {
-      if (next.revision < stored.revision) return;
-      if (next.revision === stored.revision && next.updatedAt === stored.updatedAt) return;
-      const problems = managedRuleProblems(options.configured, next.rules);
+    async apply(next) {
+      // Checked again after each wait: another apply may have put a newer revision in force meanwhile.
+      const outdated = () =>
+        next.revision < stored.revision ||
+        (next.revision === stored.revision && next.updatedAt === stored.updatedAt);
+      if (outdated()) return;
+      const problems = await managedRuleProblems(options.configured, next.rules);
       if (problems.length > 0)
         // What the API refused never reaches the store; a row that does not compile here came from elsewhere.
         throw new TrestleError(
           `The stored policy does not compile: ${problems.join("; ")}`,
           Code.FailedPrecondition,
         );
+      if (next.rules.length > 0 && engine === undefined) engine = await loadPolicyEngine();
+      if (outdated()) return;
       stored = next;
       compile();
       for (const listener of listeners) listener();

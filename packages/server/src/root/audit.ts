@@ -38,7 +38,7 @@ export async function openAuditModule(
 ): Promise<AuditModule> {
   const logger = deps.logger.child({ component: "audit" });
   let callAudit: CallAudit | undefined;
-  const managedPolicy = createManagedPolicy({
+  const managedPolicy = await createManagedPolicy({
     configured: config.policies,
     configuredDefault: config.policyDefault,
     onDecision: (caller, request, decision) => callAudit?.onDecision(caller, request, decision),
@@ -46,12 +46,12 @@ export async function openAuditModule(
   const policyTable = createPolicyTable(deps.sql);
   const reload = async () => {
     try {
-      managedPolicy.apply(await policyTable.load());
+      await managedPolicy.apply(await policyTable.load());
     } catch (error) {
       logger.error({ err: TrestleError.from(error).rawMessage }, "could not read the stored policy rules");
     }
   };
-  managedPolicy.apply(await policyTable.load());
+  await managedPolicy.apply(await policyTable.load());
   const unsubscribePolicy = await policyTable.subscribe(
     () => void reload(),
     () => void reload(),

@@ -1,4 +1,4 @@
-import { createOAuthVerifier, createResourceServer, type ResourceServer } from "@trestle/auth";
+import type { ResourceServer, TokenExchangeOptions, TokenExchanger } from "@trestle/auth";
 import type { RouterConfig } from "../config.js";
 
 /** Who the router knows requests to be from: the OAuth resource server (the policy is the audit module's). */
@@ -7,6 +7,8 @@ export interface IdentityModule {
   readonly resourceServer: ResourceServer | undefined;
   /** The RFC 9728 document a well-known path asks for, or `undefined`. */
   protectedResourceMetadata(path: string): object | undefined;
+  /** Makes an upstream's token exchanger; absent without `oauth` (only an OAuth caller has a token to exchange). */
+  readonly createTokenExchanger: ((options: TokenExchangeOptions) => TokenExchanger) | undefined;
 }
 
 /** The router scopes a request to the endpoint at `path` needs, named in its metadata and challenges. */
@@ -20,14 +22,15 @@ function scopesOfEndpoint(path: string): string[] {
 /**
  * The router's identity from its configuration: with `oauth` (and `publicUrl`), a resource server trusting the
  * configured issuers (JWTs checked with `jose` against their keys, opaque tokens introspected), which describes
- * each endpoint in its RFC 9728 document.
+ * each endpoint in its RFC 9728 document. `@trestle/auth` (and `jose`) is loaded only then.
  */
-export function createIdentityModule(config: RouterConfig): IdentityModule {
+export async function createIdentityModule(config: RouterConfig): Promise<IdentityModule> {
+  const oauth = config.oauth && config.publicUrl ? await import("@trestle/auth") : undefined;
   const resourceServer =
-    config.oauth && config.publicUrl
-      ? createResourceServer({
+    oauth && config.oauth && config.publicUrl
+      ? oauth.createResourceServer({
           publicUrl: config.publicUrl,
-          oauth: createOAuthVerifier({
+          oauth: oauth.createOAuthVerifier({
             issuers: config.oauth.issuers,
             ...(config.oauth.scopeMap ? { scopeMap: config.oauth.scopeMap } : {}),
             // A rotated signing key is fetched once a token names it, at most this often.
@@ -37,6 +40,7 @@ export function createIdentityModule(config: RouterConfig): IdentityModule {
       : undefined;
   return {
     resourceServer,
+    createTokenExchanger: oauth?.createTokenExchanger,
     protectedResourceMetadata(path) {
       const endpointPath = resourceServer?.metadataEndpointPath(path);
       if (endpointPath === undefined || !resourceServer) return undefined;

@@ -12,7 +12,11 @@ import { perCallUpstreamAuth } from "../forwards/forward-credentials.js";
 import type { ForwardDirectory } from "../forwards/forward-directory.js";
 import { A2A_PROTOCOL, MCP_PROTOCOL } from "../forwards/forward-identity.js";
 import { lazyTransport } from "../lazy-transport.js";
-import { createUpstreamCredentials, withUpstreamCredentials } from "../upstream-credentials.js";
+import {
+  createUpstreamCredentials,
+  type UpstreamCredentialSources,
+  withUpstreamCredentials,
+} from "../upstream-credentials.js";
 import { SERVER_VERSION } from "../version.js";
 import type { ForwardSandbox } from "./forwards.js";
 import { StartError } from "./start-error.js";
@@ -38,6 +42,8 @@ export interface TransportsDependencies {
   mayReceiveConfigured?: (target: ServiceTarget) => boolean;
   /** The OAuth access token a principal came with: the subject of an upstream's token exchange. */
   bearerOf: (principal: CallerPrincipal) => string | undefined;
+  /** Makes an upstream's token exchanger; given with OAuth (see {@link UpstreamCredentialSources}). */
+  createTokenExchanger?: UpstreamCredentialSources["createTokenExchanger"];
   /** The forwards' upstreams (MCP servers and A2A agents) by service. */
   forwardDirectory: ForwardDirectory;
   /** Where stdio forwards run. */
@@ -100,6 +106,7 @@ export function createTransportsModule(deps: TransportsDependencies): Transports
     },
     ...(deps.mayReceiveConfigured ? { mayReceiveConfigured: deps.mayReceiveConfigured } : {}),
     bearerOf: deps.bearerOf,
+    ...(deps.createTokenExchanger ? { createTokenExchanger: deps.createTokenExchanger } : {}),
   });
   const timeouts = serviceTimeouts(config);
   const byProtocol: Record<string, BridgeTransport> = {
