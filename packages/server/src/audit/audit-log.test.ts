@@ -126,9 +126,45 @@ describe("the audit log", () => {
     await log.flush();
     log.record(record());
     await log.flush();
+    // The first failed batch is told at once; every record lost after it within the interval waits for the next line.
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatchObject({ lost: 10 });
+    expect(warnings[0]).toMatchObject({ lost: 2 });
     await log.close();
+  });
+
+  it("writes what comes in during a write with the next batch, not as a train of small ones", async () => {
+    const batches: number[] = [];
+    let release: () => void = () => undefined;
+    const slow: AuditTable = {
+      ...table,
+      insert: async (records) => {
+        batches.push(records.length);
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      },
+    };
+    const log = createAuditLog({
+      table: slow,
+      logger: silent,
+      retentionMs: 60_000,
+      batchSize: 4,
+      flushDelayMs: 60_000,
+    });
+    for (let i = 0; i < 4; i++) log.record(record());
+    // A full batch is being written; three more arrive meanwhile.
+    for (let i = 0; i < 3; i++) log.record(record());
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // They wait for their batch to fill (or the timer): no write of three at once.
+    expect(batches).toEqual([4]);
+    log.record(record());
+    await expect.poll(() => batches).toEqual([4, 4]);
+    release();
+    const closing = log.close();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    release();
+    await closing;
   });
 
   it("drops records past its buffer's bound instead of growing", async () => {

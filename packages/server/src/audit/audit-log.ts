@@ -79,10 +79,17 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
     lost = 0;
   };
 
-  const writeOnce = async (): Promise<void> => {
-    while (buffer.length > 0) {
-      const batch = buffer.slice(0, batchSize);
+  /**
+   * Writes what is queued now, in batches. Records queued while a batch is written wait for the next flush (a full
+   * batch, the timer, or close) rather than following at once: under load, writing them straight away turned each
+   * batch into a train of tiny ones, each paying a statement's whole cost for a handful of rows.
+   */
+  const writeOnce = async (all: boolean): Promise<void> => {
+    let left = all ? Number.POSITIVE_INFINITY : buffer.length;
+    while (buffer.length > 0 && left > 0) {
+      const batch = buffer.slice(0, Math.min(batchSize, left));
       buffer = buffer.slice(batch.length);
+      left -= batch.length;
       try {
         await table.insert(batch);
       } catch (error) {
@@ -93,18 +100,28 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
     warnLost();
   };
 
-  const flush = (): Promise<void> => {
+  /** Starts writing what is queued (unless a write is under way); `all` also writes what is queued meanwhile. */
+  const write = (all: boolean): Promise<void> => {
     if (flushTimer) clearTimeout(flushTimer);
     flushTimer = undefined;
-    writing ??= writeOnce().finally(() => {
+    writing ??= writeOnce(all).finally(() => {
       writing = undefined;
+      // What came in during the write goes with the next batch: at once when that is full, else on the timer.
+      if (buffer.length >= batchSize) void write(false);
+      else if (buffer.length > 0) schedule();
     });
     return writing;
   };
 
+  /** Writes everything queued, including what is queued while it writes (tests, shutdown). */
+  const flush = async (): Promise<void> => {
+    while (writing) await writing;
+    await write(true);
+  };
+
   const schedule = () => {
     if (flushTimer || closed) return;
-    flushTimer = setTimeout(() => void flush(), flushDelayMs);
+    flushTimer = setTimeout(() => void write(false), flushDelayMs);
     flushTimer.unref();
   };
 
@@ -146,8 +163,9 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
         return;
       }
       buffer.push(record);
-      if (buffer.length >= batchSize) void flush();
-      else schedule();
+      if (buffer.length >= batchSize) {
+        if (!writing) void write(false);
+      } else schedule();
     },
 
     query: (query) => table.query(query),
