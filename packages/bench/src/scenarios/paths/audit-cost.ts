@@ -1,8 +1,8 @@
 import type { Headline } from "../../bench-report.js";
-import { startTrestle } from "../../configurations.js";
-import { type PathComparisonOptions, runPathComparison } from "./path-comparison.js";
+import type { PathComparisonOptions } from "./path-comparison.js";
 import { medianCpuRatio } from "./path-rows.js";
 import { PATH_SECTION_TITLES, type PathSection } from "./path-section.js";
+import { compareRouterSettings } from "./router-settings-comparison.js";
 
 /**
  * The router's CPU per call with the audit trail off and on (issue 49's trail, on by default): trestle-grpc on the
@@ -10,48 +10,35 @@ import { PATH_SECTION_TITLES, type PathSection } from "./path-section.js";
  * started with `TRESTLE_AUDIT=false`.
  */
 export async function runAuditCost(options: PathComparisonOptions): Promise<PathSection> {
-  const started = await Promise.allSettled([
-    startTrestle("grpc", { env: { TRESTLE_AUDIT: "false" } }),
-    startTrestle("grpc"),
-  ]);
-  try {
-    const [off, on] = started.map((s) => {
-      if (s.status === "rejected") throw s.reason;
-      return s.value;
-    });
-    if (!off || !on) throw new Error("a router did not start");
-    const rows = await runPathComparison(
-      [
-        { label: "trestle-grpc, audit off", target: off.target, serverPid: off.router.pid },
-        { label: "trestle-grpc, audit on (the default)", target: on.target, serverPid: on.router.pid },
-      ],
-      options,
-    );
-    const [offRow, onRow] = rows;
-    const headline: Headline = {
-      name: "router CPU per call, audit trail on / off (trestle-grpc, embedded store)",
-      value: medianCpuRatio(rows),
-      unit: "×",
-      target: "",
-      detail:
-        `c${options.concurrency}, median over rounds of the ratio measured in the same round; ` +
-        `${offRow ? offRow.serverCpuUsPerCall.toFixed(0) : "n/a"} µs off, ` +
-        `${onRow ? onRow.serverCpuUsPerCall.toFixed(0) : "n/a"} µs on`,
-    };
-    return {
-      name: "audit",
-      title: PATH_SECTION_TITLES.audit,
-      method:
-        "Two trestle-grpc routers (`trestle serve --memory-store`, each with its echo capability over gRPC), " +
-        "interleaved: one with `TRESTLE_AUDIT=false`, one as it starts by default, writing a record of every call to " +
-        "the embedded store (PGlite, in the router's process) in batches of up to 500 every 200 ms.",
-      rows,
-      concurrency: options.concurrency,
-      rounds: options.rounds,
-      latencyRows: [],
-      headlines: [headline],
-    };
-  } finally {
-    await Promise.allSettled(started.map((s) => (s.status === "fulfilled" ? s.value.stop() : undefined)));
-  }
+  const rows = await compareRouterSettings(
+    [
+      { label: "trestle-grpc, audit off", env: { TRESTLE_AUDIT: "false" } },
+      { label: "trestle-grpc, audit on (the default)" },
+    ],
+    options,
+  );
+  const [offRow, onRow] = rows;
+  const headline: Headline = {
+    name: "router CPU per call, audit trail on / off (trestle-grpc, embedded store)",
+    value: medianCpuRatio(rows),
+    unit: "×",
+    target: "",
+    detail:
+      `c${options.concurrency}, median over rounds of the ratio measured in the same round; ` +
+      `${offRow ? offRow.serverCpuUsPerCall.toFixed(0) : "n/a"} µs off, ` +
+      `${onRow ? onRow.serverCpuUsPerCall.toFixed(0) : "n/a"} µs on`,
+  };
+  return {
+    name: "audit",
+    title: PATH_SECTION_TITLES.audit,
+    method:
+      "Two trestle-grpc routers (`trestle serve --memory-store`, each with its echo capability over gRPC), " +
+      "interleaved: one with `TRESTLE_AUDIT=false`, one as it starts by default, writing a record of every call to " +
+      "the embedded store (PGlite, in the router's process) in batches of up to 500 every 200 ms.",
+    rows,
+    concurrency: options.concurrency,
+    rounds: options.rounds,
+    latencyRows: [],
+    headlines: [headline],
+  };
 }

@@ -1,10 +1,10 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Headline } from "../../bench-report.js";
-import { startTrestle } from "../../configurations.js";
-import { type PathComparisonOptions, runPathComparison } from "./path-comparison.js";
+import type { PathComparisonOptions } from "./path-comparison.js";
 import { medianCpuRatio, type PathRow } from "./path-rows.js";
 import { PATH_SECTION_TITLES, type PathSection } from "./path-section.js";
+import { compareRouterSettings } from "./router-settings-comparison.js";
 
 const TRACED = "trestle-grpc, traced (100 %, OTLP/HTTP)";
 
@@ -65,25 +65,16 @@ export const tracedCpuRatio: (rows: readonly PathRow[]) => number = medianCpuRat
  */
 export async function runTracingCost(options: PathComparisonOptions): Promise<PathSection> {
   const sink = await startTraceSink();
-  const started = await Promise.allSettled([
-    startTrestle("grpc", { env: { OTEL_SDK_DISABLED: "true" } }),
-    startTrestle("grpc", { env: tracedEnvironment(sink.url) }),
-  ]);
   try {
-    const [untraced, traced] = started.map((s) => {
-      if (s.status === "rejected") throw s.reason;
-      return s.value;
-    });
-    if (!untraced || !traced) throw new Error("a router did not start");
-    const rows = await runPathComparison(
+    const rows = await compareRouterSettings(
       [
-        { label: "trestle-grpc, untraced", target: untraced.target, serverPid: untraced.router.pid },
-        { label: TRACED, target: traced.target, serverPid: traced.router.pid },
+        { label: "trestle-grpc, untraced", env: { OTEL_SDK_DISABLED: "true" } },
+        { label: TRACED, env: tracedEnvironment(sink.url) },
       ],
       options,
+      // Spans still queued when the last run ended are exported within the schedule delay.
+      () => new Promise((resolve) => setTimeout(resolve, 1_500)),
     );
-    // Spans still queued when the last run ended are exported within the schedule delay.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
     const ratio = tracedCpuRatio(rows);
     const tracedRow = rows[1];
     const untracedRow = rows[0];
@@ -115,7 +106,6 @@ export async function runTracingCost(options: PathComparisonOptions): Promise<Pa
       headlines: [headline],
     };
   } finally {
-    await Promise.allSettled(started.map((s) => (s.status === "fulfilled" ? s.value.stop() : undefined)));
     sink.close();
   }
 }
