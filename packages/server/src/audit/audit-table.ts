@@ -67,7 +67,7 @@ const INSERT_COLUMNS = [
  * refuses, which would fail the whole batch: a client could erase other principals' records by putting one in its
  * request id or arguments. Each becomes U+FFFD (an escape preceded by an even number of backslashes is one).
  */
-export function storableJson(value: unknown): string {
+function storableJson(value: unknown): string {
   return (JSON.stringify(value) ?? "null").replace(
     /(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/gi,
     "$1\\ufffd",
