@@ -68,9 +68,6 @@ export function lentSqlClient(client: SqlClient): StoreSqlClient {
     exec: (sql) => client.exec(sql),
     transaction: (work) => client.transaction(work),
     listen: (channel, onNotification, onReconnect) => client.listen(channel, onNotification, onReconnect),
-    ...(client.copyRows
-      ? { copyRows: client.copyRows.bind(client) as NonNullable<SqlClient["copyRows"]> }
-      : {}),
   };
   return withConnectionErrors(lent, client.backend, (method, args) =>
     method === "query" && onlyReads(args[0]) ? "read" : "write",

@@ -65,7 +65,7 @@ export {
   type ServiceRegistration,
 } from "./service-target-schema.js";
 export type { RegistryEvent } from "./service-view.js";
-export { copyTextField, type SqlClient, type SqlExecutor, type StoreSqlClient } from "./sql-client.js";
+export type { SqlClient, SqlExecutor, StoreSqlClient } from "./sql-client.js";
 export type {
   EntryKind,
   HealthRecord,

@@ -27,12 +27,6 @@ export function createPgliteClient(db: PGlite): SqlClient {
     transaction(work) {
       return db.transaction((tx) => work(executor(tx)));
     },
-    async copyRows(table, columns, rows) {
-      // PGlite reads a COPY's input from the blob given with the statement, at this device path.
-      await db.query(`COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'`, [], {
-        blob: new Blob([rows]),
-      });
-    },
     async listen(channel, onNotification) {
       const unlisten = await db.listen(channel, onNotification);
       return async () => {

@@ -28,36 +28,8 @@ export interface SqlClient extends SqlExecutor {
     onNotification: (payload: string) => void,
     onReconnect: () => void,
   ): Promise<() => Promise<void>>;
-  /**
-   * Appends rows to `table` with PostgreSQL's `COPY … FROM`: `rows` is COPY's text format (one line per row, columns
-   * in the order of `columns`, separated by tabs, `\N` for null; see {@link copyTextField}). Present where it is
-   * cheaper than an `INSERT` for the process: on embedded PGlite, whose database work is the router's own CPU
-   * (loading by COPY skips the statement's planning and the parsing of a JSON parameter). Absent on PostgreSQL, whose
-   * work is the database server's.
-   */
-  copyRows?(table: string, columns: readonly string[], rows: string): Promise<void>;
   /** Closes every connection. */
   close(): Promise<void>;
-}
-
-/** Characters COPY's text format gives a meaning to, and what stands for each inside a field. */
-const COPY_ESCAPES: Readonly<Record<string, string>> = {
-  "\\": "\\\\",
-  "\t": "\\t",
-  "\n": "\\n",
-  "\r": "\\r",
-  // PostgreSQL's text cannot hold NUL: it is stored as U+FFFD rather than failing the rows loaded with it.
-  "\0": "\uFFFD",
-};
-
-/**
- * One field of a row in COPY's text format (see {@link SqlClient.copyRows}): `\N` for null, otherwise the value's text
- * with backslash, tab, newline and carriage return escaped and NUL replaced by U+FFFD.
- */
-export function copyTextField(value: string | number | null): string {
-  if (value === null) return "\\N";
-  const text = String(value);
-  return /[\\\t\n\r\0]/.test(text) ? text.replace(/[\\\t\n\r\0]/g, (c) => COPY_ESCAPES[c] as string) : text;
 }
 
 /**

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openServerState } from "../state/server-state.js";
 import { createAuditLog } from "./audit-log.js";
 import type { AuditRecord, StoredAuditRecord } from "./audit-record.js";
-import { type AuditTable, createAuditTable } from "./audit-table.js";
+import { type AuditTable, createAuditTable, MAX_RECORDS_SCANNED, RECORDS_PER_BATCH } from "./audit-table.js";
 
 let store: Store;
 let table: AuditTable;
@@ -17,6 +17,7 @@ afterAll(async () => {
   await store.close();
 });
 beforeEach(async () => {
+  await store.sql.query("DELETE FROM trestle_audit_batches", []);
   await store.sql.query("DELETE FROM trestle_audit", []);
 });
 
@@ -53,17 +54,22 @@ describe("the audit log", () => {
     log.record(record({ principalId: "alice", target: "pay", outcome: "error", errorCode: "Unavailable" }));
     await log.flush();
 
-    const all = await log.query({ limit: 10 });
+    const { records: all, nextCursor } = await log.query({ limit: 10 });
+    expect(nextCursor).toBeNull();
     expect(all.map((r) => r.target)).toEqual(["pay", "echo", "echo"]);
-    expect((await log.query({ principal: "bob", limit: 10 })).map((r) => r.rule)).toEqual(["no-bob"]);
-    expect((await log.query({ decision: "denied", limit: 10 })).map((r) => r.principalId)).toEqual(["bob"]);
-    expect((await log.query({ outcome: "error", limit: 10 }))[0]?.errorCode).toBe("Unavailable");
-    expect((await log.query({ tool: "echo", principal: "alice", limit: 10 })).length).toBe(1);
+    expect((await log.query({ principal: "bob", limit: 10 })).records.map((r) => r.rule)).toEqual(["no-bob"]);
+    expect((await log.query({ decision: "denied", limit: 10 })).records.map((r) => r.principalId)).toEqual([
+      "bob",
+    ]);
+    expect((await log.query({ outcome: "error", limit: 10 })).records[0]?.errorCode).toBe("Unavailable");
+    expect((await log.query({ tool: "echo", principal: "alice", limit: 10 })).records.length).toBe(1);
 
     const first = await log.query({ limit: 2 });
-    const next = await log.query({ limit: 2, before: (first[1] as StoredAuditRecord).id });
-    expect([...first, ...next].map((r) => r.id)).toEqual(all.map((r) => r.id));
-    expect(await log.query({ limit: 2, before: "not a number" })).toEqual([]);
+    expect(first.nextCursor).toBe((first.records[1] as StoredAuditRecord).id);
+    const next = await log.query({ limit: 2, before: first.nextCursor ?? "" });
+    expect([...first.records, ...next.records].map((r) => r.id)).toEqual(all.map((r) => r.id));
+    expect(next.nextCursor).toBeNull();
+    expect(await log.query({ limit: 2, before: "not a number" })).toEqual({ records: [], nextCursor: null });
     await log.close();
   });
 
@@ -71,12 +77,19 @@ describe("the audit log", () => {
     const log = createAuditLog({ table, logger: silent, retentionMs: 60_000, now: () => 1_000 });
     for (const at of [100, 200, 300]) log.record(record({ at }));
     await log.flush();
-    expect((await log.query({ since: 200, until: 300, limit: 10 })).map((r) => r.at)).toEqual([200]);
+    expect((await log.query({ since: 200, until: 300, limit: 10 })).records.map((r) => r.at)).toEqual([200]);
     await log.close();
   });
 
   it("follows the trail live, and resumes after an id", async () => {
-    const log = createAuditLog({ table, logger: silent, retentionMs: 60_000, flushDelayMs: 10 });
+    // The records' clock is the log's: its sweep deletes nothing they hold.
+    const log = createAuditLog({
+      table,
+      logger: silent,
+      retentionMs: 60_000,
+      flushDelayMs: 10,
+      now: () => 1_000,
+    });
     log.record(record({ target: "before" }));
     await log.flush();
     const seen: string[] = [];
@@ -85,7 +98,7 @@ describe("the audit log", () => {
     await expect.poll(() => seen, { timeout: 3_000 }).toEqual(["live"]);
     tail.stop();
 
-    const [newest, older] = await log.query({ limit: 2 });
+    const [newest, older] = (await log.query({ limit: 2 })).records;
     const resumed: string[] = [];
     const again = await log.tail(older?.id, (records) => resumed.push(...records.map((r) => r.id)));
     await expect.poll(() => resumed, { timeout: 3_000 }).toEqual([newest?.id]);
@@ -93,17 +106,21 @@ describe("the audit log", () => {
     await log.close();
   });
 
-  it("deletes records past their retention", async () => {
+  it("deletes records past their retention, a batch at a time once its newest record is past it", async () => {
     const clock = { now: 10_000_000 };
     const writer = createAuditLog({ table, logger: silent, retentionMs: 60_000, now: () => clock.now });
     writer.record(record({ at: clock.now - 120_000, target: "old" }));
+    await writer.flush();
+    // A long call's record (stamped when it began) shares its batch with a recent one: both stay until the newest
+    // ages, so retention never deletes a record early.
+    writer.record(record({ at: clock.now - 120_000, target: "long call" }));
     writer.record(record({ at: clock.now - 1_000, target: "recent" }));
     await writer.close();
     // A new log sweeps as it starts, as every replica does on its interval.
     const sweeper = createAuditLog({ table, logger: silent, retentionMs: 60_000, now: () => clock.now });
     await expect
-      .poll(async () => (await sweeper.query({ limit: 10 })).map((r) => r.target), { timeout: 3_000 })
-      .toEqual(["recent"]);
+      .poll(async () => (await sweeper.query({ limit: 10 })).records.map((r) => r.target), { timeout: 3_000 })
+      .toEqual(["recent", "long call"]);
     await sweeper.close();
   });
 
@@ -184,32 +201,79 @@ describe("the audit log", () => {
   });
 });
 
-describe("text a client chose, in a batch with another principal's records", () => {
-  // PGlite's COPY (the embedded store) and the JSON INSERT (PostgreSQL, where the client has no copyRows).
-  const paths: Array<[string, () => AuditTable]> = [
-    ["COPY", () => table],
-    ["INSERT", () => createAuditTable({ query: store.sql.query, listen: store.sql.listen })],
-  ];
-  for (const [path, tableOf] of paths) {
-    it(`keeps every record of the batch (${path}): NUL, lone surrogates, tabs, newlines and backslashes`, async () => {
-      if (path === "COPY") expect(store.sql.copyRows).toBeTypeOf("function");
-      const log = createAuditLog({ table: tableOf(), logger: silent, retentionMs: 60_000, now: () => 1_000 });
-      log.record(record({ principalId: "alice", target: "echo", requestId: "7" }));
-      const hostile = "a\u0000b\ud800c\tq\nr\\.\r\\N\\u0000";
-      log.record(
-        record({
-          principalId: "mallory",
-          requestId: hostile,
-          arguments: { [`k\u0000${hostile}`]: [hostile, { nested: "\udc00" }], n: 1 },
-        }),
+describe("the audit table, a batch to a row", () => {
+  it("pages through records of many batches newest first, and follows them forward from any id", async () => {
+    for (let b = 0; b < 3; b++)
+      await table.insert(
+        Array.from({ length: 5 }, (_, i) => record({ at: b * 10 + i, requestId: `${b}.${i}` })),
       );
-      await log.flush();
-      const [mallory, alice] = await log.query({ limit: 10 });
-      expect(alice).toMatchObject({ principalId: "alice", requestId: "7", arguments: null });
-      const cleaned = "a\uFFFDb\uFFFDc\tq\nr\\.\r\\N\\u0000";
-      expect(mallory?.requestId).toBe(cleaned);
-      expect(mallory?.arguments).toEqual({ [`k\uFFFD${cleaned}`]: [cleaned, { nested: "\uFFFD" }], n: 1 });
-      await log.close();
-    });
-  }
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await table.query({ limit: 4, ...(cursor ? { before: cursor } : {}) });
+      seen.push(...page.records.map((r) => r.requestId ?? ""));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    const written = Array.from({ length: 15 }, (_, n) => `${Math.floor(n / 5)}.${n % 5}`);
+    expect(seen).toEqual([...written].reverse());
+
+    const all = (await table.query({ limit: 100 })).records;
+    const ids = all.map((r) => BigInt(r.id));
+    expect(ids).toEqual([...ids].sort((a, b) => (a > b ? -1 : 1)));
+    expect(await table.lastId()).toBe(all[0]?.id);
+    // Forward from inside a batch, across the next ones, in pages.
+    const from = all[12]?.id ?? "";
+    expect((await table.after(from, 4)).map((r) => r.requestId)).toEqual(["0.3", "0.4", "1.0", "1.1"]);
+    expect((await table.after(from, 100)).map((r) => r.requestId)).toEqual(written.slice(3));
+    expect(await table.after(all[0]?.id ?? "", 10)).toEqual([]);
+  });
+
+  it(`splits more than ${RECORDS_PER_BATCH} records into batches, each record's id its batch's × ${RECORDS_PER_BATCH} plus its place`, async () => {
+    await table.insert(Array.from({ length: RECORDS_PER_BATCH + 2 }, (_, i) => record({ at: i })));
+    const batches = await store.sql.query<{ id: string | number; records: number }>(
+      "SELECT id, records FROM trestle_audit_batches ORDER BY id",
+      [],
+    );
+    expect(batches.map((b) => b.records)).toEqual([RECORDS_PER_BATCH, 2]);
+    const [newest] = (await table.query({ limit: 1 })).records;
+    expect(newest?.id).toBe(String(BigInt(batches[1]?.id ?? 0) * BigInt(RECORDS_PER_BATCH) + 1n));
+    expect(newest?.at).toBe(RECORDS_PER_BATCH + 1);
+  });
+
+  it(`reads at most ${MAX_RECORDS_SCANNED} records a query, and answers a cursor to go on from where it stopped`, async () => {
+    // The one match is the oldest record, behind more records than a query reads.
+    await table.insert([record({ principalId: "alice", target: "rare" })]);
+    for (let n = 0; n < MAX_RECORDS_SCANNED + RECORDS_PER_BATCH; n += RECORDS_PER_BATCH)
+      await table.insert(Array.from({ length: RECORDS_PER_BATCH }, () => record({ principalId: "alice" })));
+    const first = await table.query({ tool: "rare", limit: 10 });
+    expect(first.records).toEqual([]);
+    expect(first.nextCursor).not.toBeNull();
+    const second = await table.query({ tool: "rare", limit: 10, before: first.nextCursor ?? "" });
+    expect(second.records.map((r) => r.target)).toEqual(["rare"]);
+    expect(second.nextCursor).toBeNull();
+    // A filter on the principal skips the batches that hold none of its records without reading them.
+    expect(await table.query({ principal: "bob", limit: 10 })).toEqual({ records: [], nextCursor: null });
+  });
+});
+
+describe("text a client chose, in a batch with another principal's records", () => {
+  it("keeps every record of the batch: NUL, lone surrogates, tabs, newlines and backslashes", async () => {
+    const log = createAuditLog({ table, logger: silent, retentionMs: 60_000, now: () => 1_000 });
+    log.record(record({ principalId: "alice", target: "echo", requestId: "7" }));
+    const hostile = "a\u0000b\ud800c\tq\nr\\.\r\\N\\u0000";
+    log.record(
+      record({
+        principalId: "mallory",
+        requestId: hostile,
+        arguments: { [`k\u0000${hostile}`]: [hostile, { nested: "\udc00" }], n: 1 },
+      }),
+    );
+    await log.flush();
+    const [mallory, alice] = (await log.query({ limit: 10 })).records;
+    expect(alice).toMatchObject({ principalId: "alice", requestId: "7", arguments: null });
+    const cleaned = "a\uFFFDb\uFFFDc\tq\nr\\.\r\\N\\u0000";
+    expect(mallory?.requestId).toBe(cleaned);
+    expect(mallory?.arguments).toEqual({ [`k\uFFFD${cleaned}`]: [cleaned, { nested: "\uFFFD" }], n: 1 });
+    await log.close();
+  });
 });

@@ -1,6 +1,6 @@
 import { TrestleError } from "@trestle/core";
 import type { AuditRecord, StoredAuditRecord } from "./audit-record.js";
-import type { AuditQuery, AuditTable } from "./audit-table.js";
+import { type AuditPage, type AuditQuery, type AuditTable, RECORDS_PER_BATCH } from "./audit-table.js";
 
 /** What the audit log tells its operator: one line per interval at most, whatever the number of calls. */
 export interface AuditLogger {
@@ -15,7 +15,7 @@ export interface AuditLogOptions {
   retentionMs: number;
   /** Records waiting to be written at most; further ones are counted as lost until the buffer drains. */
   maxBuffered?: number;
-  /** Records per insert at most. */
+  /** Records per insert at most (at most {@link RECORDS_PER_BATCH}). */
   batchSize?: number;
   /** How long a record may wait for its batch (ms). */
   flushDelayMs?: number;
@@ -39,8 +39,8 @@ export interface AuditTail {
 export interface AuditLog {
   /** Queues one record. */
   record(record: AuditRecord): void;
-  /** Records matching `query`, newest first (those still queued are not written yet). */
-  query(query: AuditQuery): Promise<StoredAuditRecord[]>;
+  /** A page of records matching `query`, newest first (those still queued are not written yet). */
+  query(query: AuditQuery): Promise<AuditPage>;
   /**
    * Follows the trail from the record after `afterId` (the newest when absent): `onRecords` with each batch in
    * order, from every replica. Catching up after a lost notification reads what was missed.
@@ -60,7 +60,7 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
   const { table, logger } = options;
   const now = options.now ?? Date.now;
   const maxBuffered = options.maxBuffered ?? 10_000;
-  const batchSize = options.batchSize ?? 500;
+  const batchSize = Math.min(options.batchSize ?? 500, RECORDS_PER_BATCH);
   const flushDelayMs = options.flushDelayMs ?? 200;
   const warnIntervalMs = options.warnIntervalMs ?? 60_000;
   let buffer: AuditRecord[] = [];
@@ -127,8 +127,10 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
 
   const sweep = async () => {
     try {
-      // In steps, so one sweep never holds a long lock; several replicas sweeping at once delete nothing twice.
-      while ((await table.deleteOlderThan(now() - options.retentionMs, 5_000)) === 5_000);
+      // In steps, so one sweep never holds a long lock; several replicas sweeping at once move and delete nothing
+      // twice. What routers of the row-per-record layout wrote joins the batches first, then ages with them.
+      while ((await table.adoptRowRecords(5_000)) === 5_000);
+      while ((await table.deleteOlderThan(now() - options.retentionMs, 100)) === 100);
     } catch (error) {
       lastError = TrestleError.from(error).rawMessage;
       logger.warn({ err: lastError }, "could not delete audit records past their retention");

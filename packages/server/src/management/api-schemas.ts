@@ -4,6 +4,7 @@ import { SERVICE_TYPES } from "@trestle/core/routing";
 import { type HealthRecord, labelsSchema, type RegisteredService } from "@trestle/registry";
 import { z } from "zod";
 import type { StoredAuditRecord } from "../audit/audit-record.js";
+import { MAX_RECORDS_SCANNED } from "../audit/audit-table.js";
 import type { ForwardView } from "../forwards/forward-view.js";
 
 /*
@@ -334,7 +335,11 @@ export const auditPageSchema = z.object({
   nextCursor: z
     .string()
     .nullable()
-    .describe("Pass it as `cursor` for the next (older) page; null at the end"),
+    .describe(
+      "Pass it as `cursor` for the next (older) page; null at the end. A page with a cursor can hold fewer records " +
+        `than \`limit\`, even none: one request reads at most ${MAX_RECORDS_SCANNED.toLocaleString("en")} records, ` +
+        "and a narrow filter may not fill it",
+    ),
 });
 
 const policyRuleSchema = z.object({

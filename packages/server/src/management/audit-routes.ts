@@ -63,7 +63,7 @@ export function registerAuditRoutes(api: JsonApi, deps: AuditRoutesDependencies)
         `limit must be between 1 and ${MAX_AUDIT_PAGE} (got ${limit})`,
         Code.InvalidArgument,
       );
-    const records = await deps.auditLog.query({
+    const page = await deps.auditLog.query({
       ...(query.principal !== undefined ? { principal: query.principal } : {}),
       ...(query.namespace !== undefined ? { namespace: query.namespace } : {}),
       ...(query.tool !== undefined ? { tool: query.tool } : {}),
@@ -74,8 +74,7 @@ export function registerAuditRoutes(api: JsonApi, deps: AuditRoutesDependencies)
       ...(query.cursor !== undefined ? { before: query.cursor } : {}),
       limit,
     });
-    const last = records[records.length - 1];
-    return { data: { records, nextCursor: records.length === limit && last ? last.id : null } };
+    return { data: page };
   });
 
   api.route(op.auditStream, async ({ req, res }) => {

@@ -1,4 +1,5 @@
 import type { Migration, MigrationOptions } from "@trestle/registry";
+import { adoptRowRecordsSql } from "../audit/audit-table.js";
 
 /**
  * Where the server records the steps of its own schema, and the lock that serialises them across replicas that
@@ -179,6 +180,26 @@ export const SERVER_MIGRATIONS: readonly Migration[] = [
       DELETE FROM trestle_a2a_task_counts;
       INSERT INTO trestle_a2a_task_counts (principal, tasks)
         SELECT principal, count(*) FROM trestle_a2a_tasks GROUP BY principal;
+    `,
+  },
+  {
+    version: 8,
+    name: "the audit trail a batch to a row",
+    // A call's record cost the store a row and three index entries; a batch's row costs each record a share of one.
+    // The record id becomes the batch's id × 1000 plus the record's index there, so the rows present are moved in
+    // order and their ids change once. \`trestle_audit\` stays for routers of the older layout during a rolling
+    // upgrade: the sweep moves what they write.
+    sql: `
+      CREATE TABLE IF NOT EXISTS trestle_audit_batches (
+        id bigserial PRIMARY KEY,
+        first_at bigint NOT NULL,
+        last_at bigint NOT NULL,
+        principals text[] NOT NULL,
+        records integer NOT NULL,
+        body text NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS trestle_audit_batches_last_at ON trestle_audit_batches (last_at);
+      ${adoptRowRecordsSql("ALL")};
     `,
   },
 ];

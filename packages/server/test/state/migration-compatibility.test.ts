@@ -1,9 +1,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore, type Store, type StoreSqlClient } from "@trestle/registry";
+import { applyMigrations, openStore, type Store, type StoreSqlClient } from "@trestle/registry";
 import { type PostgresCluster, startPostgresCluster } from "@trestle/test-support/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAuditLog } from "../../src/audit/audit-log.js";
+import { createAuditTable } from "../../src/audit/audit-table.js";
+import { SERVER_MIGRATIONS, SERVER_MIGRATIONS_OPTIONS } from "../../src/state/migrations.js";
 import { openServerState } from "../../src/state/server-state.js";
 
 /**
@@ -134,7 +137,7 @@ function describeUpgrade(
         try {
           expect(await registrySteps(store.sql)).toEqual(recorded);
           const { state, applied } = await openServerState(store.sql);
-          expect(applied).toEqual([1, 2, 3, 4, 5, 6, 7]);
+          expect(applied).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
 
           expect(await state.a2aTasks.loadA2aTask("owned")).toEqual({
             id: "owned",
@@ -208,10 +211,70 @@ function describeUpgrade(
       }
     });
 
+    it("moves the audit records of the row-per-record layout into batches, in order, and those an older replica writes during the upgrade", async () => {
+      const store = await setup.throwaway();
+      await applyMigrations(store.sql, SERVER_MIGRATIONS.slice(0, 7), SERVER_MIGRATIONS_OPTIONS);
+      /** A record as a router of the row-per-record layout wrote it. */
+      const writeRow = (at: number, principal: string, args: string | null) =>
+        store.sql.query(
+          `INSERT INTO trestle_audit (at, principal_id, principal_name, principal_kind, namespace, method, target,
+             decision, rule, outcome, error_code, duration_ms, front, request_id, arguments)
+           VALUES ($1, $2, $2, 'token', 'team', 'tools/call', 'echo', 'allowed', NULL, 'ok', NULL, 4, 'mcp', '9', $3::jsonb)`,
+          [at, principal, args],
+        );
+      await writeRow(1, "alice", '{"query":{"nested":[1,"two"]}}');
+      await writeRow(2, "bob", null);
+      await writeRow(3, "alice", null);
+
+      expect((await openServerState(store.sql)).applied).toEqual([8]);
+      const table = createAuditTable(store.sql);
+      const moved = await table.query({ limit: 10 });
+      expect(moved.records.map((r) => [r.at, r.principalId])).toEqual([
+        [3, "alice"],
+        [2, "bob"],
+        [1, "alice"],
+      ]);
+      expect(moved.records[2]).toEqual({
+        id: moved.records[2]?.id,
+        at: 1,
+        principalId: "alice",
+        principalName: "alice",
+        principalKind: "token",
+        namespace: "team",
+        method: "tools/call",
+        target: "echo",
+        decision: "allowed",
+        rule: null,
+        outcome: "ok",
+        errorCode: null,
+        durationMs: 4,
+        front: "mcp",
+        requestId: "9",
+        arguments: { query: { nested: [1, "two"] } },
+      });
+      expect((await table.query({ principal: "bob", limit: 10 })).records.map((r) => r.at)).toEqual([2]);
+      expect(await store.sql.query("SELECT id FROM trestle_audit", [])).toEqual([]);
+
+      // A replica of the older layout goes on writing rows until it is upgraded: the sweep moves them.
+      await writeRow(4, "carol", null);
+      const log = createAuditLog({
+        table,
+        logger: { warn: () => undefined },
+        retentionMs: 60_000,
+        now: () => 10,
+      });
+      await expect
+        .poll(async () => (await table.query({ limit: 10 })).records.map((r) => r.principalId), {
+          timeout: 10_000,
+        })
+        .toEqual(["carol", "alice", "bob", "alice"]);
+      await log.close();
+    });
+
     it("gives a new database the fronts' tables from the server's steps: the tables, columns and indexes the registry's made", async () => {
       const fresh = await setup.throwaway();
       expect(await frontSchema(fresh.sql)).toEqual([]);
-      expect((await openServerState(fresh.sql)).applied).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      expect((await openServerState(fresh.sql)).applied).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       const made = await frontSchema(fresh.sql);
 
       // The registry's steps as an older router ran them, in a schema of their own on the same database.
@@ -288,7 +351,7 @@ describe("on PostgreSQL", () => {
       () => b.close(),
     );
     const [onA, onB] = await Promise.all([openServerState(a.sql), openServerState(b.sql)]);
-    expect([...onA.applied, ...onB.applied].sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect([...onA.applied, ...onB.applied].sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
 
     const heard: string[] = [];
     const onChannel: string[] = [];
