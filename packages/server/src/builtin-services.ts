@@ -110,6 +110,13 @@ export const EXEC_NODE_FLAGS: readonly string[] = ["--max-opt=0"];
  * its first two seconds, in one interleaved run of each).
  * Throughput of a built-in is bounded by what it calls (HTTP, files, programs), not by its garbage collector or
  * its compiler; a JSON-heavy loop ran as fast under these flags.
+ *
+ * No on-stack replacement: a loop that runs long in one call stays in the interpreter, while functions called
+ * often still optimize. A built-in's start decodes its protobuf descriptors (base64, one long loop per file) once;
+ * on Node 24 that loop was compiled on the stack by Maglev and often by Turbofan as well, and an idle
+ * service-http or service-file held 70–71 MiB resident instead of 64–66 (the compilers' code pages of the node
+ * binary; the same anonymous memory and PSS; Node 20 unchanged at 49). A request handler's loops are short: OSR
+ * does not serve a built-in.
  */
 export function builtinNodeFlags(v8Version: string = process.versions.v8): string[] {
   const tiering =
@@ -126,6 +133,7 @@ export function builtinNodeFlags(v8Version: string = process.versions.v8): strin
     "--initial-old-space-size=4",
     "--optimize-for-size",
     "--no-sparkplug",
+    "--no-use-osr",
     ...tiering,
   ];
 }

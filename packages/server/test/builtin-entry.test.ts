@@ -108,6 +108,19 @@ describe("builtinNodeFlags", () => {
     expect(modern).toContain("--no-sparkplug");
   });
 
+  it("leave a long loop in the interpreter (no on-stack replacement) while a function called often optimizes", () => {
+    // One call that loops long, as a built-in's start decoding its protobuf descriptors, then a hot function.
+    const program =
+      "let s = 0; for (let i = 0; i < 3e7; i++) s += (i * 7) % 13; function hot(i) { return (i * 7) % 13; } for (let i = 0; i < 3e6; i++) s += hot(i); process.stdout.write(String(s > 0));";
+    const run = spawnSync(process.execPath, [...builtinNodeFlags(), "--trace-opt", "-e", program], {
+      encoding: "utf8",
+    });
+    expect(run.status).toBe(0);
+    expect(run.stdout.endsWith("true")).toBe(true);
+    expect(run.stdout).toMatch(/compiling method .*<JSFunction hot /);
+    expect(run.stdout).not.toMatch(/\) OSR/);
+  });
+
   it("are all accepted by the node that runs this (a flag V8 does not know stops node before it starts)", () => {
     const run = spawnSync(process.execPath, [...builtinNodeFlags(), "-e", "process.stdout.write('ran')"], {
       encoding: "utf8",
