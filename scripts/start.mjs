@@ -52,24 +52,24 @@ function ensureBubblewrap() {
 }
 ensureBubblewrap();
 
-// The router's launch settings (a smaller young generation, fixed glibc malloc thresholds): they take effect only
-// when given to node and its C library before the router runs (packages/server/src/launch.ts says why, measured).
-// The flags go in NODE_OPTIONS, as in the container recipe; the built-ins do not inherit it. Values set in this
-// shell win, a NODE_OPTIONS of its own included.
+// The router's launch settings (a smaller young generation, the embedded store's WebAssembly on the baseline
+// compiler, fixed glibc malloc thresholds): they take effect only when given to node and its C library before the
+// router runs (packages/server/src/launch.ts says why, measured). The flags go on node's command line (NODE_OPTIONS
+// refuses one of them), so the built-ins do not inherit them. The malloc values set in this shell win, and a
+// NODE_OPTIONS of its own applies too.
 const { ROUTER_MALLOC_ENV, ROUTER_NODE_FLAGS } = await import(
   pathToFileURL(join(root, "packages", "server", "dist", "launch.js")).href
 );
-const ROUTER_LAUNCH_ENV = { ...ROUTER_MALLOC_ENV, NODE_OPTIONS: ROUTER_NODE_FLAGS.join(" ") };
 
 const cli = join(root, "packages", "server", "dist", "cli.js");
 // Loopback unless the arguments say otherwise: an explicit --host goes after this one and wins, and without
 // tokens the router refuses any other address unless --insecure-open is given too.
 const child = spawn(
   process.execPath,
-  [cli, "serve", "--builtins", "--host", "127.0.0.1", ...process.argv.slice(2)],
+  [...ROUTER_NODE_FLAGS, cli, "serve", "--builtins", "--host", "127.0.0.1", ...process.argv.slice(2)],
   {
     stdio: "inherit",
-    env: { ...ROUTER_LAUNCH_ENV, ...process.env },
+    env: { ...ROUTER_MALLOC_ENV, ...process.env },
   },
 );
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));

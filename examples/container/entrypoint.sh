@@ -59,4 +59,6 @@ if wants_generated_token "$@"; then
   unset token
 fi
 
-exec trestle "$@"
+# The router's node flags (ROUTER_NODE_FLAGS, set by the image) go on node's command line: NODE_OPTIONS refuses some.
+# shellcheck disable=SC2086 # the flags are words on purpose
+exec node ${ROUTER_NODE_FLAGS:-} "$(command -v trestle)" "$@"

@@ -37,7 +37,7 @@ describe("pnpm start (scripts/start.mjs)", () => {
   });
 
   it("starts the router with its launch settings and the built-in services on the embedded store, and stops on SIGTERM", async () => {
-    // NODE_OPTIONS of the shell would win over the launch flags (on purpose); this newcomer's shell has none.
+    // A NODE_OPTIONS of the shell applies to the router too; this newcomer's shell has none.
     // Probed every second (as every e2e router is) so that the built-ins show healthy soon.
     const env = { TRESTLE_PROBE_INTERVAL_MS: "1000" };
     start = startNode(join(repoRoot, "scripts", "start.mjs"), ["--port", "0"], env, [], {
@@ -52,8 +52,10 @@ describe("pnpm start (scripts/start.mjs)", () => {
 
     const [routerPid] = childrenOf(start.child.pid as number);
     expect(routerPid).toBeGreaterThan(0);
+    // The launch flags on node's command line, before the router's script; the malloc settings in its environment.
+    const routerArgs = readFileSync(`/proc/${routerPid}/cmdline`, "utf8").split("\0");
+    expect(routerArgs.slice(1, 1 + ROUTER_NODE_FLAGS.length)).toEqual([...ROUTER_NODE_FLAGS]);
     const routerEnv = environmentOf(routerPid as number);
-    expect(routerEnv).toContain(`NODE_OPTIONS=${ROUTER_NODE_FLAGS.join(" ")}`);
     for (const [name, value] of Object.entries(ROUTER_MALLOC_ENV))
       expect(routerEnv).toContain(`${name}=${value}`);
 
@@ -63,6 +65,7 @@ describe("pnpm start (scripts/start.mjs)", () => {
     for (const pid of services) {
       // The built-ins run with their own settings: the router's launch flags are not theirs.
       expect(environmentOf(pid).filter((entry) => entry.startsWith("NODE_OPTIONS="))).toEqual([]);
+      expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")).not.toContain("--liftoff-only");
     }
     // The embedded default store, in the directory it was started from.
     expect(existsSync(join(dir, ".trestle", "data"))).toBe(true);

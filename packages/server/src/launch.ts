@@ -8,17 +8,24 @@
  */
 
 /**
- * Node flags for the router: young-generation semi-spaces of at most 8 MiB instead of 16. The router's start
- * (module loading, the embedded store's setup) grows V8's young generation to its maximum in most starts, and V8
- * gives that memory back only when its memory reducer runs, 24–40 s after the start (it waits for a low allocation
- * rate): an idle router on a fresh data directory held 156–163 MiB until then and 128–137 after, so what one read
- * depended on when one looked. With 8 MiB: at most 145–146 MiB at any time after the start, the same once reduced.
- * Cost, interleaved: router CPU per call within this machine's noise (median 196 µs against 193 over 6 rounds at 16
- * concurrent calls; at 64, 158 against 153 over 8 rounds and 170 against 170 over 5); docs/performance.md,
- * thirteenth pass.
- * V8 reads it only when the heap is set up: `v8.setFlagsFromString` in a running router has no effect.
+ * Node flags for the router, given on node's command line before the router's script (`NODE_OPTIONS` refuses
+ * `--liftoff-only`):
+ *
+ * - `--max-semi-space-size=8`: young-generation semi-spaces of at most 8 MiB instead of 16. The router's start
+ *   (module loading, the embedded store's setup) grows V8's young generation to its maximum in most starts, and V8
+ *   gives that memory back only when its memory reducer runs, 24–40 s after the start (it waits for a low
+ *   allocation rate): an idle router on a fresh data directory held 156–163 MiB until then and 128–137 after. With
+ *   8 MiB: at most 145–146 MiB at any time after the start, the same once reduced. Router CPU per call within this
+ *   machine's noise.
+ * - `--liftoff-only`: the embedded store's WebAssembly (PGlite) runs on V8's baseline compiler only. On Node 24 the
+ *   optimizing compiler took the start's resident memory to 710–740 MiB for a moment (peak RSS, `VmHWM`), enough
+ *   for a container's memory limit to kill the router as it starts; with the flag it peaks at 180 MiB and idles a
+ *   few MiB lower. The store's queries run about a third slower, none of them on a call's path: router CPU per
+ *   call 1.003 × without it (three simultaneous rounds at c16, audit trail on). Node 20 peaked at 145 MiB either way.
+ *
+ * V8 reads them only when it starts: `v8.setFlagsFromString` in a running router has no effect.
  */
-export const ROUTER_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=8"];
+export const ROUTER_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=8", "--liftoff-only"];
 
 /**
  * glibc malloc settings for the router: fixed thresholds instead of the default, growing ones, so that the memory

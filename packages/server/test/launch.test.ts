@@ -29,7 +29,7 @@ function youngGenerationCapacity(flags: readonly string[]): number {
 }
 
 describe("the router's launch settings", () => {
-  it("are flags this node accepts", () => {
+  it("are flags this node accepts on its command line (not all of them in NODE_OPTIONS)", () => {
     const run = spawnSync(process.execPath, [...ROUTER_NODE_FLAGS, "-e", "0"], { encoding: "utf8" });
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
@@ -42,7 +42,11 @@ describe("the router's launch settings", () => {
 
   it("are what the container recipe sets", () => {
     const recipe = readFileSync(join(repositoryRoot, "examples", "container", "Dockerfile"), "utf8");
-    expect(recipe).toContain(`NODE_OPTIONS=${ROUTER_NODE_FLAGS.join(" ")} `);
+    expect(recipe).toContain(`ROUTER_NODE_FLAGS="${ROUTER_NODE_FLAGS.join(" ")}" `);
+    expect(recipe).not.toContain("NODE_OPTIONS=");
+    // The entrypoint gives them to node on its command line, where node takes every one of them.
+    const entrypoint = readFileSync(join(repositoryRoot, "examples", "container", "entrypoint.sh"), "utf8");
+    expect(entrypoint).toMatch(/^exec node \$\{ROUTER_NODE_FLAGS:-\} "\$\(command -v trestle\)" "\$@"$/m);
     for (const [name, value] of Object.entries(ROUTER_MALLOC_ENV))
       expect(recipe).toContain(`${name}=${value} `);
   });

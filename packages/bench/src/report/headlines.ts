@@ -251,6 +251,16 @@ export function computeHeadlines(report: Omit<BenchReport, "headlines">): Headli
           detail: `after 30 s idle; ${fixed((m.justStarted.find((q) => q.process === p.process)?.rssBytes ?? Number.NaN) / 2 ** 20, 0)} MiB just started; ${fixed(p.anonBytes / 2 ** 20, 0)} MiB of it anonymous (the rest: the node binary and other mapped files, shared); PSS ${fixed(p.pssBytes / 2 ** 20, 0)} MiB`,
         });
       }
+      const router = m.processes.find((p) => p.process === "router");
+      if (router?.peakRssBytes) {
+        headlines.push({
+          name: `peak RSS of the router during its start, embedded store, ${m.dataDirectory} data directory`,
+          value: router.peakRssBytes / 2 ** 20,
+          unit: "MiB",
+          target: "",
+          detail: "VmHWM: the most it held since it started, what a container's memory limit must allow",
+        });
+      }
     }
   }
   if (measured(report.codeExecution)) {

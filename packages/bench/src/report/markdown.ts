@@ -137,18 +137,19 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
         "(before V8 frees the start's garbage); the other columns are read after 30 s without a request, the idle " +
         "state issue 19's targets are about. *Anonymous* is RSS without file-backed pages (mostly the node binary, " +
         "shared by every node process on the machine). *PSS* counts each shared page in equal parts in the " +
-        "processes sharing it: the PSS of all processes together is what `pnpm start` takes from the machine.",
+        "processes sharing it: the PSS of all processes together is what `pnpm start` takes from the machine. " +
+        "*Peak* is the most RSS the process held since it started (`VmHWM`): what a memory limit must allow.",
       "",
-      "| data directory | process | RSS just started MiB | RSS idle MiB | anonymous MiB | PSS MiB |",
-      "|---|---|---:|---:|---:|---:|",
+      "| data directory | process | RSS just started MiB | RSS idle MiB | anonymous MiB | PSS MiB | peak RSS MiB |",
+      "|---|---|---:|---:|---:|---:|---:|",
       ...report.idleFootprint.flatMap((m) => {
         const early = (name: string) => m.justStarted.find((p) => p.process === name)?.rssBytes ?? Number.NaN;
         return [
           ...m.processes.map(
             (p) =>
-              `| ${m.dataDirectory} | ${p.process} | ${mib(early(p.process))} | ${mib(p.rssBytes)} | ${mib(p.anonBytes)} | ${mib(p.pssBytes)} |`,
+              `| ${m.dataDirectory} | ${p.process} | ${mib(early(p.process))} | ${mib(p.rssBytes)} | ${mib(p.anonBytes)} | ${mib(p.pssBytes)} | ${mib(p.peakRssBytes)} |`,
           ),
-          `| ${m.dataDirectory} | all ${m.processes.length} together | ${mib(sum(m.justStarted.map((p) => p.rssBytes)))} | ${mib(sum(m.processes.map((p) => p.rssBytes)))} | ${mib(sum(m.processes.map((p) => p.anonBytes)))} | ${mib(sum(m.processes.map((p) => p.pssBytes)))} |`,
+          `| ${m.dataDirectory} | all ${m.processes.length} together | ${mib(sum(m.justStarted.map((p) => p.rssBytes)))} | ${mib(sum(m.processes.map((p) => p.rssBytes)))} | ${mib(sum(m.processes.map((p) => p.anonBytes)))} | ${mib(sum(m.processes.map((p) => p.pssBytes)))} | – |`,
         ];
       }),
       "",

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { childrenOf, processTree, readAnonRss, readPss, readRss } from "../proc-stats.js";
+import { childrenOf, processTree, readAnonRss, readPeakRss, readPss, readRss } from "../proc-stats.js";
 import { startRouter } from "../router-process.js";
 
 /** One process of an idle router as `pnpm start` runs it. */
@@ -14,6 +14,8 @@ export interface ProcessFootprint {
   anonBytes: number;
   /** Proportional set size: private pages plus a share of each shared one (0 when the kernel cannot say). */
   pssBytes: number;
+  /** The most RSS it has held since it started (`VmHWM`): its start's peak, what a memory limit must allow. */
+  peakRssBytes: number;
 }
 
 /** The idle footprint of a router with the embedded store and the built-in services, on one data directory. */
@@ -70,6 +72,7 @@ function footprintNow(routerPid: number): ProcessFootprint[] {
     rssBytes: readRss(routerPid) ?? 0,
     anonBytes: readAnonRss(routerPid) ?? 0,
     pssBytes: readPss(routerPid) ?? 0,
+    peakRssBytes: readPeakRss(routerPid) ?? 0,
   };
   const builtins = childrenOf(routerPid).map((child) => {
     const tree = processTree(child);
@@ -79,6 +82,7 @@ function footprintNow(routerPid: number): ProcessFootprint[] {
       rssBytes: Math.max(0, ...tree.map((pid) => readRss(pid) ?? 0)),
       anonBytes: tree.reduce((sum, pid) => sum + (readAnonRss(pid) ?? 0), 0),
       pssBytes: tree.reduce((sum, pid) => sum + (readPss(pid) ?? 0), 0),
+      peakRssBytes: Math.max(0, ...tree.map((pid) => readPeakRss(pid) ?? 0)),
     };
   });
   return [router, ...builtins];
