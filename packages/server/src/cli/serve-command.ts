@@ -112,7 +112,10 @@ export function addServeCommand(program: Command, io: CliIo): void {
  * (Liftoff) and then optimised (TurboFan) in background threads, and the optimising compiler's memory stays with
  * the process: an idle router on a reopened data directory measured 50–55 MiB more resident than with Liftoff
  * alone. The store is never on the hot path (calls read the in-memory view), so its queries need no optimised
- * code. Must run before PGlite compiles its module; it applies to every WebAssembly module of this process.
+ * code. Must run before PGlite compiles its module; it applies to every WebAssembly module of this process. Node 24
+ * reads the flag only when V8 starts (set here, its start still peaked at 710–740 MiB): `ROUTER_NODE_FLAGS`
+ * (`@trestle/server/launch`) gives it on node's command line, as `pnpm start` and the container do; this covers a
+ * `trestle serve` started without them on Node 20.
  */
 function compileWasmForFootprint(): void {
   setFlagsFromString("--liftoff-only");
