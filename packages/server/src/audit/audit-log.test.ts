@@ -226,6 +226,10 @@ describe("the audit table, a batch to a row", () => {
     expect((await table.after(from, 4)).map((r) => r.requestId)).toEqual(["0.3", "0.4", "1.0", "1.1"]);
     expect((await table.after(from, 100)).map((r) => r.requestId)).toEqual(written.slice(3));
     expect(await table.after(all[0]?.id ?? "", 10)).toEqual([]);
+    // A cursor made up to point past the end of a batch (ids are batch × 1000 + place) reads that batch whole.
+    const newestBatch = BigInt(all[0]?.id ?? "0") / 1000n;
+    const pastEnd = await table.query({ limit: 3, before: String(newestBatch * 1000n + 999n) });
+    expect(pastEnd.records.map((r) => r.requestId)).toEqual(["2.4", "2.3", "2.2"]);
   });
 
   it(`splits more than ${RECORDS_PER_BATCH} records into batches, each record's id its batch's × ${RECORDS_PER_BATCH} plus its place`, async () => {

@@ -272,7 +272,9 @@ export function createAuditTable(sql: Pick<StoreSqlClient, "query" | "listen">):
         for (const row of rows) {
           const batch = BigInt(row.id);
           const stored = JSON.parse(row.body) as StoredFields[];
-          const end = before !== undefined && batch === before.batch ? before.index : stored.length;
+          // A cursor names a place in its batch; one past the batch's end (made up) reads the whole batch.
+          const end =
+            before !== undefined && batch === before.batch ? Math.min(before.index, stored.length) : stored.length;
           for (let index = end - 1; index >= 0; index--) {
             const fields = stored[index] as StoredFields;
             if (!matches(q, fields)) continue;
