@@ -187,7 +187,7 @@ export const SERVER_MIGRATIONS: readonly Migration[] = [
     name: "the audit trail a batch to a row",
     // A call's record cost the store a row and three index entries; a batch's row costs each record a share of one.
     // The record id becomes the batch's id × 1000 plus the record's index there, so the rows present are moved in
-    // order and their ids change once. \`trestle_audit\` stays for routers of the older layout during a rolling
+    // order and their ids change once. `trestle_audit` stays for routers of the older layout during a rolling
     // upgrade: the sweep moves what they write.
     sql: `
       CREATE TABLE IF NOT EXISTS trestle_audit_batches (
