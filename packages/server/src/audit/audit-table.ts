@@ -274,7 +274,9 @@ export function createAuditTable(sql: Pick<StoreSqlClient, "query" | "listen">):
           const stored = JSON.parse(row.body) as StoredFields[];
           // A cursor names a place in its batch; one past the batch's end (made up) reads the whole batch.
           const end =
-            before !== undefined && batch === before.batch ? Math.min(before.index, stored.length) : stored.length;
+            before !== undefined && batch === before.batch
+              ? Math.min(before.index, stored.length)
+              : stored.length;
           for (let index = end - 1; index >= 0; index--) {
             const fields = stored[index] as StoredFields;
             if (!matches(q, fields)) continue;
