@@ -69,6 +69,9 @@ const child = spawn(
   [...ROUTER_NODE_FLAGS, cli, "serve", "--builtins", "--host", "127.0.0.1", ...process.argv.slice(2)],
   {
     stdio: "inherit",
+    // The router is the user's own program started in this shell's place, so it reads its settings (TRESTLE_*,
+    // secrets' files, proxies) from this environment. The programs it starts in turn (built-ins, forwards, code
+    // runs) get only the variables each needs, never these.
     env: { ...ROUTER_MALLOC_ENV, ...process.env },
   },
 );

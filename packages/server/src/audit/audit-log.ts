@@ -1,6 +1,6 @@
 import { TrestleError } from "@trestle/core";
 import type { AuditRecord, StoredAuditRecord } from "./audit-record.js";
-import { type AuditPage, type AuditQuery, type AuditTable, RECORDS_PER_BATCH } from "./audit-table.js";
+import type { AuditPage, AuditQuery, AuditTable } from "./audit-table.js";
 
 /** What the audit log tells its operator: one line per interval at most, whatever the number of calls. */
 export interface AuditLogger {
@@ -15,7 +15,7 @@ export interface AuditLogOptions {
   retentionMs: number;
   /** Records waiting to be written at most; further ones are counted as lost until the buffer drains. */
   maxBuffered?: number;
-  /** Records per insert at most (at most {@link RECORDS_PER_BATCH}). */
+  /** Records per insert at most (the table stores more than its `RECORDS_PER_BATCH` as several rows). */
   batchSize?: number;
   /** How long a record may wait for its batch (ms). */
   flushDelayMs?: number;
@@ -60,7 +60,7 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
   const { table, logger } = options;
   const now = options.now ?? Date.now;
   const maxBuffered = options.maxBuffered ?? 10_000;
-  const batchSize = Math.min(options.batchSize ?? 500, RECORDS_PER_BATCH);
+  const batchSize = options.batchSize ?? 500;
   const flushDelayMs = options.flushDelayMs ?? 200;
   const warnIntervalMs = options.warnIntervalMs ?? 60_000;
   let buffer: AuditRecord[] = [];
@@ -133,7 +133,10 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
       while ((await table.deleteOlderThan(now() - options.retentionMs, 100)) === 100);
     } catch (error) {
       lastError = TrestleError.from(error).rawMessage;
-      logger.warn({ err: lastError }, "could not delete audit records past their retention");
+      logger.warn(
+        { err: lastError },
+        "could not sweep the audit trail (older rows moved, records past retention deleted)",
+      );
     }
   };
   const sweepTimer = setInterval(() => void sweep(), options.sweepIntervalMs ?? 10 * 60_000);

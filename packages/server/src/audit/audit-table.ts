@@ -145,6 +145,11 @@ function placeOf(id: string): RecordPlace | undefined {
   return { batch: value / perBatch, index: Number(value % perBatch) };
 }
 
+/** A batch row's id and its records as stored, oldest first. */
+function decodeBatch(row: BatchRow): { batch: bigint; stored: StoredFields[] } {
+  return { batch: BigInt(row.id), stored: JSON.parse(row.body) as StoredFields[] };
+}
+
 function recordId(batch: bigint, index: number): string {
   return String(batch * BigInt(RECORDS_PER_BATCH) + BigInt(index));
 }
@@ -270,8 +275,7 @@ export function createAuditTable(sql: Pick<StoreSqlClient, "query" | "listen">):
           params,
         );
         for (const row of rows) {
-          const batch = BigInt(row.id);
-          const stored = JSON.parse(row.body) as StoredFields[];
+          const { batch, stored } = decodeBatch(row);
           // A cursor names a place in its batch; one past the batch's end (made up) reads the whole batch.
           const end =
             before !== undefined && batch === before.batch
@@ -302,8 +306,7 @@ export function createAuditTable(sql: Pick<StoreSqlClient, "query" | "listen">):
           [String(from.batch)],
         );
         for (const row of rows) {
-          const batch = BigInt(row.id);
-          const stored = JSON.parse(row.body) as StoredFields[];
+          const { batch, stored } = decodeBatch(row);
           const start = batch === from.batch ? from.index + 1 : 0;
           for (let index = start; index < stored.length; index++) {
             found.push(fromStored(recordId(batch, index), stored[index] as StoredFields));
@@ -316,7 +319,7 @@ export function createAuditTable(sql: Pick<StoreSqlClient, "query" | "listen">):
     },
 
     async lastId() {
-      const rows = await sql.query<BatchRow>(
+      const rows = await sql.query<Pick<BatchRow, "id" | "records">>(
         "SELECT id, records FROM trestle_audit_batches ORDER BY id DESC LIMIT 1",
         [],
       );
