@@ -1,6 +1,5 @@
-import { create } from "@bufbuild/protobuf";
 import type { ToolCall } from "@trestle/core";
-import { type ToolInvokeRequest, ToolInvokeRequestSchema } from "@trestle/proto";
+import type { ToolInvokeRequest } from "@trestle/proto";
 import { type ToolCallParts, toolCallParts } from "./tool-call-parts.js";
 
 /**
@@ -22,13 +21,16 @@ export function buildToolInvokeRequest(
   requestId = "",
   parts: ToolCallParts = toolCallParts(call.arguments, call.tool),
 ): ToolInvokeRequest {
-  return create(ToolInvokeRequestSchema, {
+  // The message written whole rather than by `create`, which fills each field with its zero and copies the init's
+  // over: the same object (every field set, in the schema's order), at a few µs less on every call.
+  return {
+    $typeName: "ai.wanaku.tool.v1.ToolInvokeRequest",
     uri: call.tool.uri,
     body: parts.body,
     arguments: parts.arguments,
-    headers: parts.headers,
     configurationUri: call.tool.configurationURI ?? "",
     secretsUri: call.tool.secretsURI ?? "",
+    headers: parts.headers,
     requestId,
-  });
+  };
 }

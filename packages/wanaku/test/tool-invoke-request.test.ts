@@ -1,4 +1,6 @@
+import { create, equals, toBinary } from "@bufbuild/protobuf";
 import type { JsonObject, ToolReference } from "@trestle/core";
+import { ToolInvokeRequestSchema } from "@trestle/proto";
 import { describe, expect, it } from "vitest";
 import { buildToolInvokeRequest as buildRequest } from "../src/index.js";
 
@@ -151,5 +153,28 @@ describe("contract §4.6 and §4.7: configuration, secrets, request id", () => {
 
   it("sends the request id", () => {
     expect(buildToolInvokeRequest({}, tool(), "42").request.requestId).toBe("42");
+  });
+});
+
+describe("the message", () => {
+  it("is the one protobuf-es's create makes from the same fields, every field set", () => {
+    const call = {
+      tool: tool({ configurationURI: "cfg://x", secretsURI: "sec://y" }),
+      arguments: { city: "Oslo", wanaku_meta_trace: "t", wanaku_body: "b" } as JsonObject,
+    };
+    const request = buildRequest(call, "req-1");
+    const made = create(ToolInvokeRequestSchema, {
+      uri: request.uri,
+      body: request.body,
+      arguments: request.arguments,
+      configurationUri: "cfg://x",
+      secretsUri: "sec://y",
+      headers: request.headers,
+      requestId: "req-1",
+    });
+    expect(request).toStrictEqual(made);
+    expect(Object.keys(request)).toEqual(Object.keys(made));
+    expect(equals(ToolInvokeRequestSchema, request, made)).toBe(true);
+    expect(toBinary(ToolInvokeRequestSchema, request)).toEqual(toBinary(ToolInvokeRequestSchema, made));
   });
 });

@@ -260,6 +260,59 @@ describe("the audit table, a batch to a row", () => {
   });
 });
 
+describe("a batch's body", () => {
+  it("writes each text of its records once, and reads back every record as it was given", async () => {
+    const given = [
+      record({ at: 5_000, principalId: "alice", principalName: "Alice", target: "echo", requestId: "1" }),
+      record({ at: 5_007, principalId: "bob", target: "echo", rule: "r", outcome: null, decision: "denied" }),
+      record({ at: 5_003, principalId: "alice", principalName: "Alice", target: "0", requestId: "alice" }),
+    ];
+    await table.insert(given);
+    const [row] = await store.sql.query<{ body: string }>("SELECT body FROM trestle_audit_batches", []);
+    const body = JSON.parse(row?.body ?? "null") as { at: number; strings: string[]; records: unknown[][] };
+    expect(body.at).toBe(5_000);
+    expect(new Set(body.strings).size).toBe(body.strings.length);
+    expect(body.strings).toEqual(
+      expect.arrayContaining(["alice", "Alice", "bob", "echo", "tools/call", "0"]),
+    );
+    expect(body.records.map((fields) => fields[0])).toEqual([0, 7, 3]);
+    const read = (await table.query({ limit: 10 })).records.map(({ id: _id, ...fields }) => fields);
+    expect(read).toEqual([...given].reverse());
+  });
+
+  it("reads a batch stored as a plain array of records, as the migration from the row layout writes it", async () => {
+    const fields = [
+      9_000,
+      "carol",
+      "carol",
+      "token",
+      "ns",
+      "tools/call",
+      "echo",
+      "allowed",
+      null,
+      "ok",
+      null,
+      4,
+      "a2a",
+      "r1",
+      { q: 1 },
+    ];
+    await store.sql.query(
+      "INSERT INTO trestle_audit_batches (first_at, last_at, principals, records, body) VALUES ($1, $1, ARRAY['carol'], 1, $2)",
+      [9_000, JSON.stringify([fields])],
+    );
+    const [carol] = (await table.query({ principal: "carol", limit: 10 })).records;
+    expect(carol).toMatchObject({
+      at: 9_000,
+      principalId: "carol",
+      namespace: "ns",
+      front: "a2a",
+      arguments: { q: 1 },
+    });
+  });
+});
+
 describe("text a client chose, in a batch with another principal's records", () => {
   it("keeps every record of the batch: NUL, lone surrogates, tabs, newlines and backslashes", async () => {
     const log = createAuditLog({ table, logger: silent, retentionMs: 60_000, now: () => 1_000 });
