@@ -1,6 +1,6 @@
 import { TrestleError } from "@trestle/core";
 import type { AuditRecord, StoredAuditRecord } from "./audit-record.js";
-import type { AuditPage, AuditQuery, AuditTable } from "./audit-table.js";
+import { type AuditPage, type AuditQuery, type AuditTable, RECORDS_PER_BATCH } from "./audit-table.js";
 
 /** What the audit log tells its operator: one line per interval at most, whatever the number of calls. */
 export interface AuditLogger {
@@ -15,9 +15,9 @@ export interface AuditLogOptions {
   retentionMs: number;
   /** Records waiting to be written at most; further ones are counted as lost until the buffer drains. */
   maxBuffered?: number;
-  /** Records per insert at most (the table stores more than its `RECORDS_PER_BATCH` as several rows). */
+  /** Records per insert at most (the table stores more than its `RECORDS_PER_BATCH` as several rows); 1,000. */
   batchSize?: number;
-  /** How long a record may wait for its batch (ms). */
+  /** How long a record may wait for its batch (ms); 1,000. */
   flushDelayMs?: number;
   /** How often old records are deleted (ms). */
   sweepIntervalMs?: number;
@@ -60,8 +60,10 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
   const { table, logger } = options;
   const now = options.now ?? Date.now;
   const maxBuffered = options.maxBuffered ?? 10_000;
-  const batchSize = options.batchSize ?? 500;
-  const flushDelayMs = options.flushDelayMs ?? 200;
+  // A statement costs the embedded store about 0.4 ms whatever it holds, so a batch waits up to a second to fill:
+  // a router serving a few hundred calls a second then writes a few statements a second, not a few per call.
+  const batchSize = options.batchSize ?? RECORDS_PER_BATCH;
+  const flushDelayMs = options.flushDelayMs ?? 1_000;
   const warnIntervalMs = options.warnIntervalMs ?? 60_000;
   let buffer: AuditRecord[] = [];
   let flushTimer: NodeJS.Timeout | undefined;

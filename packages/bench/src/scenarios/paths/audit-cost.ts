@@ -34,7 +34,7 @@ export async function runAuditCost(options: PathComparisonOptions): Promise<Path
     method:
       "Two trestle-grpc routers (`trestle serve --memory-store`, each with its echo capability over gRPC), " +
       "interleaved: one with `TRESTLE_AUDIT=false`, one as it starts by default, writing a record of every call to " +
-      "the embedded store (PGlite, in the router's process) in batches of up to 500 every 200 ms.",
+      "the embedded store (PGlite, in the router's process) in batches of up to 1,000 records, written at the latest a second after the first.",
     rows,
     concurrency: options.concurrency,
     rounds: options.rounds,
