@@ -33,4 +33,14 @@ describe("context values", () => {
     const values = createContextValues().set(key, undefined);
     expect(values.get(key)).toBeUndefined();
   });
+
+  it("replaces a key's value when set again, and deletes one key of several leaving the others", () => {
+    const keys = Array.from({ length: 5 }, (_, i) => createContextKey(-1, { description: `k${i}` }));
+    const values = createContextValues();
+    for (const [i, key] of keys.entries()) values.set(key, i);
+    values.set(keys[2] as (typeof keys)[number], 20).delete(keys[1] as (typeof keys)[number]);
+    expect(keys.map((key) => values.get(key))).toEqual([0, -1, 20, 3, 4]);
+    values.set(keys[1] as (typeof keys)[number], 10);
+    expect(keys.map((key) => values.get(key))).toEqual([0, 10, 20, 3, 4]);
+  });
 });

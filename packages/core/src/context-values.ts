@@ -32,20 +32,42 @@ export function createContextKey<T>(defaultValue: T, options: { description?: st
   return { id: Symbol(options.description), defaultValue };
 }
 
+/**
+ * A call's values as two short arrays searched in order. A call sets a handful of keys (each made once, at module
+ * level), so a scan by identity is quicker than a `Map`, whose first insertion allocates its table: a bag is made
+ * for every call.
+ */
+class ContextValuesBag implements ContextValues {
+  readonly #ids: symbol[] = [];
+  readonly #values: unknown[] = [];
+
+  get<T>(key: ContextKey<T>): T {
+    const index = this.#ids.indexOf(key.id);
+    return index === -1 ? key.defaultValue : (this.#values[index] as T);
+  }
+
+  set<T>(key: ContextKey<T>, value: T): this {
+    const index = this.#ids.indexOf(key.id);
+    if (index === -1) {
+      this.#ids.push(key.id);
+      this.#values.push(value);
+    } else {
+      this.#values[index] = value;
+    }
+    return this;
+  }
+
+  delete(key: ContextKey<unknown>): this {
+    const index = this.#ids.indexOf(key.id);
+    if (index !== -1) {
+      this.#ids.splice(index, 1);
+      this.#values.splice(index, 1);
+    }
+    return this;
+  }
+}
+
 /** Makes an empty bag of context values: a fresh one per call. */
 export function createContextValues(): ContextValues {
-  const values = new Map<symbol, unknown>();
-  return {
-    get<T>(key: ContextKey<T>): T {
-      return values.has(key.id) ? (values.get(key.id) as T) : key.defaultValue;
-    },
-    set<T>(key: ContextKey<T>, value: T) {
-      values.set(key.id, value);
-      return this;
-    },
-    delete(key) {
-      values.delete(key.id);
-      return this;
-    },
-  };
+  return new ContextValuesBag();
 }
