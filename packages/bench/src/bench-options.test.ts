@@ -91,3 +91,10 @@ describe("the code-mode section", () => {
     expect(parse("--quick").codeMode).toMatchObject({ searches: 300, cpuCalls: 300 });
   });
 });
+
+describe("the pre-warm", () => {
+  it("loads each configuration 20 s before round 1 in a full run, 0.8 s in --quick", () => {
+    expect(parse().preWarmMs).toBe(20_000);
+    expect(parse("--quick").preWarmMs).toBe(800);
+  });
+});

@@ -42,6 +42,8 @@ export interface BenchReport {
     rounds: number;
     warmupMs: number;
     durationMs: number;
+    /** Unmeasured load at c16 each configuration served before round 1 (absent in reports from before it was kept). */
+    preWarmMs?: number;
     /** `taskset` CPU lists of the server side and the load generator, or why the run was not pinned. */
     cpuPinning?: { server: string; load: string } | { unpinned: string };
   };

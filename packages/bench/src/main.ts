@@ -304,6 +304,7 @@ async function bench(options: BenchOptions): Promise<BenchReport> {
         rounds: options.rounds,
         warmupMs: options.warmupMs,
         durationMs: options.durationMs,
+        preWarmMs: options.preWarmMs,
         cpuPinning: typeof pinning === "string" ? { unpinned: pinning } : pinning,
       },
       throughput,

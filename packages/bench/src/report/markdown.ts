@@ -33,7 +33,7 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     `- **Commit measured**: \`${git.commit}\`${dirty}`,
     `- **Machine**: ${machine.cpuModel}, ${machine.cores} cores, ${mib(machine.memoryBytes)} MiB memory, Node ${machine.node}, Linux ${machine.kernel}`,
     `- **Load average** (1/5/15 min) at start: ${machine.loadAverageAtStart.join(" / ")}; at end: ${machine.loadAverageAtEnd?.join(" / ") ?? "n/a"}`,
-    `- **Settings**: concurrency ${settings.concurrencies.join(", ")}; ${settings.rounds} interleaved round(s); ${settings.warmupMs} ms warm-up and ${settings.durationMs} ms measured per run`,
+    `- **Settings**: concurrency ${settings.concurrencies.join(", ")}; ${settings.rounds} interleaved round(s); ${settings.warmupMs} ms warm-up and ${settings.durationMs} ms measured per run${settings.preWarmMs === undefined ? "" : `, after ${settings.preWarmMs} ms of unmeasured load at c16 for each configuration before round 1`}`,
     `- **CPUs**: ${
       settings.cpuPinning === undefined
         ? "not recorded"
