@@ -68,8 +68,24 @@ type StoredFields = [
   args: unknown,
 ];
 
-/** Where each filtered field sits in {@link StoredFields}. */
-const Field = { at: 0, principalId: 1, namespace: 4, target: 6, decision: 7, outcome: 9 } as const;
+/** Where each field sits in {@link StoredFields}. */
+const Field = {
+  at: 0,
+  principalId: 1,
+  principalName: 2,
+  principalKind: 3,
+  namespace: 4,
+  method: 5,
+  target: 6,
+  decision: 7,
+  rule: 8,
+  outcome: 9,
+  errorCode: 10,
+  durationMs: 11,
+  front: 12,
+  requestId: 13,
+  args: 14,
+} as const;
 
 function storedFields(r: AuditRecord): StoredFields {
   return [
@@ -158,8 +174,23 @@ interface PackedBatch {
   records: unknown[][];
 }
 
-/** The fields of {@link StoredFields} written as indexes into a {@link PackedBatch}'s strings (or null). */
-const PACKED_FIELDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12] as const;
+/**
+ * The fields of {@link StoredFields} written as indexes into a {@link PackedBatch}'s strings (or null): the texts
+ * that repeat from record to record (not the request id, which is each call's own).
+ */
+const PACKED_FIELDS = [
+  Field.principalId,
+  Field.principalName,
+  Field.principalKind,
+  Field.namespace,
+  Field.method,
+  Field.target,
+  Field.decision,
+  Field.rule,
+  Field.outcome,
+  Field.errorCode,
+  Field.front,
+] as const;
 
 /** `records`' body as stored: a {@link PackedBatch} made JSON that PostgreSQL's `jsonb` also accepts. */
 function packBatch(records: readonly AuditRecord[], first: number): string {
