@@ -4,6 +4,7 @@
 // runs it on this Node instead. Arguments go to the harness.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
+import { ensureBubblewrap } from "./bubblewrap.mjs";
 import { ensureNode24, NODE24_VERSION, node24Unsupported } from "./node-binary.mjs";
 
 const root = join(import.meta.dirname, "..");
@@ -12,6 +13,11 @@ const build = spawnSync(join(root, "node_modules", ".bin", "turbo"), ["run", "bu
   stdio: "inherit",
 });
 if (build.status !== 0) process.exit(build.status ?? 1);
+// The sandboxed print(1), the sandboxed forward's start and the stdio forward's sections need bubblewrap.
+ensureBubblewrap(
+  "the sections on sandboxed code and stdio forwards will be skipped",
+  "run the benchmark again",
+);
 
 /** The node the harness runs on: Node 24 where its binary can be had, else this one (saying why). */
 function benchNode() {

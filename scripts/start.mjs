@@ -5,6 +5,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { ensureBubblewrap } from "./bubblewrap.mjs";
 
 const root = join(import.meta.dirname, "..");
 // Said before the build, which takes about a minute the first time (cached after): a silent minute looks hung.
@@ -22,35 +23,10 @@ const build = spawnSync(
 if (build.status !== 0) process.exit(build.status ?? 1);
 console.error(`trestle: built in ${Math.round((Date.now() - buildStarted) / 1000)} s; starting the router …`);
 
-/**
- * The code execution engine runs every program in a bubblewrap sandbox and refuses to start without it. On a
- * Debian-like machine where this runs as root, install it the way CI does; elsewhere say how, once, up front.
- */
-function ensureBubblewrap() {
-  const found = spawnSync("sh", ["-c", "command -v bwrap"], { stdio: "ignore" });
-  if (found.status === 0) return;
-  const canInstall =
-    process.getuid?.() === 0 &&
-    spawnSync("sh", ["-c", "command -v apt-get"], { stdio: "ignore" }).status === 0;
-  if (canInstall) {
-    console.error("trestle: installing bubblewrap (the code execution sandbox) with apt-get …");
-    const env = {
-      PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin",
-      DEBIAN_FRONTEND: "noninteractive",
-    };
-    const update = spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit", env });
-    const install =
-      update.status === 0 &&
-      spawnSync("apt-get", ["install", "-y", "-qq", "bubblewrap"], { stdio: "inherit", env }).status === 0;
-    if (install) return;
-  }
-  console.error(
-    "trestle: bubblewrap (bwrap) is not installed, so the built-in code execution engine will not start; " +
-      "install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) and start again. " +
-      "The other built-in services start as usual.",
-  );
-}
-ensureBubblewrap();
+ensureBubblewrap(
+  "the built-in code execution engine will not start",
+  "start again. The other built-in services start as usual",
+);
 
 // The router's launch settings (a smaller young generation, the embedded store's WebAssembly on the baseline
 // compiler, fixed glibc malloc thresholds): they take effect only when given to node and its C library before the
