@@ -14,7 +14,12 @@ import { defaultPinning, killAllChildren, pinCpus } from "./child-process.js";
 import { type RunningConfiguration, startConfiguration } from "./configurations.js";
 import { describeGitState, describeMachine } from "./machine.js";
 import { packageDir, repoRoot } from "./paths.js";
-import { findPostgresBinaries, type PostgresCluster, startPostgres } from "./postgres-cluster.js";
+import {
+  findPostgresBinaries,
+  type PostgresCluster,
+  startPostgres,
+  stopAllPostgresSync,
+} from "./postgres-cluster.js";
 import { codeModeMarkdown } from "./report/code-mode-report.js";
 import { computeHeadlines, headlineLines } from "./report/headlines.js";
 import { identityCostMarkdown, renderMarkdown } from "./report/markdown.js";
@@ -434,6 +439,7 @@ async function main(): Promise<void> {
 
 const abort = (error: unknown) => {
   killAllChildren();
+  stopAllPostgresSync();
   process.stderr.write(
     `bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
   );

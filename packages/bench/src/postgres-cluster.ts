@@ -1,5 +1,5 @@
-import { execFile } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { chown, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +8,17 @@ import { freePort } from "./free-port.js";
 
 const run = promisify(execFile);
 const DEBIAN_POSTGRES = "/usr/lib/postgresql";
+
+/**
+ * How to stop each cluster started and not yet stopped, at once. `pg_ctl` runs the server detached from the
+ * harness, so an interrupted run would otherwise leave it running ({@link stopAllPostgresSync}).
+ */
+const running = new Set<() => void>();
+
+/** Stops every cluster still running, synchronously: for the harness's exit on an interruption or a failure. */
+export function stopAllPostgresSync(): void {
+  for (const stop of running) stop();
+}
 
 /** A throw-away PostgreSQL server. */
 export interface PostgresCluster {
@@ -67,6 +78,19 @@ export async function startPostgres(): Promise<PostgresCluster> {
     await rm(root, { recursive: true, force: true });
     throw new Error(`Starting PostgreSQL failed: ${(error as Error).message}`);
   }
+  const stopNow = () => {
+    running.delete(stopNow);
+    try {
+      const pgCtl = join(bin, "pg_ctl");
+      const args = ["-D", dataDir, "-m", "immediate", "-w", "stop"];
+      if (asRoot) execFileSync("runuser", ["-u", "postgres", "--", pgCtl, ...args], { stdio: "ignore" });
+      else execFileSync(pgCtl, args, { stdio: "ignore" });
+    } catch {
+      // Already stopped.
+    }
+    rmSync(root, { recursive: true, force: true });
+  };
+  running.add(stopNow);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     async createDatabase(name) {
@@ -74,6 +98,7 @@ export async function startPostgres(): Promise<PostgresCluster> {
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
     },
     async stop() {
+      running.delete(stopNow);
       await as("pg_ctl", ["-D", dataDir, "-m", "immediate", "-w", "stop"]).catch(() => undefined);
       await rm(root, { recursive: true, force: true });
     },
