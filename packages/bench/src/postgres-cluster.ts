@@ -50,10 +50,12 @@ export async function startPostgres(): Promise<PostgresCluster> {
   const root = await mkdtemp(join(tmpdir(), "trestle-bench-pg-"));
   const dataDir = join(root, "data");
   const asRoot = process.getuid?.() === 0;
-  const as = (program: string, args: string[]) => {
+  /** The command line that runs one of the server's programs as its owner. */
+  const commandAs = (program: string, args: string[]): [string, string[]] => {
     const file = join(bin, program);
-    return asRoot ? run("runuser", ["-u", "postgres", "--", file, ...args]) : run(file, args);
+    return asRoot ? ["runuser", ["-u", "postgres", "--", file, ...args]] : [file, args];
   };
+  const as = (program: string, args: string[]) => run(...commandAs(program, args));
   if (asRoot) {
     const { stdout: uid } = await run("id", ["-u", "postgres"]);
     const { stdout: gid } = await run("id", ["-g", "postgres"]);
@@ -82,10 +84,9 @@ export async function startPostgres(): Promise<PostgresCluster> {
   const stopNow = () => {
     running.delete(stopNow);
     try {
-      const pgCtl = join(bin, "pg_ctl");
-      const args = ["-D", dataDir, "-m", "immediate", "-w", "stop"];
-      if (asRoot) execFileSync("runuser", ["-u", "postgres", "--", pgCtl, ...args], { stdio: "ignore" });
-      else execFileSync(pgCtl, args, { stdio: "ignore" });
+      execFileSync(...commandAs("pg_ctl", ["-D", dataDir, "-m", "immediate", "-w", "stop"]), {
+        stdio: "ignore",
+      });
     } catch {
       // Already stopped.
     }

@@ -396,8 +396,12 @@ describe("the router as an OAuth resource server, with policies and upstream tok
   async function canaryReceived(call: () => Promise<unknown>) {
     const seenBefore = canary.lines.length;
     expect(await outcome(call())).toBe("ok");
-    return canary.lines
-      .slice(seenBefore)
+    return receivedIn(canary.lines.slice(seenBefore));
+  }
+
+  /** The requests the canary reported in `lines` (its `ready` line left out). */
+  function receivedIn(lines: readonly string[]) {
+    return lines
       .map((line) => JSON.parse(line) as { received?: { method: string; authorization: string | null } })
       .flatMap((line) => (line.received ? [line.received] : []));
   }
@@ -428,11 +432,10 @@ describe("the router as an OAuth resource server, with policies and upstream tok
         }
         exchanged.push(token);
       }
-      const streams = canary.lines
-        .map((line) => JSON.parse(line) as { received?: { method: string; authorization: string | null } })
-        .flatMap((line) => (line.received?.method === "GET" ? [line.received.authorization] : []));
-      for (const authorization of streams) {
-        if (authorization !== null) expect(exchanged.map((t) => `Bearer ${t}`)).toContain(authorization);
+      for (const { method, authorization } of receivedIn(canary.lines)) {
+        if (method === "GET" && authorization !== null) {
+          expect(exchanged.map((t) => `Bearer ${t}`)).toContain(authorization);
+        }
       }
       expect(idp.lines.filter((l) => l.includes('"exchanged"')).length).toBeGreaterThanOrEqual(2);
       // Not one request the canary ever got carried a caller's own token.
