@@ -19,6 +19,7 @@
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { routerOptions } from "./variant-options.mjs";
 
 const [rounds, ...variants] = process.argv.slice(2);
 if (!rounds || variants.length === 0) {
@@ -47,23 +48,8 @@ for (const variant of variants) {
 if (spawnSync("taskset", ["-c", "0", "true"]).status === 0) {
   for (const variant of variants) modules[variant].childProcess.pinCpus({ server: "0", load: "1" });
 }
-/** A Trestle variant's options from what follows its `|`: `node=PATH`, any number of `env=NAME=VALUE`, node flags. */
-function trestleOptions(extra) {
-  if (!extra || extra === "connect") return {};
-  const options = {};
-  const env = {};
-  const nodeArgs = [];
-  for (const part of extra.split(" ")) {
-    if (part.startsWith("node=")) options.node = part.slice("node=".length);
-    else if (part.startsWith("env=")) {
-      const [name, ...value] = part.slice("env=".length).split("=");
-      env[name] = value.join("=");
-    } else if (part) nodeArgs.push(part);
-  }
-  if (Object.keys(env).length > 0) options.env = env;
-  if (nodeArgs.length > 0) options.nodeArgs = nodeArgs;
-  return options;
-}
+/** A Trestle variant's options from what follows its `|` (see `routerOptions`); `connect` takes none. */
+const trestleOptions = (extra) => (extra === "connect" ? {} : routerOptions(extra));
 const cpu = Object.fromEntries(variants.map((v) => [v, []]));
 const capabilityCpu = Object.fromEntries(variants.map((v) => [v, []]));
 const throughput = Object.fromEntries(variants.map((v) => [v, []]));

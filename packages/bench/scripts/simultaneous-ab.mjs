@@ -9,13 +9,15 @@
 //   node packages/bench/scripts/simultaneous-ab.mjs 4 60 ../base ../base-copy ../candidate
 //
 // The first variant is the base every ratio is taken against. A checkout is a directory holding a built Trestle (its
-// packages/bench/dist is used; two variants need two directories). After `|`: node flags for its router
-// (space-separated), `node=PATH` to run its router on another node binary, or `env=NAME=VALUE` for one variable of
-// its router's environment. Each round starts every variant fresh (in alternating order), warms them 4 s at once,
-// then measures WINDOW_S seconds. C sets the concurrency (16), INTERVAL_MS the sampling interval (2000).
+// packages/bench/dist is used; an A/A needs the base in two directories, as variants are told apart by their text).
+// After `|`: node flags for its router, `node=PATH` to run its router on another node binary, and any number of
+// `env=NAME=VALUE` for its router's environment, space-separated (see variant-options.mjs). Each round starts every
+// variant fresh (in alternating order), warms them 4 s at once, then measures WINDOW_S seconds. C sets the
+// concurrency (16), INTERVAL_MS the sampling interval (2000).
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { routerOptions } from "./variant-options.mjs";
 
 const [rounds, windowSeconds, ...variants] = process.argv.slice(2);
 if (!rounds || !windowSeconds || variants.length < 2) {
@@ -39,14 +41,6 @@ if (spawnSync("taskset", ["-c", "0", "true"]).status === 0) {
   for (const variant of variants) modules[variant].childProcess.pinCpus({ server: "0", load: "1" });
 }
 
-function routerOptions(variant) {
-  const extra = variant.split("|")[1];
-  if (!extra) return {};
-  if (extra.startsWith("node=")) return { node: extra.slice("node=".length) };
-  if (extra.startsWith("env=")) return { env: Object.fromEntries([extra.slice("env=".length).split("=")]) };
-  return { nodeArgs: extra.split(" ") };
-}
-
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const quantile = (values, q) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))];
@@ -63,7 +57,10 @@ for (let round = 0; round < Number(rounds); round++) {
   running = {};
   try {
     for (const variant of round % 2 ? [...variants].reverse() : variants) {
-      running[variant] = await modules[variant].configurations.startTrestle("grpc", routerOptions(variant));
+      running[variant] = await modules[variant].configurations.startTrestle(
+        "grpc",
+        routerOptions(variant.split("|")[1]),
+      );
     }
     await Promise.all(
       variants.map((v) =>
