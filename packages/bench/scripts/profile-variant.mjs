@@ -11,7 +11,7 @@ import { resolve } from "node:path";
 import { pinCpus } from "../dist/child-process.js";
 import { startTrestle } from "../dist/configurations.js";
 import { runLoad } from "../dist/load-runner.js";
-import { routerOptions } from "./variant-options.mjs";
+import { routerOptionsOf } from "./variant-options.mjs";
 
 const [outDir, ...rest] = process.argv.slice(2);
 if (!outDir) {
@@ -20,7 +20,7 @@ if (!outDir) {
 }
 const dir = resolve(outDir);
 mkdirSync(dir, { recursive: true });
-const options = routerOptions(rest.join(" "));
+const options = routerOptionsOf(rest);
 pinCpus({ server: "0", load: "1" });
 const concurrency = Number(process.env.C ?? 16);
 const running = await startTrestle("grpc", {

@@ -7,10 +7,15 @@
  * given (`startTrestle` takes them as they are). An empty or absent text gives `{}`.
  */
 export function routerOptions(extra) {
+  return routerOptionsOf((extra ?? "").split(" "));
+}
+
+/** {@link routerOptions} from parts already apart (a script's own arguments, whose values may hold spaces). */
+export function routerOptionsOf(parts) {
   const options = {};
   const env = {};
   const nodeArgs = [];
-  for (const part of (extra ?? "").split(" ")) {
+  for (const part of parts) {
     if (part.startsWith("node=")) options.node = part.slice("node=".length);
     else if (part.startsWith("env=")) {
       const [name, ...value] = part.slice("env=".length).split("=");

@@ -11,8 +11,8 @@ describe("the lean client on the Node versions it supports", () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  // Node 24 deprecates HTTP/2 priority signalling (DEP0194) and warns, once a process, when a request names a weight:
-  // a router printed the warning at its first gRPC call. CI runs this suite on Node 24 too.
+  // Node 22 and 24 deprecate HTTP/2 priority signalling (DEP0194) and warn, once a process, when a request names a
+  // weight: a router printed the warning at its first gRPC call. CI runs this suite on Node 24 too.
   it("makes its calls without a deprecation warning from Node", async () => {
     const warnings: Error[] = [];
     const onWarning = (warning: Error) => warnings.push(warning);
